@@ -1,0 +1,67 @@
+"""What every command-line tool of the toolkit shares: error reporting, progress, proof files."""
+import json
+import sys
+import time
+from pathlib import Path
+
+from .assemble import Proof
+from .curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from .errors import InvalidInputError, ToolkitError
+
+EXIT_OK, EXIT_INVALID_PROOF, EXIT_BAD_INPUT = 0, 1, 2
+"""Exit statuses: success; a proof that does not verify (or a conformance mismatch); bad input."""
+
+
+def run_main(main, argv=None) -> int:
+    """Run ``main(argv)``; a ToolkitError becomes one 'error: field: problem' line on stderr and exit 2."""
+    try:
+        return main(argv)
+    except ToolkitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+class Progress:
+    """Progress lines on stderr with the elapsed time (silent when quiet)."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.start = time.perf_counter()
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            print(f"[{time.perf_counter() - self.start:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def proof_json(proof: Proof) -> dict:
+    """{"a": G1, "b": G2, "c": G1}, ZCash compressed lowercase hex."""
+    a, c = encode_g1_many([proof.a, proof.c])
+    return {"a": a, "b": encode_g2_many([proof.b])[0], "c": c}
+
+
+def proofs_document(proofs: list[Proof]):
+    """One proof object for one circuit, a list of them for several."""
+    docs = [proof_json(p) for p in proofs]
+    return docs[0] if len(docs) == 1 else docs
+
+
+def parse_proof(doc, where: str) -> Proof:
+    if not isinstance(doc, dict) or not {"a", "b", "c"} <= set(doc):
+        raise InvalidInputError(where, 'expected {"a": G1 hex, "b": G2 hex, "c": G1 hex}')
+    return Proof(a=decode_g1(doc["a"], f"{where}.a"), b=decode_g2(doc["b"], f"{where}.b"), c=decode_g1(doc["c"], f"{where}.c"))
+
+
+def load_proofs(path) -> list[Proof]:
+    """Read a proof file: one proof object or a list of them."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as exc:
+        raise InvalidInputError(str(path), f"cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(str(path), f"is not valid JSON: {exc}") from None
+    docs = doc if isinstance(doc, list) else [doc]
+    return [parse_proof(d, f"{path.name}[{i}]" if isinstance(doc, list) else path.name) for i, d in enumerate(docs)]

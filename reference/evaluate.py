@@ -1,0 +1,40 @@
+"""Phase ``evaluate``: the R1CS rows applied to the witness.
+
+    a_j = <A_j, z>,  b_j = <B_j, z>,  c_j = <C_j, z>   (mod r)
+
+for every row j: the circuit's constraints, then one ``input_i * 0 = 0`` row per input (see
+``r1cs.R1CS.rows``). The values are the evaluations of the QAP polynomials a(x), b(x), c(x) on the
+domain point omega^j; rows beyond the last are zero up to the domain size n (bellman pads the same way).
+"""
+from dataclasses import dataclass
+
+from .errors import UnsatisfiedConstraintError
+from .field import R
+from .r1cs import R1CS
+
+
+@dataclass(frozen=True)
+class Evaluations:
+    """a, b, c on the domain H, n values each (Lagrange basis)."""
+
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+    c: tuple[int, ...]
+
+
+def _apply(rows, z: list[int], n: int) -> tuple[int, ...]:
+    values = [sum(coeff * z[var] for var, coeff in row) % R for row in rows]
+    return tuple(values + [0] * (n - len(values)))
+
+
+def evaluate(r1cs: R1CS, z: list[int]) -> Evaluations:
+    """a_j = <A_j, z>, b_j = <B_j, z>, c_j = <C_j, z> for every row (input rows included), zero-padded to n."""
+    return Evaluations(*(_apply(r1cs.rows(m), z, r1cs.n) for m in ("a", "b", "c")))
+
+
+def check_satisfied(evals: Evaluations, num_rows: int, circuit: int = 0) -> None:
+    """Raise UnsatisfiedConstraintError at the first row j with a_j * b_j != c_j; a prover must not go on."""
+    for j in range(num_rows):
+        a, b, c = evals.a[j], evals.b[j], evals.c[j]
+        if a * b % R != c:
+            raise UnsatisfiedConstraintError(circuit, j, a, b, c)

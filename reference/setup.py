@@ -1,0 +1,136 @@
+"""A deterministic Groth16 setup FOR TEST VECTORS ONLY.
+
+*** NOT A TRUSTED SETUP. *** The secrets tau, alpha, beta, gamma, delta are derived from a public
+seed, so anyone who knows the seed can forge proofs for the resulting keys. That is the point for a
+test suite: the secrets are the *trapdoor* that lets any phase's output be recomputed from known
+discrete logarithms at sizes where the reference prover is too slow. Never use these keys for
+anything that needs soundness.
+
+Keys follow bellman's generator (``groth16/generator.rs``), with l_j(x) the Lagrange basis of the
+domain (``EvaluationDomain.lagrange_at``) and, for variable i,
+
+    u_i(tau) = sum_j A[j][i] l_j(tau),  v_i(tau) = sum_j B[j][i] l_j(tau),  w_i(tau) = sum_j C[j][i] l_j(tau)
+
+over all rows j (input rows included):
+
+    H_i  = tau^i Z(tau) / delta * G1                              for i in 0..n-2
+    IC_i = (beta u_i(tau) + alpha v_i(tau) + w_i(tau)) / gamma * G1   for inputs
+    L_i  = (beta u_i(tau) + alpha v_i(tau) + w_i(tau)) / delta * G1   for aux variables
+    A_i  = u_i(tau) * G1,  B_G1_i = v_i(tau) * G1,  B_G2_i = v_i(tau) * G2, identity points dropped
+
+Every key point is (known scalar) * generator, so it is computed with a fixed-base window table
+(``msm.FixedBaseTable``): one addition per 8-bit window instead of a double-and-add ladder.
+"""
+import hashlib
+from dataclasses import dataclass
+
+from py_ecc.optimized_bls12_381 import G1, G2
+
+from .domain import BELLMAN, DomainConvention, EvaluationDomain
+from .errors import ToolkitError
+from .field import R, inv
+from .keys import ProvingKey, VerifyingKey
+from .msm import FixedBaseTable
+from .r1cs import R1CS
+
+SEED_DOMAIN = b"groth16-bls12-381-toolkit/test-only-setup/v1"
+"""Domain-separation prefix of every seed-derived scalar."""
+
+TEST_ONLY_BANNER = "TEST-ONLY deterministic setup: the secrets are derived from a public seed; these keys are NOT secure"
+
+
+@dataclass(frozen=True)
+class Trapdoor:
+    """The setup secrets. Knowing them lets anyone forge proofs: test vectors only."""
+
+    tau: int
+    alpha: int
+    beta: int
+    gamma: int
+    delta: int
+
+
+def derive_scalar(seed: str, label: str) -> int:
+    """A non-zero scalar from (seed, label): SHA-256(SEED_DOMAIN | label | counter | seed) as a big-endian int mod r,
+    taking the first counter = 0, 1, ... whose value is non-zero. Documented in vectors/FORMAT.md."""
+    counter = 0
+    while True:
+        digest = hashlib.sha256(b"|".join([SEED_DOMAIN, label.encode(), str(counter).encode(), seed.encode()])).digest()
+        value = int.from_bytes(digest, "big") % R
+        if value:
+            return value
+        counter += 1
+
+
+def trapdoor_from_seed(seed: str) -> Trapdoor:
+    """tau, alpha, beta, gamma, delta = derive_scalar(seed, name) for each name."""
+    return Trapdoor(**{name: derive_scalar(seed, name) for name in ("tau", "alpha", "beta", "gamma", "delta")})
+
+
+def qap_at(r1cs: R1CS, domain: EvaluationDomain, x: int) -> tuple[list[int], list[int], list[int]]:
+    """(u_i(x), v_i(x), w_i(x)) for every variable i: each matrix column interpolated over the rows, at x."""
+    lagrange = domain.lagrange_at(x)
+    columns = []
+    for matrix in ("a", "b", "c"):
+        column = [0] * r1cs.num_variables
+        for j, row in enumerate(r1cs.rows(matrix)):
+            for var, coeff in row:
+                column[var] = (column[var] + coeff * lagrange[j]) % R
+        columns.append(column)
+    return tuple(columns)
+
+
+def _dense_scalars(values: list[int], variables: list[int], query: str) -> list[int]:
+    """values[i] for the query's variables, refusing a zero value (bellman would drop that point and misalign the query)."""
+    picked = [values[v] for v in variables]
+    for v, value in zip(variables, picked):
+        if value == 0:
+            raise ToolkitError(
+                f"setup: variable {v} is in the {query} density but its QAP value at tau is 0 "
+                "(cancelling coefficients or an unlucky seed); choose another seed"
+            )
+    return picked
+
+
+def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN, progress=None) -> ProvingKey:
+    """Groth16 keys for ``r1cs`` with the given (test-only) secrets; see the module docstring for every formula."""
+    say = progress or (lambda message: None)
+    domain = EvaluationDomain(r1cs.log_n, convention)
+    t = trapdoor
+    u, v, w = qap_at(r1cs, domain, t.tau)
+    density = r1cs.density()
+    n_in = r1cs.num_inputs
+
+    gamma_inv, delta_inv = inv(t.gamma), inv(t.delta)
+    combined = [(t.beta * u[i] + t.alpha * v[i] + w[i]) % R for i in range(r1cs.num_variables)]
+    h_coeff = domain.z_at(t.tau) * delta_inv % R
+    h_scalars, power = [], 1
+    for _ in range(domain.n - 1):
+        h_scalars.append(power * h_coeff % R)
+        power = power * t.tau % R
+
+    g1_table = FixedBaseTable(G1)
+    g2_table = FixedBaseTable(G2)
+    b_vars = density.b_variables(n_in)
+    say(f"setup: {len(h_scalars)} H, {r1cs.num_aux} L, {len(density.a_variables(n_in))} A, {len(b_vars)} B points")
+    vk = VerifyingKey(
+        alpha_g1=g1_table.mul(t.alpha),
+        beta_g1=g1_table.mul(t.beta),
+        beta_g2=g2_table.mul(t.beta),
+        gamma_g2=g2_table.mul(t.gamma),
+        delta_g1=g1_table.mul(t.delta),
+        delta_g2=g2_table.mul(t.delta),
+        ic=tuple(g1_table.mul_many([combined[i] * gamma_inv % R for i in range(n_in)])),
+    )
+    b_scalars = _dense_scalars(v, b_vars, "B")
+    pk = ProvingKey(
+        vk=vk,
+        h=tuple(g1_table.mul_many(h_scalars)),
+        l=tuple(g1_table.mul_many([combined[i] * delta_inv % R for i in range(n_in, r1cs.num_variables)])),
+        a=tuple(g1_table.mul_many(_dense_scalars(u, density.a_variables(n_in), "A"))),
+        b_g1=tuple(g1_table.mul_many(b_scalars)),
+        b_g2=tuple(g2_table.mul_many(b_scalars)),
+        density=density,
+    )
+    say("setup: done")
+    return pk

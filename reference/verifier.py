@@ -1,0 +1,55 @@
+"""Groth16 verification on BLS12-381.
+
+A proof (A, B, C) for public inputs x_1..x_l (x_0 = ONE = 1) is valid when
+
+    e(A, B) = e(alpha, beta) * e(sum_i x_i IC_i, gamma) * e(C, delta)
+
+Written as one product that must equal 1 in GT,
+
+    e(A, B) * e(-alpha, beta) * e(-X, gamma) * e(-C, delta) = 1,   X = sum_i x_i IC_i,
+
+it costs four Miller loops and a single final exponentiation (the final exponentiation is a
+homomorphism, so it can be applied once to the product of the Miller-loop values).
+"""
+from py_ecc.optimized_bls12_381 import FQ12, add, multiply, neg
+from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pairing
+
+from .assemble import Proof
+from .errors import ScalarRangeError, SizeMismatchError
+from .field import R
+from .keys import VerifyingKey
+
+
+def public_input_point(vk: VerifyingKey, public_inputs: list[int]) -> tuple:
+    """X = IC_0 + sum_{i>=1} x_i IC_i (IC_0 belongs to ONE)."""
+    if len(public_inputs) + 1 != len(vk.ic):
+        raise SizeMismatchError(
+            "public_inputs", f"has {len(public_inputs)} values; the verifying key has {len(vk.ic) - 1} (ic has {len(vk.ic)} points)"
+        )
+    total = vk.ic[0]
+    for i, x in enumerate(public_inputs):
+        if not 0 <= x < R:
+            raise ScalarRangeError(f"public_inputs[{i}]", f"{x:#x} is not in [0, r)")
+        total = add(total, multiply(vk.ic[i + 1], x))
+    return total
+
+
+def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
+    """prod_k e(P_k, Q_k) == 1 for (G1 point P_k, G2 point Q_k), with one final exponentiation."""
+    product = FQ12.one()
+    for p, q in pairs:
+        product = product * pairing(q, p, final_exponentiate=False)
+    return final_exponentiate(product) == FQ12.one()
+
+
+def verify(vk: VerifyingKey, public_inputs: list[int], proof: Proof) -> bool:
+    """True iff e(A, B) = e(alpha, beta) e(X, gamma) e(C, delta) (see the module docstring)."""
+    x = public_input_point(vk, public_inputs)
+    return pairing_product_is_one(
+        [
+            (proof.a, proof.b),
+            (neg(vk.alpha_g1), vk.beta_g2),
+            (neg(x), vk.gamma_g2),
+            (neg(proof.c), vk.delta_g2),
+        ]
+    )

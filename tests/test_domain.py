@@ -1,0 +1,108 @@
+"""Field and evaluation-domain properties; galois as an independent NTT oracle."""
+import random
+
+import galois
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.domain import BELLMAN, Basis, EvaluationDomain, Polynomial, evaluate_polynomial
+from reference.field import R, TWO_ADICITY, batch_inverse, inv
+
+scalars = st.integers(min_value=0, max_value=R - 1)
+
+
+@pytest.fixture(scope="module")
+def gf():
+    # verify=False: galois would otherwise prove r prime and search a primitive element, which is slow.
+    return galois.GF(R, primitive_element=7, verify=False)
+
+
+def test_seven_generates_the_two_adic_subgroup():
+    # omega_{2^32} = 7^((r-1)/2^32) has order exactly 2^32, so 7 is a non-residue and every domain exists.
+    root = pow(7, (R - 1) >> TWO_ADICITY, R)
+    assert pow(root, 1 << TWO_ADICITY, R) == 1
+    assert pow(root, 1 << (TWO_ADICITY - 1), R) == R - 1
+
+
+@pytest.mark.parametrize("log_n", [0, 1, 2, 5, 10, 31])
+def test_root_has_exact_order_n(log_n):
+    d = EvaluationDomain(log_n)
+    assert pow(d.omega, d.n, R) == 1
+    if log_n:
+        assert pow(d.omega, d.n // 2, R) == R - 1  # order exactly n, not a divisor
+    assert d.omega * d.omega_inv % R == 1 and d.n * d.n_inv % R == 1
+
+
+def test_bellman_root_of_unity_squares_down():
+    # bellman: omega_n = ROOT_OF_UNITY^(2^(32 - k)), ROOT_OF_UNITY = 7^((r-1)/2^32).
+    root = pow(7, (R - 1) >> TWO_ADICITY, R)
+    for k in (1, 7, 20):
+        assert EvaluationDomain(k).omega == pow(root, 1 << (TWO_ADICITY - k), R)
+
+
+def test_log_n_32_is_rejected():
+    with pytest.raises(ValueError, match="2-adicity"):
+        EvaluationDomain(32)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=0, max_value=6).flatmap(lambda k: st.lists(scalars, min_size=1 << k, max_size=1 << k)))
+def test_ntt_round_trips(values):
+    d = EvaluationDomain(len(values).bit_length() - 1)
+    assert d.intt(d.ntt(values)) == values
+    assert d.coset_intt(d.coset_ntt(values)) == values
+
+
+@pytest.mark.parametrize("log_n", [2, 5, 8])
+def test_ntt_matches_galois_fft(gf, log_n):
+    d = EvaluationDomain(log_n)
+    rng = random.Random(100 + log_n)
+    coeffs = [rng.randrange(R) for _ in range(d.n)]
+    # galois implements numpy.fft.fft on a prime-field FieldArray as the NTT with omega = primitive_element^((p-1)/n).
+    expected = np.fft.fft(gf(coeffs))
+    assert d.ntt(coeffs) == [int(x) for x in expected]
+    assert d.intt([int(x) for x in expected]) == coeffs
+
+
+@pytest.mark.parametrize("log_n", [1, 4, 7])
+def test_coset_ntt_evaluates_on_the_coset(log_n):
+    d = EvaluationDomain(log_n)
+    rng = random.Random(log_n)
+    coeffs = [rng.randrange(R) for _ in range(d.n)]
+    evals = d.coset_ntt(coeffs)
+    for j in rng.sample(range(d.n), min(d.n, 4)):
+        assert evals[j] == evaluate_polynomial(coeffs, BELLMAN.coset_generator * pow(d.omega, j, R) % R)
+
+
+def test_lagrange_basis_matches_interpolation():
+    d = EvaluationDomain(4)
+    rng = random.Random(4)
+    evals = [rng.randrange(R) for _ in range(d.n)]
+    x = rng.randrange(R)
+    by_lagrange = sum(e * l for e, l in zip(evals, d.lagrange_at(x))) % R
+    assert by_lagrange == evaluate_polynomial(d.intt(evals), x)
+
+
+def test_z_on_coset_is_constant():
+    d = EvaluationDomain(5)
+    for j in (0, 3, 31):
+        assert d.z_at(d.g * pow(d.omega, j, R) % R) == d.z_on_coset() != 0
+
+
+def test_polynomial_refuses_the_wrong_basis():
+    d = EvaluationDomain(2)
+    coeffs = Polynomial((1, 2, 3, 4), Basis.MONOMIAL)
+    with pytest.raises(ValueError, match="LAGRANGE"):
+        d.interpolate(coeffs)
+    with pytest.raises(ValueError, match="not the polynomial product"):
+        coeffs.pointwise_mul(coeffs)
+    with pytest.raises(ValueError):
+        Polynomial((1, 2), Basis.LAGRANGE) - Polynomial((1, 2), Basis.COSET)
+
+
+@given(st.lists(st.integers(min_value=1, max_value=R - 1), min_size=1, max_size=20))
+def test_batch_inverse(values):
+    assert batch_inverse(values) == [inv(v) for v in values]
+    assert all(v * w % R == 1 for v, w in zip(values, batch_inverse(values)))

@@ -1,0 +1,155 @@
+"""The reference prover end to end: proofs verify (by an independent pairing check), tampering is caught,
+h satisfies its defining identity, and the prep split adds up to the full query sums."""
+import json
+import random
+
+import pytest
+from py_ecc.bls.point_compression import decompress_G1, decompress_G2
+from py_ecc.optimized_bls12_381 import FQ12, Z1, Z2, add, multiply, neg, normalize
+from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pairing
+
+from reference.cli import proofs_document
+from reference.domain import EvaluationDomain, evaluate_polynomial
+from reference.errors import UnsatisfiedConstraintError
+from reference.evaluate import evaluate
+from reference.field import R
+from reference.msm import msm_naive
+from reference.ntt_h import ntt_h
+from reference.prep import bitmap_bits, prep, query_variables
+from reference.prover import Witness, prove
+from reference.r1cs import Density, witness_vector
+from reference.verifier import verify
+from vectors.format import vector_document
+from vectors.generate import build_vector, synthetic_circuit, synthetic_witness
+
+
+def _g1(hex_text):
+    return decompress_G1(int(hex_text, 16))
+
+
+def _g2(hex_text):
+    raw = bytes.fromhex(hex_text)
+    return decompress_G2((int.from_bytes(raw[:48], "big"), int.from_bytes(raw[48:], "big")))
+
+
+def independent_verify(vk_doc: dict, public_inputs_hex: list[str], proof_doc: dict) -> bool:
+    """Groth16 verification written from the vector's JSON `verifying_key` alone, decoding with py_ecc's
+    own ZCash decompression (not reference/curve.py) and not using reference/verifier.py."""
+    ic = [_g1(p) for p in vk_doc["ic"]]
+    x = ic[0]
+    for point, value in zip(ic[1:], public_inputs_hex):
+        x = add(x, multiply(point, int(value, 16)))
+    # e(A,B) = e(alpha,beta) e(X,gamma) e(C,delta)  <=>  e(A,B) e(-alpha,beta) e(-X,gamma) e(-C,delta) = 1
+    pairs = [
+        (_g1(proof_doc["a"]), _g2(proof_doc["b"])),
+        (neg(_g1(vk_doc["alpha_g1"])), _g2(vk_doc["beta_g2"])),
+        (neg(x), _g2(vk_doc["gamma_g2"])),
+        (neg(_g1(proof_doc["c"])), _g2(vk_doc["delta_g2"])),
+    ]
+    product = FQ12.one()
+    for p, q in pairs:
+        product = product * pairing(q, p, final_exponentiate=False)
+    return final_exponentiate(product) == FQ12.one()
+
+
+@pytest.mark.parametrize("log_n", range(1, 13))
+def test_fresh_proof_verifies_independently(log_n):
+    vector = build_vector(log_n, seed=f"fresh-{log_n}-{random.randrange(10**9)}")
+    outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses)
+    doc, _ = vector_document(vector, "fresh")
+    proof = json.loads(json.dumps(proofs_document(outputs.assemble)))
+    assert independent_verify(doc["verifying_key"], doc["circuits"][0]["public_inputs"], proof)
+
+
+@pytest.fixture(scope="module")
+def small():
+    vector = build_vector(4, seed="tamper", circuits=2)
+    outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses)
+    return vector, outputs
+
+
+def test_proofs_verify_and_tampering_is_caught(small):
+    vector, outputs = small
+    vk = vector.pk.vk
+    proof = outputs.assemble[0]
+    inputs = vector.circuits[0].witness.public_inputs
+    assert verify(vk, inputs, proof)
+    assert verify(vk, vector.circuits[1].witness.public_inputs, outputs.assemble[1])
+    # a tampered proof
+    assert not verify(vk, inputs, type(proof)(a=add(proof.a, vk.alpha_g1), b=proof.b, c=proof.c))
+    assert not verify(vk, inputs, type(proof)(a=proof.a, b=proof.b, c=neg(proof.c)))
+    # a tampered public input
+    assert not verify(vk, [(inputs[0] + 1) % R, *inputs[1:]], proof)
+    # a tampered key
+    assert not verify(type(vk)(**{**vk.__dict__, "ic": (add(vk.ic[0], vk.alpha_g1), *vk.ic[1:])}), inputs, proof)
+    assert not verify(type(vk)(**{**vk.__dict__, "delta_g2": vk.gamma_g2}), inputs, proof)
+    # circuit 1's proof is not a proof for circuit 0's inputs
+    assert not verify(vk, inputs, outputs.assemble[1])
+
+
+def test_h_identity_at_a_random_point(small):
+    vector, outputs = small
+    domain = EvaluationDomain(vector.r1cs.log_n)
+    x = random.randrange(R)
+    lagrange = domain.lagrange_at(x)
+    for evals, h in zip(outputs.evaluate, outputs.ntt_h):
+        a_x, b_x, c_x = (sum(v * l for v, l in zip(values, lagrange)) % R for values in (evals.a, evals.b, evals.c))
+        assert (a_x * b_x - c_x) % R == evaluate_polynomial(list(h), x) * domain.z_at(x) % R
+
+
+def test_prep_split_adds_up_to_the_full_query_sums(small):
+    vector, outputs = small
+    pk = vector.pk
+    variables = query_variables(vector.r1cs.num_inputs, vector.r1cs.num_aux, pk.density)
+    zs = [witness_vector(vector.r1cs, w.public_inputs, w.aux) for w in vector.witnesses]
+    for c, z in enumerate(zs):
+        for query, points, identity in (("l", pk.l, Z1), ("a", pk.a, Z1), ("b", pk.b_g1, Z1), ("b", pk.b_g2, Z2)):
+            full = msm_naive(list(points), [z[v] for v in variables[query]], identity=identity)
+            split = getattr(outputs.prep, query)
+            bits = bitmap_bits(split.bitmaps[c], len(points))
+            batch = msm_naive(list(points), [int(b) for b in bits], identity=identity)
+            tail = msm_naive([points[i] for i in split.tail_indices], list(split.tail_scalars[c]), identity=identity)
+            assert normalize(add(batch, tail)) == normalize(full)
+
+
+def test_prep_rules_on_a_hand_made_case():
+    # 1 input (ONE) and 6 aux; circuit 0 has a 1 where circuit 1 has a non-boolean value (position 1).
+    density = Density(a_aux=(True,) * 6, b_input=(True,), b_aux=(False,) * 6)
+    z0 = [1, 1, 1, 0, 1, 0, 0]
+    z1 = [1, 0, 5, 0, 1, 0, 0]
+    out = prep([z0, z1], 1, 6, density)
+    # L: aux positions 0..5; union of non-boolean positions = {1}; 1 of 6 <= half -> split.
+    assert out.l.split and out.l.tail_indices == (1,)
+    assert bitmap_bits(out.l.bitmaps[0], 6) == [True, True, False, True, False, False]
+    assert out.l.tail_scalars == ((0,), (5,))  # circuit 0's 1 is in its bitmap, so its tail scalar is 0
+    # A: ONE (input, always tail) + 6 aux -> tail {0, 2}, 2 of 7 -> split
+    assert out.a.split and out.a.tail_indices == (0, 2)
+    assert out.a.tail_scalars == ((1, 0), (1, 5))
+    # B: only ONE -> tail {0}, 1 of 1 > half -> not split, full scalars
+    assert not out.b.split and out.b.tail_indices == (0,) and out.b.tail_scalars == ((1,), (1,))
+    # more than half non-boolean -> one full MSM
+    many = prep([[1, 2, 3, 4, 5, 1, 0]], 1, 6, density)  # 4 of 6 non-boolean: more than half
+    assert not many.l.split and many.l.tail_indices == tuple(range(6)) and many.l.tail_scalars == ((2, 3, 4, 5, 1, 0),)
+    assert bitmap_bits(many.l.bitmaps[0], 6) == [False] * 6
+
+
+def test_unsatisfied_witness_names_the_constraint():
+    r1cs, gates = synthetic_circuit(4, "unsat")
+    w = synthetic_witness(r1cs, gates, "unsat", 0)
+    bad_aux = list(w.aux)
+    bad_aux[3] = (bad_aux[3] + 1) % R
+    with pytest.raises(UnsatisfiedConstraintError, match=r"constraint \d+ is not satisfied"):
+        prove(r1cs, None, [Witness(w.public_inputs, bad_aux, w.r, w.s)])
+
+
+def test_evaluate_includes_input_rows():
+    r1cs, gates = synthetic_circuit(3, "rows")
+    w = synthetic_witness(r1cs, gates, "rows", 0)
+    z = witness_vector(r1cs, w.public_inputs, w.aux)
+    e = evaluate(r1cs, z)
+    k = r1cs.num_constraints
+    assert list(e.a[k : k + r1cs.num_inputs]) == z[: r1cs.num_inputs]  # input_i * 0 = 0 rows
+    assert all(v == 0 for v in e.b[k:] + e.c[k:])
+    assert len(e.a) == r1cs.n and all(v == 0 for v in e.a[r1cs.num_rows :])
+    h = ntt_h(e, EvaluationDomain(r1cs.log_n))
+    assert len(h) == r1cs.n - 1

@@ -1,0 +1,45 @@
+"""The vectors checked in under vectors/data/, each with the exact command that made it.
+
+`python -m vectors regenerate` rewrites them all; `python -m vectors regenerate --check` (and the
+test suite) regenerates each in memory and demands the same bytes as the checked-in files.
+"""
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+@dataclass(frozen=True)
+class BundledVector:
+    name: str
+    """File stem under vectors/data/."""
+    args: tuple[str, ...]
+    """Arguments of `python -m vectors generate` (without --out)."""
+
+    @property
+    def path(self) -> Path:
+        return DATA_DIR / f"{self.name}.json"
+
+    @property
+    def command(self) -> str:
+        return "python -m vectors generate " + " ".join(shlex.quote(a) for a in self.args) + f" --out vectors/data/{self.name}.json"
+
+
+BUNDLED = (
+    *(BundledVector(f"porep-log{k:02d}", ("--log-n", str(k), "--seed", f"bundled-porep-{k}")) for k in range(1, 11)),
+    BundledVector("random-log06", ("--log-n", "6", "--seed", "bundled-random-6", "--shape", "random")),
+    BundledVector(
+        "multi-circuit-log07",
+        ("--log-n", "7", "--seed", "bundled-multi-7", "--circuits", "4", "--flag", "multi-circuit"),
+    ),
+    BundledVector(
+        "sidecar-log08",
+        ("--log-n", "8", "--seed", "bundled-sidecar-8", "--sidecar-min", "64", "--flag", "sidecar"),
+    ),
+)
+
+
+def bundled_paths() -> list[Path]:
+    """Every checked-in vector JSON file (bundled and edge-case), sorted by name."""
+    return sorted(DATA_DIR.glob("*.json"))

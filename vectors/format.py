@@ -1,0 +1,548 @@
+"""Reading and writing test vectors (the format is specified in vectors/FORMAT.md).
+
+The reader validates everything before returning: every point decodes (ZCash encoding), lies on
+the curve and in the prime-order subgroup; every scalar is < r; every size agrees with the R1CS and
+the densities; every sidecar's sha256 matches. Any problem raises an ``InvalidInputError`` subclass
+naming the JSON field (``proving_key.h[17]``) and the problem.
+
+The writer writes each file to a temporary name and renames it into place, so a failed run leaves
+no partial vector behind.
+"""
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reference.assemble import Proof
+from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from reference.domain import CONVENTIONS, DomainConvention
+from reference.errors import InvalidInputError, ScalarRangeError, SidecarError, SizeMismatchError
+from reference.evaluate import Evaluations
+from reference.field import R, SCALAR_BYTES
+from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey
+from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
+from reference.prover import CircuitOutputs, Witness
+from reference.r1cs import R1CS, Density
+from reference.setup import TEST_ONLY_BANNER, Trapdoor
+
+FORMAT_NAME = "groth16-bls12-381-test-vector"
+FORMAT_VERSION = 1
+ELEMENT_BYTES = {"scalar": SCALAR_BYTES, "g1": 48, "g2": 96}
+"""Bytes per element of each array kind: 32-byte big-endian scalars, ZCash-compressed G1 and G2 points."""
+
+EXPECTED_ENTRIES = ("evaluate", "ntt_h", "msm_h", "prep", "batch_add", "tail_msm", "proof")
+"""One expected entry per phase; ``proof`` is the output of the ``assemble`` phase."""
+
+
+@dataclass
+class CircuitCase:
+    witness: Witness
+    expected: CircuitOutputs | None = None
+    """This circuit's expected phase outputs (prep's shared tail layout is merged in), or None."""
+
+
+@dataclass
+class Vector:
+    id: str
+    comment: str
+    flags: list[str]
+    convention: DomainConvention
+    r1cs: R1CS
+    pk: ProvingKey
+    circuits: list[CircuitCase]
+    trapdoor: Trapdoor | None = None
+    expected_prep: Prep | None = None
+    generator: dict = field(default_factory=dict)
+
+    @property
+    def witnesses(self) -> list[Witness]:
+        return [c.witness for c in self.circuits]
+
+
+# ----------------------------------------------------------------------------------------------
+# Primitive decoders: each names the field it reads.
+
+def _scalar(value, where: str) -> int:
+    if not isinstance(value, str) or len(value) != 2 * SCALAR_BYTES:
+        raise InvalidInputError(where, f"expected a scalar as {2 * SCALAR_BYTES} hex digits, got {value!r:.80}")
+    try:
+        x = int(value, 16)
+    except ValueError:
+        raise InvalidInputError(where, f"is not hexadecimal: {value!r:.80}") from None
+    if x >= R:
+        raise ScalarRangeError(where, f"{value} is not < r")
+    return x
+
+
+def _bitmap(value, where: str, count: int) -> tuple[bool, ...]:
+    """A bitmap: {"bits": count, "hex": bytes as hex}, bit i = bit (i mod 8) of byte (i div 8), zero-padded to 64-bit words."""
+    if not isinstance(value, dict) or set(value) != {"bits", "hex"}:
+        raise InvalidInputError(where, 'expected {"bits": N, "hex": "..."}')
+    if value["bits"] != count:
+        raise SizeMismatchError(where, f"has {value['bits']} bits; expected {count}")
+    raw = _hex_bytes(value["hex"], where)
+    words = -(-count // WORD_BITS)
+    if len(raw) != words * WORD_BITS // 8:
+        raise SizeMismatchError(where, f"has {len(raw)} bytes; {count} bits need {words} 64-bit words = {words * 8} bytes")
+    bits = [bool(raw[i // 8] >> (i % 8) & 1) for i in range(len(raw) * 8)]
+    if any(bits[count:]):
+        raise InvalidInputError(where, "padding bits beyond the last position are set")
+    return tuple(bits[:count])
+
+
+def _hex_bytes(value, where: str) -> bytes:
+    if not isinstance(value, str):
+        raise InvalidInputError(where, "expected a hex string")
+    try:
+        return bytes.fromhex(value)
+    except ValueError:
+        raise InvalidInputError(where, f"is not valid hex: {value!r:.80}") from None
+
+
+def _decode_element(kind: str, hex_value, where: str):
+    if kind == "scalar":
+        return _scalar(hex_value, where)
+    if not isinstance(hex_value, str):
+        raise InvalidInputError(where, f"expected a {kind.upper()} point as hex")
+    return (decode_g1 if kind == "g1" else decode_g2)(hex_value, where)
+
+
+class _ArrayReader:
+    """Reads arrays stored inline (a JSON list of hex strings) or in a binary sidecar file."""
+
+    def __init__(self, base_dir: Path):
+        self.base_dir = base_dir
+
+    def read(self, value, kind: str, where: str, expected_len: int | None = None) -> list:
+        items = self._hex_items(value, kind, where)
+        if expected_len is not None and len(items) != expected_len:
+            raise SizeMismatchError(where, f"has {len(items)} elements; expected {expected_len}")
+        return [_decode_element(kind, item, f"{where}[{i}]") for i, item in enumerate(items)]
+
+    def _hex_items(self, value, kind: str, where: str) -> list:
+        if isinstance(value, list):
+            return value
+        if isinstance(value, dict) and "sidecar" in value:
+            return self._sidecar_items(value, kind, where)
+        raise InvalidInputError(where, "expected a JSON list or a sidecar reference")
+
+    def _sidecar_items(self, ref: dict, kind: str, where: str) -> list[str]:
+        required = {"sidecar", "sha256", "count", "element", "element_bytes"}
+        if set(ref) != required:
+            raise SidecarError(where, f"a sidecar reference has exactly the keys {sorted(required)}")
+        if ref["element"] != kind or ref["element_bytes"] != ELEMENT_BYTES[kind]:
+            raise SidecarError(where, f"sidecar holds {ref['element']} elements of {ref['element_bytes']} bytes; expected {kind} of {ELEMENT_BYTES[kind]}")
+        name = ref["sidecar"]
+        if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
+            raise SidecarError(where, f"sidecar name {name!r} must be a plain file name in the vector's folder")
+        path = self.base_dir / name
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SidecarError(where, f"cannot read sidecar {path}: {exc.strerror}") from None
+        size = ref["count"] * ref["element_bytes"]
+        if len(data) != size:
+            raise SidecarError(where, f"sidecar {name} has {len(data)} bytes; {ref['count']} elements need {size} (truncated or corrupted)")
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != ref["sha256"]:
+            raise SidecarError(where, f"sidecar {name} sha256 is {digest}; the vector says {ref['sha256']} (corrupted or replaced)")
+        step = ref["element_bytes"]
+        return [data[i : i + step].hex() for i in range(0, size, step)]
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading
+
+
+def load_vector(path, progress=None) -> Vector:
+    """Read and fully validate a vector file; raise InvalidInputError (naming the field) on any problem."""
+    path = Path(path)
+    say = progress or (lambda message: None)
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as exc:
+        raise InvalidInputError(str(path), f"cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(str(path), f"is not valid JSON (truncated?): {exc}") from None
+    return parse_vector(doc, path.parent, say)
+
+
+def _get(doc: dict, key: str, where: str):
+    if not isinstance(doc, dict) or key not in doc:
+        raise InvalidInputError(f"{where}.{key}" if where else key, "is missing")
+    return doc[key]
+
+
+def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
+    """Validate a parsed vector document (see load_vector)."""
+    if _get(doc, "format", "") != FORMAT_NAME:
+        raise InvalidInputError("format", f"expected {FORMAT_NAME!r}")
+    if _get(doc, "format_version", "") != FORMAT_VERSION:
+        raise InvalidInputError("format_version", f"this reader understands version {FORMAT_VERSION}")
+    arrays = _ArrayReader(base_dir)
+    convention = _parse_domain(_get(doc, "domain", ""))
+    r1cs = _parse_r1cs(_get(doc, "r1cs", ""))
+    if r1cs.log_n != doc["domain"]["log_n"]:
+        raise SizeMismatchError("domain.log_n", f"is {doc['domain']['log_n']}; the R1CS's {r1cs.num_rows} rows need log n = {r1cs.log_n}")
+    density = _parse_density(_get(doc, "density", ""), r1cs)
+    say(f"{doc.get('id', '?')}: decoding keys")
+    vk = _parse_vk(_get(doc, "verifying_key", ""), arrays, r1cs.num_inputs)
+    pk = _parse_pk(_get(doc, "proving_key", ""), arrays, vk, r1cs, density)
+    circuits_doc = _get(doc, "circuits", "")
+    if not isinstance(circuits_doc, list) or not circuits_doc:
+        raise InvalidInputError("circuits", "expected a non-empty list")
+    say(f"{doc.get('id', '?')}: decoding {len(circuits_doc)} circuit(s)")
+    circuits = [_parse_circuit(c, i, arrays, r1cs) for i, c in enumerate(circuits_doc)]
+    expected_prep = None
+    if "prep" in doc:
+        expected_prep = _parse_prep(doc["prep"], circuits_doc, r1cs, pk)
+        for case in circuits:
+            if case.expected is not None:
+                case.expected = dataclasses.replace(case.expected, prep=expected_prep)
+    trapdoor = _parse_trapdoor(doc["trapdoor"]) if "trapdoor" in doc else None
+    flags = doc.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise InvalidInputError("flags", "expected a list of strings")
+    return Vector(
+        id=str(_get(doc, "id", "")),
+        comment=str(doc.get("comment", "")),
+        flags=flags,
+        convention=convention,
+        r1cs=r1cs,
+        pk=pk,
+        circuits=circuits,
+        trapdoor=trapdoor,
+        expected_prep=expected_prep,
+        generator=doc.get("generator", {}),
+    )
+
+
+def _parse_domain(d) -> DomainConvention:
+    name = _get(d, "convention", "domain")
+    if name not in CONVENTIONS:
+        raise InvalidInputError("domain.convention", f"unknown convention {name!r}; known: {sorted(CONVENTIONS)}")
+    convention = CONVENTIONS[name]
+    for key in ("root_generator", "coset_generator"):
+        if _get(d, key, "domain") != getattr(convention, key):
+            raise InvalidInputError(f"domain.{key}", f"is {d[key]}; the {name} convention uses {getattr(convention, key)}")
+    log_n = _get(d, "log_n", "domain")
+    if not isinstance(log_n, int) or not 1 <= log_n < 32:
+        raise SizeMismatchError("domain.log_n", f"{log_n!r} is outside 1..31 (Fr has 2-adicity 32)")
+    return convention
+
+
+def _parse_r1cs(d) -> R1CS:
+    num_inputs = _get(d, "num_inputs", "r1cs")
+    num_aux = _get(d, "num_aux", "r1cs")
+    matrices = {}
+    for m in ("a", "b", "c"):
+        rows = _get(d, m, "r1cs")
+        if not isinstance(rows, list):
+            raise InvalidInputError(f"r1cs.{m}", "expected a list of rows")
+        parsed = []
+        for j, row in enumerate(rows):
+            if not isinstance(row, list):
+                raise InvalidInputError(f"r1cs.{m}[{j}]", "expected a list of [variable, coefficient] terms")
+            terms = []
+            for k, term in enumerate(row):
+                if not (isinstance(term, list) and len(term) == 2 and isinstance(term[0], int)):
+                    raise InvalidInputError(f"r1cs.{m}[{j}][{k}]", "expected [variable index, coefficient hex]")
+                terms.append((term[0], _scalar(term[1], f"r1cs.{m}[{j}][{k}][1]")))
+            parsed.append(tuple(terms))
+        matrices[m] = tuple(parsed)
+    if "num_constraints" in d and d["num_constraints"] != len(matrices["a"]):
+        raise SizeMismatchError("r1cs.num_constraints", f"is {d['num_constraints']}; the matrices have {len(matrices['a'])} rows")
+    return R1CS(num_inputs=num_inputs, num_aux=num_aux, **matrices)
+
+
+def _parse_density(d, r1cs: R1CS) -> Density:
+    density = Density(
+        a_aux=_bitmap(_get(d, "a_aux", "density"), "density.a_aux", r1cs.num_aux),
+        b_input=_bitmap(_get(d, "b_input", "density"), "density.b_input", r1cs.num_inputs),
+        b_aux=_bitmap(_get(d, "b_aux", "density"), "density.b_aux", r1cs.num_aux),
+    )
+    implied = r1cs.density()
+    for name in ("a_aux", "b_input", "b_aux"):
+        mine, theirs = getattr(density, name), getattr(implied, name)
+        if mine != theirs:
+            first = next(i for i, (x, y) in enumerate(zip(mine, theirs)) if x != y)
+            raise SizeMismatchError(f"density.{name}", f"bit {first} is {int(mine[first])} but the R1CS says {int(theirs[first])}")
+    return density
+
+
+def _parse_vk(d, arrays: _ArrayReader, num_inputs: int) -> VerifyingKey:
+    def g1(key):
+        return decode_g1(_get(d, key, "verifying_key"), f"verifying_key.{key}")
+
+    def g2(key):
+        return decode_g2(_get(d, key, "verifying_key"), f"verifying_key.{key}")
+
+    return VerifyingKey(
+        alpha_g1=g1("alpha_g1"),
+        beta_g1=g1("beta_g1"),
+        beta_g2=g2("beta_g2"),
+        gamma_g2=g2("gamma_g2"),
+        delta_g1=g1("delta_g1"),
+        delta_g2=g2("delta_g2"),
+        ic=tuple(arrays.read(_get(d, "ic", "verifying_key"), "g1", "verifying_key.ic", num_inputs)),
+    )
+
+
+def _parse_pk(d, arrays: _ArrayReader, vk: VerifyingKey, r1cs: R1CS, density: Density) -> ProvingKey:
+    n_in = r1cs.num_inputs
+    sizes = {
+        "h": r1cs.n - 1,
+        "l": r1cs.num_aux,
+        "a": len(density.a_variables(n_in)),
+        "b_g1": len(density.b_variables(n_in)),
+        "b_g2": len(density.b_variables(n_in)),
+    }
+    kinds = {"h": "g1", "l": "g1", "a": "g1", "b_g1": "g1", "b_g2": "g2"}
+    queries = {}
+    for q, size in sizes.items():
+        queries[q] = tuple(arrays.read(_get(d, q, "proving_key"), kinds[q], f"proving_key.{q}", size))
+    return ProvingKey(vk=vk, density=density, **queries)
+
+
+def _parse_circuit(d, i: int, arrays: _ArrayReader, r1cs: R1CS) -> CircuitCase:
+    where = f"circuits[{i}]"
+    witness = Witness(
+        public_inputs=arrays.read(_get(d, "public_inputs", where), "scalar", f"{where}.public_inputs", r1cs.num_inputs - 1),
+        aux=arrays.read(_get(d, "aux_assignment", where), "scalar", f"{where}.aux_assignment", r1cs.num_aux),
+        r=_scalar(_get(d, "r", where), f"{where}.r"),
+        s=_scalar(_get(d, "s", where), f"{where}.s"),
+    )
+    expected = _parse_expected(d["expected"], f"{where}.expected", arrays, r1cs) if "expected" in d else None
+    return CircuitCase(witness=witness, expected=expected)
+
+
+def _query_sums(d, where: str) -> QuerySums:
+    return QuerySums(
+        **{q: (decode_g2 if q == "b_g2" else decode_g1)(_get(d, q, where), f"{where}.{q}") for q in QUERIES}
+    )
+
+
+def _parse_expected(d, where: str, arrays: _ArrayReader, r1cs: R1CS) -> CircuitOutputs:
+    n = r1cs.n
+    ev = _get(d, "evaluate", where)
+    proof = _get(d, "proof", where)
+    return CircuitOutputs(
+        prep=None,  # filled in from the shared prep section once all circuits are read
+        evaluate=Evaluations(
+            *(tuple(arrays.read(_get(ev, k, f"{where}.evaluate"), "scalar", f"{where}.evaluate.{k}", n)) for k in "abc")
+        ),
+        ntt_h=tuple(arrays.read(_get(_get(d, "ntt_h", where), "h", f"{where}.ntt_h"), "scalar", f"{where}.ntt_h.h", n - 1)),
+        msm_h=decode_g1(_get(_get(d, "msm_h", where), "h", f"{where}.msm_h"), f"{where}.msm_h.h"),
+        batch_add=_query_sums(_get(d, "batch_add", where), f"{where}.batch_add"),
+        tail_msm=_query_sums(_get(d, "tail_msm", where), f"{where}.tail_msm"),
+        assemble=Proof(
+            a=decode_g1(_get(proof, "a", f"{where}.proof"), f"{where}.proof.a"),
+            b=decode_g2(_get(proof, "b", f"{where}.proof"), f"{where}.proof.b"),
+            c=decode_g1(_get(proof, "c", f"{where}.proof"), f"{where}.proof.c"),
+        ),
+    )
+
+
+def _query_lengths(r1cs: R1CS, pk: ProvingKey) -> dict[str, int]:
+    return {"l": len(pk.l), "a": len(pk.a), "b": len(pk.b_g1)}
+
+
+def _parse_prep(shared, circuits_doc: list, r1cs: R1CS, pk: ProvingKey) -> Prep:
+    """Merge the shared prep layout (split, tail_indices) with each circuit's bitmap and tail scalars."""
+    lengths = _query_lengths(r1cs, pk)
+    splits = {}
+    for q in PREP_QUERIES:
+        where = f"prep.{q}"
+        s = _get(shared, q, "prep")
+        split = _get(s, "split", where)
+        indices = _get(s, "tail_indices", where)
+        if not isinstance(split, bool) or not isinstance(indices, list):
+            raise InvalidInputError(where, "expected {split: bool, tail_indices: [int]}")
+        if indices != sorted(set(indices)) or any(not isinstance(k, int) or not 0 <= k < lengths[q] for k in indices):
+            raise InvalidInputError(f"{where}.tail_indices", f"must be ascending distinct positions in 0..{lengths[q] - 1}")
+        bitmaps, scalars = [], []
+        for i, c in enumerate(circuits_doc):
+            cw = f"circuits[{i}].expected.prep.{q}"
+            cq = _get(_get(_get(c, "expected", f"circuits[{i}]"), "prep", f"circuits[{i}].expected"), q, f"circuits[{i}].expected.prep")
+            _bitmap(_get(cq, "bitmap", cw), f"{cw}.bitmap", lengths[q])  # validates length and padding
+            bitmaps.append(bytes.fromhex(cq["bitmap"]["hex"]))
+            tail = _get(cq, "tail_scalars", cw)
+            if not isinstance(tail, list) or len(tail) != len(indices):
+                raise SizeMismatchError(f"{cw}.tail_scalars", f"must have one scalar per tail index ({len(indices)})")
+            scalars.append(tuple(_scalar(x, f"{cw}.tail_scalars[{k}]") for k, x in enumerate(tail)))
+        splits[q] = QuerySplit(split=split, tail_indices=tuple(indices), bitmaps=tuple(bitmaps), tail_scalars=tuple(scalars))
+    return Prep(**splits)
+
+
+def _parse_trapdoor(d) -> Trapdoor:
+    return Trapdoor(**{k: _scalar(_get(d, k, "trapdoor"), f"trapdoor.{k}") for k in ("tau", "alpha", "beta", "gamma", "delta")})
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing
+
+
+def bitmap_json(bits) -> dict:
+    """{"bits": N, "hex": ...} for a sequence of booleans (see _bitmap)."""
+    return {"bits": len(bits), "hex": bitmap_bytes(list(bits)).hex()}
+
+
+class _ArrayWriter:
+    """Emits arrays inline, or as sidecar files when they hold at least ``sidecar_min`` elements."""
+
+    def __init__(self, stem: str, sidecar_min: int | None):
+        self.stem = stem
+        self.sidecar_min = sidecar_min
+        self.sidecars: dict[str, bytes] = {}
+
+    def write(self, hex_items: list[str], kind: str, name: str):
+        if self.sidecar_min is None or len(hex_items) < self.sidecar_min:
+            return hex_items
+        data = bytes.fromhex("".join(hex_items))
+        file_name = f"{self.stem}.{name}.bin"
+        self.sidecars[file_name] = data
+        return {
+            "sidecar": file_name,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "count": len(hex_items),
+            "element": kind,
+            "element_bytes": ELEMENT_BYTES[kind],
+        }
+
+
+def _scalars_hex(values) -> list[str]:
+    return [int(v).to_bytes(SCALAR_BYTES, "big").hex() for v in values]
+
+
+def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -> tuple[dict, dict[str, bytes]]:
+    """The JSON document of ``vector`` and the sidecar files it names ({file name: bytes})."""
+    arrays = _ArrayWriter(stem, sidecar_min)
+    r1cs, pk, vk = vector.r1cs, vector.pk, vector.pk.vk
+    doc = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "id": vector.id,
+        "comment": vector.comment,
+        "flags": list(vector.flags),
+        "generator": vector.generator,
+        "curve": "bls12-381",
+        "domain": {
+            "convention": vector.convention.name,
+            "log_n": r1cs.log_n,
+            "root_generator": vector.convention.root_generator,
+            "coset_generator": vector.convention.coset_generator,
+        },
+        "r1cs": {
+            "num_inputs": r1cs.num_inputs,
+            "num_aux": r1cs.num_aux,
+            "num_constraints": r1cs.num_constraints,
+            **{m: [[[var, f"{coeff:064x}"] for var, coeff in row] for row in getattr(r1cs, m)] for m in ("a", "b", "c")},
+        },
+        "density": {name: bitmap_json(getattr(pk.density, name)) for name in ("a_aux", "b_input", "b_aux")},
+        "verifying_key": {
+            "alpha_g1": encode_g1_many([vk.alpha_g1])[0],
+            "beta_g1": encode_g1_many([vk.beta_g1])[0],
+            "beta_g2": encode_g2_many([vk.beta_g2])[0],
+            "gamma_g2": encode_g2_many([vk.gamma_g2])[0],
+            "delta_g1": encode_g1_many([vk.delta_g1])[0],
+            "delta_g2": encode_g2_many([vk.delta_g2])[0],
+            "ic": arrays.write(encode_g1_many(list(vk.ic)), "g1", "ic"),
+        },
+        "proving_key": {
+            q: arrays.write((encode_g2_many if q == "b_g2" else encode_g1_many)(list(getattr(pk, q))), "g2" if q == "b_g2" else "g1", q)
+            for q in ("h", "l", "a", "b_g1", "b_g2")
+        },
+    }
+    if vector.trapdoor is not None:
+        t = vector.trapdoor
+        doc["trapdoor"] = {
+            "warning": TEST_ONLY_BANNER + "; these are the setup secrets of this vector, for checking phases at scale",
+            **{k: f"{getattr(t, k):064x}" for k in ("tau", "alpha", "beta", "gamma", "delta")},
+        }
+    if vector.expected_prep is not None:
+        doc["prep"] = {
+            q: {"split": s.split, "tail_indices": list(s.tail_indices)}
+            for q, s in ((q, getattr(vector.expected_prep, q)) for q in PREP_QUERIES)
+        }
+    doc["circuits"] = [_circuit_document(case, c, vector, arrays) for c, case in enumerate(vector.circuits)]
+    return doc, arrays.sidecars
+
+
+def _sums_document(sums: QuerySums) -> dict:
+    g1 = encode_g1_many([sums.l, sums.a, sums.b_g1])
+    return {"l": g1[0], "a": g1[1], "b_g1": g1[2], "b_g2": encode_g2_many([sums.b_g2])[0]}
+
+
+def _circuit_document(case: CircuitCase, c: int, vector: Vector, arrays: _ArrayWriter) -> dict:
+    w = case.witness
+    doc = {
+        "public_inputs": _scalars_hex(w.public_inputs),
+        "aux_assignment": arrays.write(_scalars_hex(w.aux), "scalar", f"circuit{c}.aux_assignment"),
+        "r": f"{w.r:064x}",
+        "s": f"{w.s:064x}",
+    }
+    e = case.expected
+    if e is None:
+        return doc
+    proof = e.assemble
+    g1 = encode_g1_many([e.msm_h, proof.a, proof.c])
+    doc["expected"] = {
+        "evaluate": {k: arrays.write(_scalars_hex(getattr(e.evaluate, k)), "scalar", f"circuit{c}.evaluate.{k}") for k in "abc"},
+        "ntt_h": {"h": arrays.write(_scalars_hex(e.ntt_h), "scalar", f"circuit{c}.ntt_h.h")},
+        "msm_h": {"h": g1[0]},
+        "prep": {
+            q: {
+                "bitmap": {"bits": _query_lengths(vector.r1cs, vector.pk)[q], "hex": getattr(vector.expected_prep, q).bitmaps[c].hex()},
+                "tail_scalars": _scalars_hex(getattr(vector.expected_prep, q).tail_scalars[c]),
+            }
+            for q in PREP_QUERIES
+        },
+        "batch_add": _sums_document(e.batch_add),
+        "tail_msm": _sums_document(e.tail_msm),
+        "proof": {"a": g1[1], "b": encode_g2_many([proof.b])[0], "c": g1[2]},
+    }
+    return doc
+
+
+def document_bytes(doc: dict) -> bytes:
+    """The bytes of a vector file: JSON with one-space indentation and a final newline."""
+    return (json.dumps(doc, indent=1) + "\n").encode()
+
+
+def write_vector(vector: Vector, path, sidecar_min: int | None = None) -> list[Path]:
+    """Write the vector (and its sidecars) atomically: temporary files first, renamed only when all are written."""
+    path = Path(path)
+    stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
+    doc, sidecars = vector_document(vector, stem, sidecar_min)
+    files = {path: document_bytes(doc)}
+    files.update({path.parent / name: data for name, data in sidecars.items()})
+    return write_files_atomically(files)
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+_FILE_MODE = 0o666 & ~_UMASK
+
+
+def write_files_atomically(files: dict[Path, bytes]) -> list[Path]:
+    """Write every file under a temporary name in its folder, then rename all; on any error remove the temporaries."""
+    staged = []
+    try:
+        for target, data in files.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; give the file the usual permissions
+            staged.append((tmp, target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+    return [target for _, target in staged]
