@@ -1,8 +1,9 @@
 """Multi-scalar multiplication sum_i s_i * P_i over G1 or G2, and fixed-base tables.
 
 msm_naive is the oracle (one double-and-add per point). msm_pippenger is the bucket method with
-signed-digit windows, the algorithm the GPU MSM kernels implement, written plainly so each step can
-be compared with theirs. Points are py_ecc projective tuples; py_ecc's add works for G1 and G2.
+signed-digit windows, the usual GPU MSM algorithm, written plainly so that each step (digits,
+buckets, running sums, Horner) can be compared with a kernel's. Points are py_ecc projective
+tuples; py_ecc's add works for G1 and G2.
 
 Pippenger, "On the evaluation of powers and monomials", SIAM J. Comput. 9 (1980); the bucket
 form with running sums as in Bernstein, Doumen, Lange, Oosterwijk, "Faster batch forgery
