@@ -1,0 +1,111 @@
+"""Phase ``prep`` for the GPU prover: supraseal-c2's split, vectorised over whole arrays.
+
+The rules are exactly reference/prep.py's (read its docstring): per query L, A, B, an aux point
+whose scalar is 1 goes to the circuit's batch-addition bitmap; every input point and every other
+non-zero scalar is a tail position; tail positions are the union over circuits; a circuit's tail
+scalar is 0 where its own scalar is 1; a query whose union covers more than half its points is not
+split.
+
+Where it runs, and why: the work is a handful of element-wise comparisons, one reduction over
+circuits and one gather, all memory-bound. It is written against the array API that numpy and
+CuPy share (``xp`` is whichever module holds the witness), so with the witness already on the
+device it runs there with no transfer (the tail scalars feed the GPU tail MSM directly), and on
+the host it runs on numpy for tests and for callers that keep witnesses in host memory.
+
+Scalars are canonical (not Montgomery) little-endian uint32 limbs, shape (circuits, variables, 8),
+as ``gpu.limbs`` produces them from vector data.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpu.limbs import limbs_to_ints
+from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, query_variables
+from reference.r1cs import Density
+
+FR_LIMBS = 8
+
+
+@dataclass
+class DeviceSplit:
+    """One query's split as arrays (numpy or CuPy, like the witness).
+
+    ``bitmaps``: (circuits, words) uint64, bit i of the query's points = bit (i mod 64) of word i // 64;
+    ``tail_indices``: (tail,) int64 ascending; ``tail_scalars``: (circuits, tail, 8) uint32 canonical limbs.
+    """
+
+    split: bool
+    bitmaps: object
+    tail_indices: object
+    tail_scalars: object
+
+
+def _array_module(x):
+    """numpy or cupy, whichever owns ``x`` (CuPy is imported only if the array is CuPy's)."""
+    if type(x).__module__.startswith("cupy"):
+        import cupy
+
+        return cupy
+    return np
+
+
+def split_query(scalars, is_input) -> DeviceSplit:
+    """Split one query: ``scalars`` (circuits, points, 8) canonical limbs, ``is_input`` (points,) bool."""
+    xp = _array_module(scalars)
+    num_circuits, num_points = scalars.shape[0], scalars.shape[1]
+    high_zero = ~scalars[:, :, 1:].any(axis=2)
+    is_zero = high_zero & (scalars[:, :, 0] == 0)
+    is_one = high_zero & (scalars[:, :, 0] == 1)
+    tail_mask = is_input | (~is_zero & ~is_one).any(axis=0)
+    tail_indices = xp.flatnonzero(tail_mask).astype(xp.int64)
+    words = -(-num_points // WORD_BITS)
+    if 2 * int(tail_indices.size) > num_points:
+        return DeviceSplit(
+            split=False,
+            bitmaps=xp.zeros((num_circuits, words), dtype=xp.uint64),
+            tail_indices=xp.arange(num_points, dtype=xp.int64),
+            tail_scalars=scalars.copy(),
+        )
+    batched = is_one & ~is_input[None, :]
+    tail_scalars = scalars[:, tail_indices, :].copy()
+    tail_scalars[batched[:, tail_indices]] = 0  # counted by batch addition instead
+    return DeviceSplit(split=True, bitmaps=_pack_bits(batched, words, xp), tail_indices=tail_indices, tail_scalars=tail_scalars)
+
+
+def _pack_bits(bits, words: int, xp):
+    """(circuits, points) bool -> (circuits, words) uint64, little-endian bit order within each word."""
+    padded = xp.zeros((bits.shape[0], words * WORD_BITS), dtype=xp.bool_)
+    padded[:, : bits.shape[1]] = bits
+    packed = xp.packbits(padded.reshape(bits.shape[0], -1), axis=1, bitorder="little")
+    return packed.view(xp.uint64).reshape(bits.shape[0], words)
+
+
+def prep(z_limbs, num_inputs: int, num_aux: int, density: Density) -> dict[str, DeviceSplit]:
+    """The L, A and B splits for every circuit; ``z_limbs`` (circuits, variables, 8) holds z = [1, inputs, aux]."""
+    xp = _array_module(z_limbs)
+    splits = {}
+    for query, variables in query_variables(num_inputs, num_aux, density).items():
+        index = xp.asarray(np.asarray(variables, dtype=np.int64))
+        is_input = index < num_inputs
+        splits[query] = split_query(z_limbs[:, index, :], is_input)
+    return splits
+
+
+def to_reference(splits: dict[str, DeviceSplit]) -> Prep:
+    """The same split as reference.prep.Prep (Python ints and bytes), for comparison with the reference."""
+    out = {}
+    for q in PREP_QUERIES:
+        s = splits[q]
+        bitmaps = _to_numpy(s.bitmaps).astype("<u8")
+        scalars = _to_numpy(s.tail_scalars)
+        out[q] = QuerySplit(
+            split=s.split,
+            tail_indices=tuple(int(i) for i in _to_numpy(s.tail_indices)),
+            bitmaps=tuple(row.tobytes() for row in bitmaps),
+            tail_scalars=tuple(tuple(limbs_to_ints(row)) for row in scalars),
+        )
+    return Prep(**out)
+
+
+def _to_numpy(x):
+    return x.get() if hasattr(x, "get") else np.asarray(x)
