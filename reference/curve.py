@@ -18,6 +18,10 @@ Wire format: the ZCash BLS12-381 serialization, as zkcrypto/bls12_381, blst and 
 
 Decoding validates everything (length, flags, x and y < p, on the curve, in the prime-order
 subgroup) and raises reference.errors.PointEncodingError(field, problem) on the first failure.
+
+Decoding (square roots, subgroup checks) runs on plain Python ints, not py_ecc's FQ/FQ2 objects:
+every vector load validates thousands of key points, and ints are several times faster because
+py_ecc allocates an object per field operation. Everything else here uses py_ecc.
 """
 from py_ecc.optimized_bls12_381 import (  # re-exported: the project's point arithmetic
     FQ,
@@ -60,6 +64,9 @@ BLS_X = -0xD201000000010000
 BLS_X_ABS = -BLS_X
 """|x|, the exponent of the double-and-add chains; low Hamming weight (6), so [x]P is cheap."""
 
+BLS_X_SQUARED = BLS_X**2
+"""x^2 (128 bits, Hamming weight 17): the G1 check's multiplier, one chain over the affine P."""
+
 BETA = 0x5F19672FDF76CE51BA69C6076A0F77EADDB3A93BE6F89688DE17D813620A00022E01FFFFFFFEFFFE
 """A primitive cube root of unity in Fq, beta^3 = 1 and beta != 1: phi(x, y) = (beta*x, y) is an
 endomorphism of E that acts on G1 as multiplication by -x^2 (only this one of the two primitive
@@ -74,6 +81,12 @@ PSI_COEFF_Y = FQ2([
     0x06AF0E0437FF400B6831E36D6BD17FFE48395DABC2D3435E77F76E17009241C5EE67992F72EC05F4C81084FBEDE3CC09,
 ])
 """1 / (u + 1)^((p - 1)/2), the y-coefficient of psi (zkcrypto/bls12_381 src/g2.rs psi_coeff_y)."""
+
+# The same constants as plain ints, for the int arithmetic of decoding; an Fq2 element is (c0, c1).
+G1_B_INT = G1_B.n
+G2_B_INTS = tuple(G2_B.coeffs)
+PSI_COEFF_X_INTS = tuple(PSI_COEFF_X.coeffs)
+PSI_COEFF_Y_INTS = tuple(PSI_COEFF_Y.coeffs)
 
 FQ_BYTES = 48
 """Bytes of one big-endian Fq element (381 bits rounded up; the 3 spare top bits carry flags)."""
@@ -179,7 +192,7 @@ def to_affine_batch(points) -> list:
 
 
 # ---------------------------------------------------------------------------------------------
-# Curve membership and the prime-order subgroup
+# Curve membership, [x], and the endomorphisms phi (G1) and psi (G2) on py_ecc points
 # ---------------------------------------------------------------------------------------------
 
 
@@ -224,28 +237,273 @@ def g2_psi(point):
     return (_conjugate(x) * PSI_COEFF_X, _conjugate(y) * PSI_COEFF_Y, _conjugate(z))
 
 
+# ---------------------------------------------------------------------------------------------
+# Plain-int arithmetic for decoding (ints, not py_ecc objects: see the module docstring)
+#
+# An Fq2 element is a pair (c0, c1) meaning c0 + c1*u, u^2 = -1; every helper returns canonical
+# values in [0, p). A Jacobian point (X, Y, Z) means the affine (X/Z^2, Y/Z^3); Z = 0 is O.
+# ---------------------------------------------------------------------------------------------
+
+FQ2_ZERO_INTS = (0, 0)
+FQ2_ONE_INTS = (1, 0)
+# O in Jacobian coordinates is any (X, Y, 0); (1, 1, 0) is the usual representative.
+G1_JACOBIAN_IDENTITY = (1, 1, 0)
+G2_JACOBIAN_IDENTITY = (FQ2_ONE_INTS, FQ2_ONE_INTS, FQ2_ZERO_INTS)
+
+
+def _fq2_add(a, b):
+    """a + b in Fq2, coefficient-wise."""
+    (a0, a1), (b0, b1) = a, b
+    return (a0 + b0) % P, (a1 + b1) % P
+
+
+def _fq2_sub(a, b):
+    """a - b in Fq2, coefficient-wise."""
+    (a0, a1), (b0, b1) = a, b
+    return (a0 - b0) % P, (a1 - b1) % P
+
+
+def _fq2_neg(a):
+    """-a in Fq2."""
+    a0, a1 = a
+    return -a0 % P, -a1 % P
+
+
+def _fq2_mul_small(k: int, a):
+    """k * a in Fq2 for a small int k (the formulas' constants 2, 3, 4, 8)."""
+    a0, a1 = a
+    return k * a0 % P, k * a1 % P
+
+
+def _fq2_mul(a, b):
+    """a * b in Fq2 by Karatsuba, three Fq products instead of four (u^2 = -1):
+    (a0 + a1 u)(b0 + b1 u) = (v0 - v1) + ((a0 + a1)(b0 + b1) - v0 - v1) u, v0 = a0 b0, v1 = a1 b1.
+
+    Devegili, O hEigeartaigh, Scott, Dahab, "Multiplication and squaring on pairing-friendly
+    fields", ePrint 2006/471 (Karatsuba multiplication in a quadratic extension).
+    """
+    (a0, a1), (b0, b1) = a, b
+    v0, v1 = a0 * b0, a1 * b1
+    return (v0 - v1) % P, ((a0 + a1) * (b0 + b1) - v0 - v1) % P
+
+
+def _fq2_sqr(a):
+    """a^2 in Fq2 by complex squaring, two Fq products (u^2 = -1):
+    (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. Devegili et al., ePrint 2006/471 ("complex" squaring).
+    """
+    a0, a1 = a
+    return (a0 + a1) * (a0 - a1) % P, 2 * a0 * a1 % P
+
+
+def _fq2_conj(a):
+    """The Frobenius map of Fq2 on a pair: (c0 + c1 u)^p = c0 - c1 u."""
+    a0, a1 = a
+    return a0, -a1 % P
+
+
+def _fq2_inv(a):
+    """1 / a in Fq2 (a != 0): conj(a) / N(a), the norm N(a) = a * conj(a) = a0^2 + a1^2 lying in Fq."""
+    a0, a1 = a
+    norm_inverse = pow(a0 * a0 + a1 * a1, -1, P)
+    return a0 * norm_inverse % P, -a1 * norm_inverse % P
+
+
+EFD_JACOBIAN_A0 = "https://hyperelliptic.org/EFD/g1p/auto-shortw-jacobian-0.html"
+"""The Explicit-Formulas Database (Bernstein-Lange) page for Jacobian coordinates on short
+Weierstrass curves y^2 = x^3 + b with a = 0. Its formulas never use b, so they serve E and E'."""
+
+
+def _g1_jacobian_double(point):
+    """[2](X1 : Y1 : Z1) on E, Jacobian coordinates over Fq (ints): "dbl-2009-l", 2M + 5S
+    (EFD_JACOBIAN_A0#doubling-dbl-2009-l).
+
+    Needs no special case: Z1 = 0 (O) or Y1 = 0 (a point of order 2) gives Z3 = 0, the identity.
+    """
+    x1, y1, z1 = point
+    a = x1 * x1 % P
+    b = y1 * y1 % P
+    c = b * b % P
+    d = 2 * ((x1 + b) ** 2 - a - c) % P
+    e = 3 * a % P
+    f = e * e % P
+    x3 = (f - 2 * d) % P
+    y3 = (e * (d - x3) - 8 * c) % P
+    z3 = 2 * y1 * z1 % P
+    return x3, y3, z3
+
+
+def _g1_jacobian_add_affine(point, x2: int, y2: int):
+    """(X1 : Y1 : Z1) + (x2, y2) on E, Jacobian plus affine ("mixed") over Fq: "madd-2007-bl",
+    7M + 4S (EFD_JACOBIAN_A0#addition-madd-2007-bl).
+
+    The formula assumes two distinct finite points; the exceptions are decided first, as points
+    of small order outside G1 reach them: O + Q = Q; equal x (H = 0) means Q = P, so [2]P, when
+    also r = 0 (equal y), else Q = -P and the sum is O.
+    """
+    x1, y1, z1 = point
+    if z1 == 0:
+        return x2, y2, 1
+    z1z1 = z1 * z1 % P
+    u2 = x2 * z1z1 % P
+    s2 = y2 * z1 * z1z1 % P
+    h = (u2 - x1) % P
+    r = 2 * (s2 - y1) % P
+    if h == 0:
+        return _g1_jacobian_double(point) if r == 0 else G1_JACOBIAN_IDENTITY
+    hh = h * h % P
+    i = 4 * hh % P
+    j = h * i % P
+    v = x1 * i % P
+    x3 = (r * r - j - 2 * v) % P
+    y3 = (r * (v - x3) - 2 * y1 * j) % P
+    z3 = ((z1 + h) ** 2 - z1z1 - hh) % P
+    return x3, y3, z3
+
+
+def _g2_jacobian_double(point):
+    """[2](X1 : Y1 : Z1) on E', Jacobian coordinates over Fq2 (pairs): "dbl-2009-l"
+    (EFD_JACOBIAN_A0#doubling-dbl-2009-l), line by line as _g1_jacobian_double."""
+    x1, y1, z1 = point
+    a = _fq2_sqr(x1)
+    b = _fq2_sqr(y1)
+    c = _fq2_sqr(b)
+    d = _fq2_mul_small(2, _fq2_sub(_fq2_sub(_fq2_sqr(_fq2_add(x1, b)), a), c))
+    e = _fq2_mul_small(3, a)
+    f = _fq2_sqr(e)
+    x3 = _fq2_sub(f, _fq2_mul_small(2, d))
+    y3 = _fq2_sub(_fq2_mul(e, _fq2_sub(d, x3)), _fq2_mul_small(8, c))
+    z3 = _fq2_mul_small(2, _fq2_mul(y1, z1))
+    return x3, y3, z3
+
+
+def _g2_jacobian_add_affine(point, x2, y2):
+    """(X1 : Y1 : Z1) + (x2, y2) on E', Jacobian plus affine over Fq2 (pairs): "madd-2007-bl"
+    (EFD_JACOBIAN_A0#addition-madd-2007-bl), line by line, exceptions included, as
+    _g1_jacobian_add_affine."""
+    x1, y1, z1 = point
+    if z1 == FQ2_ZERO_INTS:
+        return x2, y2, FQ2_ONE_INTS
+    z1z1 = _fq2_sqr(z1)
+    u2 = _fq2_mul(x2, z1z1)
+    s2 = _fq2_mul(y2, _fq2_mul(z1, z1z1))
+    h = _fq2_sub(u2, x1)
+    r = _fq2_mul_small(2, _fq2_sub(s2, y1))
+    if h == FQ2_ZERO_INTS:
+        return _g2_jacobian_double(point) if r == FQ2_ZERO_INTS else G2_JACOBIAN_IDENTITY
+    hh = _fq2_sqr(h)
+    i = _fq2_mul_small(4, hh)
+    j = _fq2_mul(h, i)
+    v = _fq2_mul(x1, i)
+    x3 = _fq2_sub(_fq2_sub(_fq2_sqr(r), j), _fq2_mul_small(2, v))
+    y3 = _fq2_sub(_fq2_mul(r, _fq2_sub(v, x3)), _fq2_mul_small(2, _fq2_mul(y1, j)))
+    z3 = _fq2_sub(_fq2_sub(_fq2_sqr(_fq2_add(z1, h)), z1z1), hh)
+    return x3, y3, z3
+
+
+def _bits_below_the_top(scalar: int) -> str:
+    """The binary digits of scalar >= 1 after its leading 1, most significant first."""
+    return bin(scalar)[3:]
+
+
+def _g1_jacobian_mul(x: int, y: int, scalar: int):
+    """[scalar](x, y) for an affine point of E and scalar >= 1, as a Jacobian point: left-to-right
+    double-and-add, so every addition adds the affine base (mixed addition)."""
+    acc = (x, y, 1)
+    for bit in _bits_below_the_top(scalar):
+        acc = _g1_jacobian_double(acc)
+        if bit == "1":
+            acc = _g1_jacobian_add_affine(acc, x, y)
+    return acc
+
+
+def _g2_jacobian_mul(x, y, scalar: int):
+    """[scalar](x, y) for an affine point of E' (pairs) and scalar >= 1: as _g1_jacobian_mul."""
+    acc = (x, y, FQ2_ONE_INTS)
+    for bit in _bits_below_the_top(scalar):
+        acc = _g2_jacobian_double(acc)
+        if bit == "1":
+            acc = _g2_jacobian_add_affine(acc, x, y)
+    return acc
+
+
+def _g1_affine_ints(point) -> tuple[int, int]:
+    """(X/Z, Y/Z) as ints for a finite py_ecc G1 point (one inversion)."""
+    x, y, z = (c.n for c in point)
+    z_inverse = pow(z, -1, P)
+    return x * z_inverse % P, y * z_inverse % P
+
+
+def _g2_affine_ints(point):
+    """(X/Z, Y/Z) as pairs for a finite py_ecc G2 point (one inversion)."""
+    x, y, z = (tuple(int(c) % P for c in coordinate.coeffs) for coordinate in point)
+    z_inverse = _fq2_inv(z)
+    return _fq2_mul(x, z_inverse), _fq2_mul(y, z_inverse)
+
+
+# ---------------------------------------------------------------------------------------------
+# The prime-order subgroup checks
+# ---------------------------------------------------------------------------------------------
+
+
+def _g1_affine_in_subgroup(px: int, py: int) -> bool:
+    """g1_in_subgroup for a finite affine point P = (px, py) of E, on ints.
+
+    With [x^2]P = (X : Y : Z) (Jacobian), -[x^2]P = (X/Z^2, -Y/Z^3) and phi(P) = (beta*px, py):
+    compared as X == beta*px*Z^2 and -Y == py*Z^3, so no inversion.
+    """
+    qx, qy, qz = _g1_jacobian_mul(px, py, BLS_X_SQUARED)
+    if qz == 0:  # [x^2]P = O, while phi(P) != O as P != O
+        return False
+    qz2 = qz * qz % P
+    return qx == BETA * px * qz2 % P and -qy % P == py * qz2 * qz % P
+
+
+def _g2_affine_in_subgroup(px, py) -> bool:
+    """g2_in_subgroup for a finite affine point P = (px, py) of E' (Fq2 pairs), on ints.
+
+    With [|x|]P = (X : Y : Z) (Jacobian), [x]P = -[|x|]P = (X/Z^2, -Y/Z^3) as x < 0, and
+    psi(P) = (conj(px)*PSI_COEFF_X, conj(py)*PSI_COEFF_Y): compared as X == psi_x*Z^2 and
+    -Y == psi_y*Z^3, so no inversion.
+    """
+    qx, qy, qz = _g2_jacobian_mul(px, py, BLS_X_ABS)
+    if qz == FQ2_ZERO_INTS:  # [x]P = O, while psi(P) != O as P != O
+        return False
+    psi_x = _fq2_mul(_fq2_conj(px), PSI_COEFF_X_INTS)
+    psi_y = _fq2_mul(_fq2_conj(py), PSI_COEFF_Y_INTS)
+    qz2 = _fq2_sqr(qz)
+    return qx == _fq2_mul(psi_x, qz2) and _fq2_neg(qy) == _fq2_mul(psi_y, _fq2_mul(qz2, qz))
+
+
 def g1_in_subgroup(point) -> bool:
     """True iff P (on E) lies in the order-r subgroup G1: phi(P) == -[x^2] P.
 
     Scott, "A note on group membership tests for G1, G2 and GT on BLS pairing-friendly curves",
     ePrint 2021/1130, section 6; proof corrected in ePrint 2022/352. The test zkcrypto/bls12_381
-    uses (G1Affine::is_torsion_free). Two 64-bit chains instead of a 255-bit r*P.
+    uses (G1Affine::is_torsion_free). One 128-bit chain [x^2]P (x^2 = |x|^2: the sign of x drops
+    out) instead of a 255-bit r*P. Runs on plain ints in Jacobian coordinates (see the section
+    above), not py_ecc's FQ, for the speed of decoding thousands of key points; phi on py_ecc
+    points is g1_endomorphism.
     """
-    minus_x_squared_p = neg(multiply(multiply(point, BLS_X_ABS), BLS_X_ABS))  # [x]([x]P) = [x^2]P
-    return g1_eq(g1_endomorphism(point), minus_x_squared_p)
+    if is_identity(point):
+        return True
+    return _g1_affine_in_subgroup(*_g1_affine_ints(point))
 
 
 def g2_in_subgroup(point) -> bool:
     """True iff P (on E') lies in the order-r subgroup G2: psi(P) == [x] P.
 
     Scott, ePrint 2021/1130, section 4; proof corrected in ePrint 2022/352. The test
-    zkcrypto/bls12_381 uses (G2Affine::is_torsion_free).
+    zkcrypto/bls12_381 uses (G2Affine::is_torsion_free). [x]P = -[|x|]P with a 64-bit chain.
+    Runs on plain ints (Fq2 as pairs, Jacobian coordinates), not py_ecc's FQ2, for the speed of
+    decoding key points; psi and [x] on py_ecc points are g2_psi and mul_by_bls_x.
     """
-    return g2_eq(g2_psi(point), mul_by_bls_x(point))
+    if is_identity(point):
+        return True
+    return _g2_affine_in_subgroup(*_g2_affine_ints(point))
 
 
 # ---------------------------------------------------------------------------------------------
-# Square roots
+# Square roots (plain ints)
 # ---------------------------------------------------------------------------------------------
 
 HALF = pow(2, -1, P)
@@ -261,6 +519,25 @@ def fq_sqrt(a: int) -> int | None:
     return y if y * y % P == a % P else None
 
 
+def _fq2_sqrt_ints(a):
+    """fq2_sqrt on a canonical pair a = (a0, a1); returns a pair or None."""
+    a0, a1 = a
+    if a1 == 0:
+        root = fq_sqrt(a0)
+        candidate = (root, 0) if root is not None else (0, fq_sqrt(-a0 % P))
+    else:
+        norm_root = fq_sqrt((a0 * a0 + a1 * a1) % P)
+        if norm_root is None:
+            return None
+        x0 = fq_sqrt((a0 + norm_root) * HALF % P)
+        if x0 is None:
+            x0 = fq_sqrt((a0 - norm_root) * HALF % P)
+        if x0 is None:
+            return None
+        candidate = (x0, a1 * pow(2 * x0, -1, P) % P)
+    return candidate if _fq2_sqr(candidate) == a else None
+
+
 def fq2_sqrt(a):
     """A y in Fq2 with y^2 = a, or None when a is not a square; Fq2 = Fq[u]/(u^2 + 1), p = 3 mod 4.
 
@@ -272,21 +549,8 @@ def fq2_sqrt(a):
     For a1 = 0: sqrt(a0), or sqrt(-a0) * u when a0 is not a square (-1 is not one).
     The result is checked by squaring.
     """
-    a0, a1 = (int(c) for c in a.coeffs)
-    if a1 == 0:
-        root = fq_sqrt(a0)
-        candidate = FQ2([root, 0]) if root is not None else FQ2([0, fq_sqrt(-a0 % P)])
-    else:
-        norm_root = fq_sqrt((a0 * a0 + a1 * a1) % P)
-        if norm_root is None:
-            return None
-        x0 = fq_sqrt((a0 + norm_root) * HALF % P)
-        if x0 is None:
-            x0 = fq_sqrt((a0 - norm_root) * HALF % P)
-        if x0 is None:
-            return None
-        candidate = FQ2([x0, a1 * pow(2 * x0, -1, P) % P])
-    return candidate if candidate * candidate == a else None
+    root = _fq2_sqrt_ints(tuple(int(c) % P for c in a.coeffs))
+    return None if root is None else FQ2(list(root))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,7 +692,7 @@ def g1_from_bytes(data, field: str = "g1 point", compressed: bool = True) -> tup
         return Z1
     _check_canonical(coordinates, names, field)
     x = coordinates[0]
-    rhs = (x * x * x + G1_B.n) % P
+    rhs = (x * x * x + G1_B_INT) % P
     if compressed:
         y = fq_sqrt(rhs)
         if y is None:
@@ -439,10 +703,9 @@ def g1_from_bytes(data, field: str = "g1 point", compressed: bool = True) -> tup
         y = coordinates[1]
         if y * y % P != rhs:
             raise PointEncodingError(field, f"not on the curve {G1_CURVE}")
-    point = (FQ(x), FQ(y), FQ.one())
-    if not g1_in_subgroup(point):
+    if not _g1_affine_in_subgroup(x, y):
         raise PointEncodingError(field, "not in the prime-order subgroup")
-    return point
+    return (FQ(x), FQ(y), FQ.one())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -476,23 +739,21 @@ def g2_from_bytes(data, field: str = "g2 point", compressed: bool = True) -> tup
         _check_infinity(flags, coordinates, names, field)
         return Z2
     _check_canonical(coordinates, names, field)
-    x = FQ2([coordinates[1], coordinates[0]])
-    rhs = x * x * x + G2_B
+    x = (coordinates[1], coordinates[0])  # (c0, c1); the wire order is c1, c0
+    rhs = _fq2_add(_fq2_mul(_fq2_sqr(x), x), G2_B_INTS)
     if compressed:
-        y = fq2_sqrt(rhs)
+        y = _fq2_sqrt_ints(rhs)
         if y is None:
             raise PointEncodingError(field, f"not on the curve {G2_CURVE}: x^3 + 4(u + 1) is not a square")
-        y0, y1 = (int(c) for c in y.coeffs)
-        if _fq2_is_largest(y0, y1) != bool(flags & SORT_FLAG):
-            y = -y
+        if _fq2_is_largest(*y) != bool(flags & SORT_FLAG):
+            y = _fq2_neg(y)
     else:
-        y = FQ2([coordinates[3], coordinates[2]])
-        if y * y != rhs:
+        y = (coordinates[3], coordinates[2])
+        if _fq2_sqr(y) != rhs:
             raise PointEncodingError(field, f"not on the curve {G2_CURVE}")
-    point = (x, y, FQ2.one())
-    if not g2_in_subgroup(point):
+    if not _g2_affine_in_subgroup(x, y):
         raise PointEncodingError(field, "not in the prime-order subgroup")
-    return point
+    return (FQ2(list(x)), FQ2(list(y)), FQ2.one())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ ZCash encoding), py_ecc's Fq2 square root, and the published ZCash generator enc
 """
 import hashlib
 import random
+from functools import cache
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +26,7 @@ from reference import curve
 from reference.curve import (
     BETA,
     BLS_X,
+    BLS_X_ABS,
     FQ,
     FQ2,
     G1,
@@ -72,6 +75,7 @@ G1_SMALL_TORSION = 3
 """A prime dividing h1 exactly once, so [h1 r / 3] Q has order 3 or 1."""
 G2_SMALL_TORSION = 2713
 """A prime dividing h2 exactly once."""
+SCALARS = st.integers(min_value=1, max_value=R - 1)
 
 # Published ZCash encodings of the standard generators (zkcrypto/bls12_381 tests, blst, the
 # Ethereum consensus specs): compressed G1 and G2, and G1 uncompressed (x || y).
@@ -132,6 +136,16 @@ def small_torsion_point(hashed, cofactor: int, prime: int, label: str):
     raise AssertionError("no torsion point found")
 
 
+@cache
+def g1_order3_point():
+    return small_torsion_point(hashed_g1_curve_point, G1_COFACTOR, G1_SMALL_TORSION, "g1-t")
+
+
+@cache
+def g2_order2713_point():
+    return small_torsion_point(hashed_g2_curve_point, G2_COFACTOR, G2_SMALL_TORSION, "g2-t")
+
+
 # --- constants ---------------------------------------------------------------------------------
 def test_bls_parameter_generates_p_and_r():
     assert R == BLS_X**4 - BLS_X**2 + 1
@@ -170,8 +184,8 @@ def _g1_cases():
                 ("(r-1)G", lambda: multiply(G1, R - 1)), ("identity", lambda: Z1),
                 ("cleared hash", lambda: multiply(hashed_g1_curve_point("g1-in"), G1_COFACTOR))]
     outside = [(f"hash {i}", lambda i=i: hashed_g1_curve_point(f"g1-out-{i}")) for i in range(3)]
-    outside.append(("G + order-3 point", lambda: add(G1, small_torsion_point(hashed_g1_curve_point, G1_COFACTOR, G1_SMALL_TORSION, "g1-t"))))
-    outside.append(("order-3 point", lambda: small_torsion_point(hashed_g1_curve_point, G1_COFACTOR, G1_SMALL_TORSION, "g1-t")))
+    outside.append(("G + order-3 point", lambda: add(G1, g1_order3_point())))
+    outside.append(("order-3 point", g1_order3_point))
     return [pytest.param(make, True, id=f"in:{name}") for name, make in in_group] + [
         pytest.param(make, False, id=f"out:{name}") for name, make in outside
     ]
@@ -189,7 +203,8 @@ def _g2_cases():
     in_group = [("generator", lambda: G2), ("5G", lambda: multiply(G2, 5)), ("identity", lambda: Z2),
                 ("cleared hash", lambda: multiply(hashed_g2_curve_point("g2-in"), G2_COFACTOR))]
     outside = [(f"hash {i}", lambda i=i: hashed_g2_curve_point(f"g2-out-{i}")) for i in range(2)]
-    outside.append(("G + order-2713 point", lambda: add(G2, small_torsion_point(hashed_g2_curve_point, G2_COFACTOR, G2_SMALL_TORSION, "g2-t"))))
+    outside.append(("G + order-2713 point", lambda: add(G2, g2_order2713_point())))
+    outside.append(("order-2713 point", g2_order2713_point))
     return [pytest.param(make, True, id=f"in:{name}") for name, make in in_group] + [
         pytest.param(make, False, id=f"out:{name}") for name, make in outside
     ]
@@ -201,6 +216,24 @@ def test_g2_subgroup_check_agrees_with_r_times_p(make_point, expected):
     assert curve.g2_is_on_curve(point)
     assert plain_subgroup_check(point) is expected
     assert g2_in_subgroup(point) is expected
+
+
+@settings(max_examples=10, deadline=None)
+@given(k=SCALARS, seed=st.integers(min_value=0, max_value=2**64))
+def test_g1_int_subgroup_check_agrees_with_r_times_p_on_random_points(k, seed):
+    """Random subgroup points [k]G, random curve points (hashed), and [k]G + an order-3 point."""
+    in_group = multiply(G1, k)
+    for point in (in_group, hashed_g1_curve_point(f"random-{seed}"), add(in_group, g1_order3_point())):
+        assert g1_in_subgroup(point) is plain_subgroup_check(point)
+
+
+@settings(max_examples=5, deadline=None)
+@given(k=SCALARS, seed=st.integers(min_value=0, max_value=2**64))
+def test_g2_int_subgroup_check_agrees_with_r_times_p_on_random_points(k, seed):
+    """Random subgroup points [k]G, random twist points (hashed), and [k]G + an order-2713 point."""
+    in_group = multiply(G2, k)
+    for point in (in_group, hashed_g2_curve_point(f"random-{seed}"), add(in_group, g2_order2713_point())):
+        assert g2_in_subgroup(point) is plain_subgroup_check(point)
 
 
 def test_hashed_points_lie_in_the_full_curve_groups():
@@ -233,9 +266,6 @@ def test_infinity_encodings():
 def _py_ecc_g2_bytes(point) -> bytes:
     z1, z2 = compress_G2(point)
     return z1.to_bytes(48, "big") + z2.to_bytes(48, "big")
-
-
-SCALARS = st.integers(min_value=1, max_value=R - 1)
 
 
 @settings(max_examples=12, deadline=None)
@@ -337,6 +367,7 @@ G1_BAD_ENCODINGS = [
     ("y off the curve", lambda: _set_coordinate(_g1_bytes(False), 1, 5), False, "not on the curve y^2 = x^3 + 4"),
     ("outside the subgroup", lambda: _g1_bytes(True, hashed_g1_curve_point("g1-out-0")), True, "not in the prime-order subgroup"),
     ("outside the subgroup, uncompressed", lambda: _g1_bytes(False, hashed_g1_curve_point("g1-out-1")), False, "not in the prime-order subgroup"),
+    ("G + order-3 point", lambda: _g1_bytes(True, add(G1, g1_order3_point())), True, "not in the prime-order subgroup"),
 ]
 
 
@@ -362,6 +393,7 @@ G2_BAD_ENCODINGS = [
     ("y.c0 = p", lambda: _set_coordinate(_g2_bytes(False), 3, P), False, "y.c0 >= p"),
     ("y off the curve", lambda: _set_coordinate(_g2_bytes(False), 3, 5), False, "not on the curve y^2 = x^3 + 4(u + 1)"),
     ("outside the subgroup", lambda: _g2_bytes(True, hashed_g2_curve_point("g2-out-0")), True, "not in the prime-order subgroup"),
+    ("G + order-2713 point, uncompressed", lambda: _g2_bytes(False, add(G2, g2_order2713_point())), False, "not in the prime-order subgroup"),
 ]
 
 
@@ -440,3 +472,96 @@ def test_sums():
     assert g1_eq(g1_sum([multiply(G1, k) for k in ks]), multiply(G1, sum(ks) % R))
     assert is_identity(g1_sum([])) and is_identity(g2_sum([]))
     assert g2_eq(g2_sum([G2, Z2, neg(G2), G2]), G2)
+
+
+# --- the plain-int arithmetic behind decoding, against py_ecc ---------------------------------------
+def _fq2_ints(element) -> tuple[int, int]:
+    return tuple(int(c) for c in element.coeffs)
+
+
+def test_fq2_pair_arithmetic_matches_py_ecc():
+    rng = random.Random(381)
+    u = (0, 1)
+    assert curve._fq2_mul(u, u) == (P - 1, 0) and curve._fq2_sqr(u) == (P - 1, 0)  # u^2 = -1
+    for _ in range(4):
+        a, b = FQ2([rng.randrange(P), rng.randrange(P)]), FQ2([rng.randrange(P), rng.randrange(P)])
+        a_ints, b_ints = _fq2_ints(a), _fq2_ints(b)
+        assert curve._fq2_mul(a_ints, b_ints) == _fq2_ints(a * b)
+        assert curve._fq2_sqr(a_ints) == _fq2_ints(a * a)
+        assert curve._fq2_add(a_ints, b_ints) == _fq2_ints(a + b)
+        assert curve._fq2_sub(a_ints, b_ints) == _fq2_ints(a - b)
+        assert curve._fq2_neg(a_ints) == _fq2_ints(-a)
+        assert curve._fq2_mul_small(8, a_ints) == _fq2_ints(a * 8)
+        assert curve._fq2_inv(a_ints) == _fq2_ints(FQ2.one() / a)
+    assert curve._fq2_conj(a_ints) == _fq2_ints(a**P)  # the Frobenius map is x -> x^p
+
+
+# Per group: py_ecc's generator and field, converters between py_ecc elements and the int forms
+# (an int for Fq, a pair (c0, c1) for Fq2), and the int Jacobian functions under test.
+INT_ARITHMETIC = {
+    "g1": SimpleNamespace(
+        base=G1, to_ints=lambda e: e.n, from_ints=FQ, identity=curve.G1_JACOBIAN_IDENTITY,
+        double=curve._g1_jacobian_double, add_affine=curve._g1_jacobian_add_affine, mul=curve._g1_jacobian_mul,
+    ),
+    "g2": SimpleNamespace(
+        base=G2, to_ints=_fq2_ints, from_ints=lambda pair: FQ2(list(pair)), identity=curve.G2_JACOBIAN_IDENTITY,
+        double=curve._g2_jacobian_double, add_affine=curve._g2_jacobian_add_affine, mul=curve._g2_jacobian_mul,
+    ),
+}
+
+
+def _affine_ints(ops, point):
+    return tuple(ops.to_ints(c) for c in normalize(point))
+
+
+def _jacobian_ints(ops, point, scale: int):
+    """A Jacobian representative (x s^2, y s^3, s) of a finite point, with Z = s != 1 on purpose."""
+    x, y = normalize(point)
+    s = x.one() * scale
+    return ops.to_ints(x * s**2), ops.to_ints(y * s**3), ops.to_ints(s)
+
+
+def _to_py_ecc(ops, jacobian):
+    """Jacobian (X, Y, Z) -> py_ecc homogeneous (X Z, Y, Z^3): both mean (X/Z^2, Y/Z^3); Z = 0 stays O."""
+    x, y, z = (ops.from_ints(c) for c in jacobian)
+    return (x * z, y, z**3)
+
+
+def assert_same_point(result, expected):
+    """Equal as points, by affine coordinates (py_ecc's eq takes (0 : 0 : 0) as equal to anything)."""
+    assert is_inf(result) == is_inf(expected)
+    if not is_inf(expected):
+        assert normalize(result) == normalize(expected)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_int_jacobian_arithmetic_matches_py_ecc(group):
+    ops = INT_ARITHMETIC[group]
+    p, q = multiply(ops.base, 0x1234_5678_9ABC), multiply(ops.base, 0xFEDC_BA98_7654)
+    p_jacobian = _jacobian_ints(ops, p, scale=0xC0FFEE)
+    qx, qy = _affine_ints(ops, q)
+    px, py = _affine_ints(ops, p)
+    minus_px, minus_py = _affine_ints(ops, neg(p))
+
+    assert_same_point(_to_py_ecc(ops, ops.double(p_jacobian)), double(p))
+    assert_same_point(_to_py_ecc(ops, ops.add_affine(p_jacobian, qx, qy)), add(p, q))
+    assert_same_point(_to_py_ecc(ops, ops.add_affine(p_jacobian, px, py)), double(p))  # P + P
+    assert is_inf(_to_py_ecc(ops, ops.add_affine(p_jacobian, minus_px, minus_py)))  # P + (-P) = O
+    assert_same_point(_to_py_ecc(ops, ops.add_affine(ops.identity, qx, qy)), q)  # O + Q = Q
+    assert is_inf(_to_py_ecc(ops, ops.double(ops.identity)))  # [2]O = O
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+@pytest.mark.parametrize("scalar", [1, 2, 3, 0b1011, BLS_X_ABS])
+def test_int_jacobian_double_and_add_matches_py_ecc_multiply(group, scalar):
+    ops = INT_ARITHMETIC[group]
+    q = multiply(ops.base, 0xFEDC_BA98_7654)
+    assert_same_point(_to_py_ecc(ops, ops.mul(*_affine_ints(ops, q), scalar)), multiply(q, scalar))
+
+
+def test_int_double_and_add_meets_the_exceptional_cases_on_small_order_points():
+    """An order-3 T: [2]T = -T, so the chain's additions hit T + T and T + (-T); [k]T depends on k mod 3."""
+    ops = INT_ARITHMETIC["g1"]
+    torsion = g1_order3_point()
+    for scalar in (2, 3, 4, 5, 6):
+        assert_same_point(_to_py_ecc(ops, ops.mul(*_affine_ints(ops, torsion), scalar)), multiply(torsion, scalar))
