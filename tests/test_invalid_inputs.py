@@ -1,0 +1,367 @@
+"""Bad input is rejected with an error naming the field and the problem, by the readers and the CLIs.
+
+Every case of vectors/invalid.py is built in tmp_path from a valid bundled vector. The readers must raise
+the case's error class naming its field; `python -m vectors check`, `python -m reference prove` and
+`python -m reference verify` must exit 2 with `error: <field>: <problem>` on stderr and write no output.
+The bad points themselves are checked against the curve equations and r * P with py_ecc, so each case
+fails the check it is meant for. Tests marked xfail(strict) pin reader gaps found while writing these
+(see their reasons); they start failing once the reader is fixed, and the marker should then go.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from py_ecc.optimized_bls12_381 import FQ, FQ2, b2, is_inf, multiply
+
+from reference.__main__ import main as reference_main
+from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, load_proofs, run_main
+from reference.curve import FQ_BYTES
+from reference.errors import InvalidInputError, UnsatisfiedConstraintError
+from reference.field import P, R
+from reference.prover import prove
+from vectors.__main__ import main as vectors_main
+from vectors.edge_cases import main as edge_cases_main
+from vectors.format import load_vector
+from vectors.bundled import DATA_DIR
+from vectors.invalid import (
+    INVALID_CASES,
+    SMALL,
+    InvalidCase,
+    identity_g1,
+    materialize,
+    off_curve_g1,
+    off_curve_g2,
+    off_subgroup_g1,
+    off_subgroup_g2,
+    proof_document,
+    replace,
+    to_sidecar,
+    write_proof,
+    x_at_least_p_g1,
+    x_c0_at_least_p_g2,
+)
+
+CASES = {case.name: case for case in INVALID_CASES}
+REPO = Path(__file__).resolve().parent.parent
+FLAG_BITS = 0xE0
+
+
+# ----------------------------------------------------------------------------------------------
+# The bad points are what they claim to be (py_ecc and Euler's criterion, not reference/curve.py)
+
+
+def _fq_coordinates(hex_point: str) -> list[int]:
+    """The 48-byte big-endian integers of an encoding, flag bits cleared."""
+    data = bytes.fromhex(hex_point)
+    data = bytes([data[0] & ~FLAG_BITS & 0xFF]) + data[1:]
+    return [int.from_bytes(data[i : i + FQ_BYTES], "big") for i in range(0, len(data), FQ_BYTES)]
+
+
+def _fq2_x(hex_point: str) -> FQ2:
+    c1, c0 = _fq_coordinates(hex_point)
+    return FQ2([c0, c1])
+
+
+def _is_square_fq(a: int) -> bool:
+    """Euler's criterion: a is a non-zero square mod p iff a^((p-1)/2) = 1."""
+    return pow(a, (P - 1) // 2, P) == 1
+
+
+def _is_square_fq2(a: FQ2) -> bool:
+    """In Fq2, a is a non-zero square iff its norm c0^2 + c1^2 is a square in Fq."""
+    c0, c1 = (int(c) for c in a.coeffs)
+    return _is_square_fq((c0 * c0 + c1 * c1) % P)
+
+
+def _fq2_root(a: FQ2) -> FQ2:
+    """A square root in Fq2 by the complex method: sqrt(c0 + c1 u) = x + y u with x^2 = (c0 + |a|)/2."""
+    c0, c1 = (int(c) for c in a.coeffs)
+    norm_root = pow((c0 * c0 + c1 * c1) % P, (P + 1) // 4, P)
+    half = pow(2, P - 2, P)
+    for candidate in (norm_root, P - norm_root):
+        x2 = (c0 + candidate) * half % P
+        x = pow(x2, (P + 1) // 4, P)
+        if x * x % P == x2 and x:
+            y = c1 * pow(2 * x, P - 2, P) % P
+            root = FQ2([x, y])
+            if root * root == a:
+                return root
+    raise AssertionError("no root")
+
+
+def test_off_curve_points_are_off_the_curve():
+    (x,) = _fq_coordinates(off_curve_g1())
+    assert not _is_square_fq((x**3 + 4) % P)
+    x2 = _fq2_x(off_curve_g2())
+    assert not _is_square_fq2(x2**3 + b2)
+
+
+def test_off_subgroup_points_are_on_the_curve_but_not_in_the_subgroup():
+    (x,) = _fq_coordinates(off_subgroup_g1())
+    rhs = (x**3 + 4) % P
+    assert _is_square_fq(rhs) or rhs == 0
+    y = pow(rhs, (P + 1) // 4, P)
+    point = (FQ(x), FQ(y), FQ.one())
+    assert y * y % P == rhs and not is_inf(multiply(point, R))
+    x2 = _fq2_x(off_subgroup_g2())
+    y2 = _fq2_root(x2**3 + b2)
+    point2 = (x2, y2, FQ2.one())
+    assert y2 * y2 == x2**3 + b2 and not is_inf(multiply(point2, R))
+
+
+def test_unreduced_coordinates_equal_p():
+    assert _fq_coordinates(x_at_least_p_g1()) == [P]
+    assert _fq_coordinates(x_c0_at_least_p_g2()) == [1, P]
+
+
+# ----------------------------------------------------------------------------------------------
+# Readers
+
+
+def _first_unsatisfied_row(doc: dict, circuit: int = 0) -> int:
+    """The first row j of A, B, C (input rows appended: A = {i: 1}, B = C = {}) with <A_j,z><B_j,z> != <C_j,z>."""
+    r1cs, c = doc["r1cs"], doc["circuits"][circuit]
+    z = [1, *(int(x, 16) for x in c["public_inputs"]), *(int(x, 16) for x in c["aux_assignment"])]
+
+    def dot(row):
+        return sum(int(coeff, 16) * z[var] for var, coeff in row) % R
+
+    for j, (a, b_row, c_row) in enumerate(zip(r1cs["a"], r1cs["b"], r1cs["c"])):
+        if dot(a) * dot(b_row) % R != dot(c_row):
+            return j
+    raise AssertionError("every constraint holds")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reader_rejects(name, tmp_path):
+    case = CASES[name]
+    path = materialize(case, tmp_path)
+    if case.stage == "prove":
+        vector = load_vector(path)  # well-formed: only the prover can tell
+        with pytest.raises(UnsatisfiedConstraintError) as info:
+            prove(vector.r1cs, vector.pk, vector.witnesses)
+        expected_row = _first_unsatisfied_row(json.loads(path.read_text()))
+        assert (info.value.circuit, info.value.row) == (0, expected_row)
+        assert str(info.value).startswith(f"circuit 0: constraint {expected_row} ") and case.problem in str(info.value)
+        assert str(info.value).startswith(case.field)
+        return
+    with pytest.raises(case.error) as info:
+        load_vector(path)
+    assert type(info.value) is case.error
+    assert info.value.field == case.field
+    assert case.problem in info.value.problem
+
+
+# ----------------------------------------------------------------------------------------------
+# CLIs: exit 2, one `error: field: problem` line, no output file
+
+ONE_PER_ERROR_CLASS = (
+    "g1-off-curve",
+    "g2-off-subgroup",
+    "aux-equals-r",
+    "a-query-shorter-than-density",
+    "log-n-32",
+    "sidecar-corrupted",
+    "missing-field",
+)
+
+
+def _run(main, argv, capsys) -> tuple[int, str, str]:
+    rc = run_main(main, argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _assert_bad_input(rc, err, field, problem):
+    assert rc == EXIT_BAD_INPUT
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith(f"error: {field}: ") and problem in lines[-1], err
+
+
+@pytest.mark.parametrize("name", ONE_PER_ERROR_CLASS)
+def test_vectors_check_exits_2(name, tmp_path, capsys):
+    case = CASES[name]
+    rc, _, err = _run(vectors_main, ["check", "--quiet", str(materialize(case, tmp_path / "v"))], capsys)
+    _assert_bad_input(rc, err, case.field, case.problem)
+
+
+@pytest.mark.parametrize("name", ONE_PER_ERROR_CLASS + ("unsatisfied-witness",))
+def test_reference_prove_exits_2_and_writes_nothing(name, tmp_path, capsys):
+    case = CASES[name]
+    path = materialize(case, tmp_path / "v")
+    out = tmp_path / "out" / "proof.json"
+    before = sorted(tmp_path.rglob("*"))
+    rc, stdout, err = _run(reference_main, ["prove", "--quiet", str(path), "--out", str(out)], capsys)
+    _assert_bad_input(rc, err, case.field, case.problem)
+    assert not out.exists() and sorted(tmp_path.rglob("*")) == before
+    assert stdout == ""
+
+
+@pytest.mark.parametrize("name", ONE_PER_ERROR_CLASS)
+def test_reference_verify_exits_2(name, tmp_path, capsys):
+    case = CASES[name]
+    proof = write_proof(tmp_path, proof_document(DATA_DIR / f"{case.base}.json"))
+    rc, stdout, err = _run(reference_main, ["verify", "--quiet", str(materialize(case, tmp_path / "v")), str(proof)], capsys)
+    _assert_bad_input(rc, err, case.field, case.problem)
+    assert stdout == ""
+
+
+@pytest.fixture(scope="module")
+def small_vector(tmp_path_factory) -> Path:
+    """An untouched copy of the small bundled vector."""
+    folder = tmp_path_factory.mktemp("small")
+    path = folder / f"{SMALL}.json"
+    path.write_bytes((DATA_DIR / f"{SMALL}.json").read_bytes())
+    return path
+
+
+def test_prove_writes_a_proof_that_verifies(small_vector, tmp_path, capsys):
+    """Control for the cases above and below: on the untouched vector, prove writes --out (the vector's expected
+    proof) and verify accepts it."""
+    out = tmp_path / "out" / "proof.json"
+    assert _run(reference_main, ["prove", "--quiet", str(small_vector), "--out", str(out)], capsys)[0] == EXIT_OK
+    assert json.loads(out.read_text()) == proof_document(small_vector)
+    rc, stdout, _ = _run(reference_main, ["verify", "--quiet", str(small_vector), str(out)], capsys)
+    assert (rc, stdout) == (EXIT_OK, "circuit 0: valid\n")
+
+
+def test_verify_rejects_a_wrong_but_well_formed_proof_with_exit_1(small_vector, tmp_path, capsys):
+    proof = proof_document(small_vector)
+    proof["a"] = proof["c"]  # a valid G1 point, the wrong one
+    rc, stdout, _ = _run(reference_main, ["verify", "--quiet", str(small_vector), str(write_proof(tmp_path, proof))], capsys)
+    assert (rc, stdout) == (EXIT_INVALID_PROOF, "circuit 0: INVALID\n")
+
+
+@pytest.mark.parametrize(
+    "breakage, field, problem",
+    [
+        (lambda p: {**p, "a": off_curve_g1()}, "proof.json.a", "not on the curve"),
+        (lambda p: {**p, "b": off_subgroup_g2()}, "proof.json.b", "not in the prime-order subgroup"),
+        (lambda p: {**p, "c": identity_g1()[:-2]}, "proof.json.c", "expected 48 bytes, got 47"),
+        (lambda p: {"a": p["a"], "b": p["b"]}, "proof.json", 'expected {"a"'),
+        (lambda p: [p, p], "proof.json", "holds 2 proof(s); the vector has 1 circuit(s)"),
+    ],
+    ids=["a-off-curve", "b-off-subgroup", "c-short", "c-missing", "two-proofs-one-circuit"],
+)
+def test_verify_rejects_bad_proof_files_with_exit_2(small_vector, tmp_path, capsys, breakage, field, problem):
+    proof = write_proof(tmp_path, breakage(proof_document(small_vector)))
+    rc, _, err = _run(reference_main, ["verify", "--quiet", str(small_vector), str(proof)], capsys)
+    if field == "proof.json" and problem.startswith("holds"):
+        field = str(proof)  # the count mismatch names the proof file by its path
+    _assert_bad_input(rc, err, field, problem)
+
+
+def test_verify_rejects_a_truncated_proof_file(small_vector, tmp_path, capsys):
+    proof = tmp_path / "proof.json"
+    proof.write_text(json.dumps(proof_document(small_vector))[:-20])
+    rc, _, err = _run(reference_main, ["verify", "--quiet", str(small_vector), str(proof)], capsys)
+    _assert_bad_input(rc, err, str(proof), "is not valid JSON")
+
+
+def test_generate_rejects_log_n_32_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "v.json"
+    rc, _, err = _run(vectors_main, ["generate", "--log-n", "32", "--seed", "x", "--out", str(out), "--quiet"], capsys)
+    _assert_bad_input(rc, err, "--log-n", "must be in 1..")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_edge_cases_cli_writes_and_checks(tmp_path, monkeypatch, capsys):
+    """python -m vectors.edge_cases writes the generated bytes, --check exits 0 on equal files and 1 (naming the
+    file) on a changed one, and an unknown name is bad input. Generation itself is stubbed with the checked-in
+    bytes: tests/test_edge_vectors.py regenerates every case for real."""
+    import vectors.edge_cases as edge_cases
+
+    name = "edge-domain-log1"
+    checked_in = (DATA_DIR / f"{name}.json").read_bytes()
+    monkeypatch.setattr(edge_cases, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(edge_cases, "edge_case_files", lambda case, progress=None: {case.path: checked_in})
+    assert run_main(edge_cases_main, ["--quiet", name]) == EXIT_OK
+    written = tmp_path / f"{name}.json"
+    assert written.read_bytes() == checked_in
+    assert run_main(edge_cases_main, ["--quiet", "--check", name]) == EXIT_OK
+    written.write_bytes(checked_in.replace(b'"comment": "', b'"comment": "changed ', 1))
+    capsys.readouterr()
+    assert run_main(edge_cases_main, ["--quiet", "--check", name]) == 1
+    assert str(written) in capsys.readouterr().out
+    assert run_main(edge_cases_main, ["--quiet", "edge-nope"]) == EXIT_BAD_INPUT
+    assert "error: name: unknown edge case 'edge-nope'" in capsys.readouterr().err
+
+
+def test_command_line_end_to_end(tmp_path):
+    """The real `python -m` entry points: exit status 2, the error line on stderr, no output file."""
+    bad = materialize(CASES["g1-off-curve"], tmp_path / "bad")
+    unsat = materialize(CASES["unsatisfied-witness"], tmp_path / "unsat")
+    out = tmp_path / "proof.json"
+    check = subprocess.run([sys.executable, "-m", "vectors", "check", "--quiet", str(bad)], cwd=REPO, capture_output=True, text=True)
+    assert check.returncode == EXIT_BAD_INPUT
+    assert check.stderr.startswith("error: proving_key.h[0]: not on the curve"), check.stderr
+    prove_run = subprocess.run(
+        [sys.executable, "-m", "reference", "prove", "--quiet", str(unsat), "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert prove_run.returncode == EXIT_BAD_INPUT
+    assert prove_run.stderr.startswith("error: circuit 0: constraint 0 is not satisfied"), prove_run.stderr
+    assert not out.exists()
+
+
+# ----------------------------------------------------------------------------------------------
+# Reader gaps found while writing these tests (strict xfail: they fail once fixed; then drop the marker)
+
+
+def _gap(mutate) -> InvalidCase:
+    """A case (on the small vector) that the readers should reject with some InvalidInputError."""
+    return InvalidCase("gap", SMALL, mutate, InvalidInputError, "", "")
+
+
+def _gap_param(mutate, gap_id, reason, raises=None):
+    return pytest.param(_gap(mutate), id=gap_id, marks=pytest.mark.xfail(strict=True, raises=raises, reason=reason))
+
+
+READER_GAPS = [
+    _gap_param(replace(("r1cs", "num_inputs"), "3"), "num-inputs-string",
+               "vectors/format.py _parse_r1cs: num_inputs/num_aux are not type-checked; R1CS compares a str", TypeError),
+    _gap_param(replace(("prep", "a", "tail_indices"), [[0], 1, 2, 3, 4]), "tail-index-not-int",
+               "vectors/format.py _parse_prep: sorted(set(indices)) runs before the int check", TypeError),
+    _gap_param(replace(("domain", "convention"), ["bellman"]), "convention-not-string",
+               "vectors/format.py _parse_domain: `name not in CONVENTIONS` hashes a list", TypeError),
+    _gap_param(to_sidecar(("proving_key", "h"), "g1", lambda ref, f, d: ref.update(sidecar="a\x00b")), "sidecar-name-nul",
+               "vectors/format.py _ArrayReader._sidecar_items: read_bytes raises ValueError (embedded null byte)", ValueError),
+    _gap_param(to_sidecar(("proving_key", "h"), "g1", lambda ref, f, d: ref.update(count=float(ref["count"]))), "sidecar-count-float",
+               "vectors/format.py _ArrayReader._sidecar_items: count is not checked to be an int", TypeError),
+    _gap_param(replace(("circuits", 0, "aux_assignment", 0), lambda h: h.upper()), "scalar-uppercase",
+               "vectors/format.py _scalar: int(value, 16) accepts uppercase (FORMAT: lowercase hex)"),
+    _gap_param(replace(("circuits", 0, "aux_assignment", 0), lambda h: "+" + h[1:]), "scalar-plus-sign",
+               "vectors/format.py _scalar: int(value, 16) accepts a sign, spaces and underscores"),
+    _gap_param(replace(("density", "a_aux", "hex"), "03 00000000000000"), "bitmap-hex-space",
+               "vectors/format.py _hex_bytes: bytes.fromhex skips whitespace"),
+    _gap_param(replace(("proving_key", "a", 1), identity_g1()), "identity-in-a-query",
+               "vectors/format.py _parse_pk: FORMAT says A/B_G1/B_G2 points are never the identity; not checked"),
+]
+
+
+@pytest.mark.parametrize("case", READER_GAPS)
+def test_reader_gap(case, tmp_path):
+    path = materialize(case, tmp_path)
+    with pytest.raises(InvalidInputError):
+        load_vector(path)
+
+
+@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
+                   reason="vectors/format.py load_vector: path.read_text() raises UnicodeDecodeError (not caught)")
+def test_reader_gap_non_utf8_vector(tmp_path):
+    path = materialize(CASES["missing-field"], tmp_path)
+    path.write_bytes(path.read_bytes().replace(b'"comment": "', b'"comment": "\xff', 1))
+    with pytest.raises(InvalidInputError):
+        load_vector(path)
+
+
+def test_proof_reader_rejects_a_non_utf8_file(small_vector, tmp_path, capsys):
+    proof = tmp_path / "proof.json"
+    proof.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(InvalidInputError) as info:
+        load_proofs(proof)
+    assert info.value.field == str(proof) and "is not valid JSON" in info.value.problem
+    rc, _, err = _run(reference_main, ["verify", "--quiet", str(small_vector), str(proof)], capsys)
+    _assert_bad_input(rc, err, str(proof), "is not valid JSON")
