@@ -1,15 +1,36 @@
-"""python -m reference {prove,verify}: the reference prover and verifier on a test vector."""
+"""python -m reference {prove,verify}: the reference prover and verifier on a test vector.
+
+Besides the toolkit's own proof JSON (ZCash compressed hex), ``prove --format snarkjs`` writes snarkjs's
+proof.json and public.json, and ``verify`` reads snarkjs proofs, public signals and verification keys,
+and bellman's 192-byte binary proofs (vectors/snarkjs.py, vectors/bellman.py).
+"""
 import argparse
 import json
 import sys
 from pathlib import Path
 
-from vectors.format import load_vector, write_files_atomically
+from vectors.bellman import parse_proofs
+from vectors.format import load_vector, parse_vector, write_files_atomically
+from vectors.snarkjs import (
+    is_snarkjs_proof,
+    is_snarkjs_verifying_key,
+    proof_from_json,
+    proof_to_json,
+    public_from_json,
+    public_to_json,
+    read_file,
+    verifying_key_from_json,
+)
 
-from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, load_proofs, proofs_document, run_main
-from .errors import SizeMismatchError
+from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_proof, proofs_document, read_json, run_main
+from .errors import InvalidInputError, SizeMismatchError
 from .prover import prove
 from .verifier import verify
+
+PROOF_FORMATS = ("zcash", "snarkjs")
+"""prove --format: the toolkit's {"a", "b", "c"} ZCash compressed hex, or snarkjs's proof.json."""
+JSON_OPENERS = (ord("{"), ord("["))
+"""A proof file whose first non-blank byte is one of these is JSON; anything else is read as bellman's binary proofs."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,41 +47,100 @@ def _parser() -> argparse.ArgumentParser:
     )
     pr.add_argument("vector", help="test vector JSON (see vectors/FORMAT.md)")
     pr.add_argument("--out", help="write the proofs here (default: standard output)")
+    pr.add_argument(
+        "--format",
+        choices=PROOF_FORMATS,
+        default="zcash",
+        help="zcash: {\"a\", \"b\", \"c\"} compressed hex (default); snarkjs: snarkjs's proof.json "
+        "{pi_a, pi_b, pi_c, protocol, curve: bls12381}, accepted by `snarkjs groth16 verify`",
+    )
+    pr.add_argument("--public", help="with --format snarkjs: also write the public signals (snarkjs public.json) here")
     pr.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     ve = sub.add_parser(
         "verify",
-        help="verify proofs against a vector's verifying key and public inputs",
-        description="Check e(A,B) = e(alpha,beta) e(sum x_i IC_i, gamma) e(C,delta) for each proof in PROOF "
-        "against the vector's verifying key and each circuit's public inputs. Exit 0 if all verify, 1 if any does not.",
+        help="verify proofs against a verifying key and public inputs",
+        description="Check e(A,B) = e(alpha,beta) e(sum x_i IC_i, gamma) e(C,delta) for each proof in PROOF. KEY is a "
+        "test vector (its verifying key, and each circuit's public inputs) or a snarkjs verification_key.json (then "
+        "--public is required). PROOF is `prove`'s JSON, snarkjs's proof.json, or bellman's binary proofs (192 bytes "
+        "each). Exit 0 if all verify, 1 if any does not.",
     )
-    ve.add_argument("vector", help="test vector JSON")
-    ve.add_argument("proof", help="proof JSON written by `prove` (one object, or a list for several circuits)")
+    ve.add_argument("key", help="test vector JSON, or snarkjs verification_key.json")
+    ve.add_argument("proof", help="proof file: `prove` JSON or snarkjs proof.json (one object, or a list), or bellman proofs")
+    ve.add_argument("--public", help="snarkjs public.json: the public signals (a list of lists for several proofs); overrides the vector's")
     ve.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
 
+def _one_or_list(docs: list):
+    """One document for one circuit, the list for several (as proofs_document does)."""
+    return docs[0] if len(docs) == 1 else docs
+
+
+def _json_bytes(doc) -> bytes:
+    return (json.dumps(doc, indent=1) + "\n").encode()
+
+
 def _prove(args) -> int:
+    if args.public and args.format != "snarkjs":
+        raise InvalidInputError("--public", "goes with --format snarkjs (snarkjs's public.json)")
     say = Progress(args.quiet)
     vector = load_vector(args.vector, progress=say)
     outputs, seconds = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention, progress=say)
-    text = json.dumps(proofs_document(outputs.assemble), indent=1) + "\n"
-    if args.out:
-        write_files_atomically({Path(args.out): text.encode()})
-        say(f"wrote {len(outputs.assemble)} proof(s) to {args.out}")
+    if args.format == "snarkjs":
+        proofs = _one_or_list([proof_to_json(p) for p in outputs.assemble])
+        public = _one_or_list([public_to_json(w.public_inputs) for w in vector.witnesses])
     else:
-        sys.stdout.write(text)
+        proofs, public = proofs_document(outputs.assemble), None
+    if not args.out:
+        sys.stdout.write(_json_bytes(proofs).decode())
+    files = {Path(args.out): _json_bytes(proofs)} if args.out else {}
+    if args.public:
+        files[Path(args.public)] = _json_bytes(public)
+    write_files_atomically(files)
+    if files:
+        say(f"wrote {len(outputs.assemble)} proof(s): " + ", ".join(str(f) for f in files))
     return EXIT_OK
+
+
+def _load_any_proofs(path) -> list:
+    """Proofs from ``prove``'s JSON, snarkjs proof.json (an object or a list), or bellman's concatenated 192-byte proofs."""
+    name = Path(path).name
+    data = read_file(path, "proof file")
+    if data.lstrip()[:1] and data.lstrip()[0] in JSON_OPENERS:
+        doc = read_json(path)
+        return each_document(doc, name, proof_from_json if is_snarkjs_proof(doc) else parse_proof)
+    return parse_proofs(data, name)
+
+
+def _load_public(path) -> list[list[int]]:
+    """snarkjs public.json: one list of decimal strings, or (several proofs) a list of such lists."""
+    doc = read_json(path)
+    name = Path(path).name
+    if isinstance(doc, list) and doc and all(isinstance(d, list) for d in doc):
+        return [public_from_json(d, f"{name}[{i}]") for i, d in enumerate(doc)]
+    return [public_from_json(doc, name)]
 
 
 def _verify(args) -> int:
     say = Progress(args.quiet)
-    vector = load_vector(args.vector, progress=say)
-    proofs = load_proofs(args.proof)
-    if len(proofs) != len(vector.circuits):
-        raise SizeMismatchError(args.proof, f"holds {len(proofs)} proof(s); the vector has {len(vector.circuits)} circuit(s)")
+    key_doc = read_json(args.key)
+    if is_snarkjs_verifying_key(key_doc):
+        if not args.public:
+            raise InvalidInputError("--public", "is required with a snarkjs verification key (it holds no public inputs)")
+        vk, inputs = verifying_key_from_json(key_doc, Path(args.key).name), None
+    else:
+        vector = parse_vector(key_doc, Path(args.key).parent, say)
+        vk, inputs = vector.pk.vk, [w.public_inputs for w in vector.witnesses]
+        source = f"the vector has {len(inputs)} circuit(s)"
+    proofs = _load_any_proofs(args.proof)
+    if args.public:
+        inputs = _load_public(args.public)
+        source = f"{args.public} has public inputs for {len(inputs)}"
+    if len(proofs) != len(inputs):
+        raise SizeMismatchError(args.proof, f"holds {len(proofs)} proof(s); {source}")
     failures = 0
-    for c, (proof, case) in enumerate(zip(proofs, vector.circuits)):
-        ok = verify(vector.pk.vk, case.witness.public_inputs, proof)
+    for c, (proof, public_inputs) in enumerate(zip(proofs, inputs)):
+        ok = verify(vk, public_inputs, proof)
         print(f"circuit {c}: {'valid' if ok else 'INVALID'}")
         failures += not ok
     return EXIT_INVALID_PROOF if failures else EXIT_OK

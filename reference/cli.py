@@ -54,14 +54,23 @@ def parse_proof(doc, where: str) -> Proof:
     return Proof(a=decode_g1(doc["a"], f"{where}.a"), b=decode_g2(doc["b"], f"{where}.b"), c=decode_g1(doc["c"], f"{where}.c"))
 
 
-def load_proofs(path) -> list[Proof]:
-    """Read a proof file: one proof object or a list of them."""
+def read_json(path):
+    """The parsed JSON document at ``path``, or InvalidInputError naming the file (unreadable, or not JSON)."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except OSError as exc:
         raise InvalidInputError(str(path), f"cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(str(path), f"is not valid JSON: {exc}") from None
+
+
+def each_document(doc, name: str, parse) -> list:
+    """parse(d, where) for one object, or for each element of a list (where = name or name[i])."""
     docs = doc if isinstance(doc, list) else [doc]
-    return [parse_proof(d, f"{path.name}[{i}]" if isinstance(doc, list) else path.name) for i, d in enumerate(docs)]
+    return [parse(d, f"{name}[{i}]" if isinstance(doc, list) else name) for i, d in enumerate(docs)]
+
+
+def load_proofs(path) -> list[Proof]:
+    """Read a proof file: one proof object or a list of them."""
+    return each_document(read_json(path), Path(path).name, parse_proof)

@@ -6,10 +6,16 @@ moved onto a coset where Z(x) = x^n - 1 does not vanish:
 
 * ``BELLMAN`` (bellman, bellperson, supraseal-c2): omega = 7^((r-1)/n), which equals bellman's
   ROOT_OF_UNITY = 7^((r-1)/2^32) squared 32 - k times; the coset is g*H with the multiplicative
-  generator g = 7.
+  generator g = 7. The quotient h = (a*b - c)/Z leaves ntt_h as its n - 1 coefficients.
+* ``SNARKJS`` (snarkjs ``groth16 prove``, src/groth16_prove.js): omega = 5^((r-1)/n) (5 is the
+  least quadratic non-residue mod r, ffjavascript's ``Fr.w``); the coset is omega_2n*H, the odd
+  powers of the 2n-th root omega_2n = 5^((r-1)/2n) (iNTT, multiply coefficient i by omega_2n^i,
+  NTT). There Z = x^n - 1 is omega_2n^n - 1 = -2; snarkjs does not divide by it: ntt_h leaves the n
+  values (a*b - c)(omega_2n^(2j+1)) = -2 h(omega_2n^(2j+1)), and the key's H query is the Lagrange
+  basis of the 2n-th roots at the odd points, divided by delta. Its key carries no C matrix, so
+  c_j = a_j * b_j per row.
 
-A second convention (snarkjs: roots from 5, odd powers of the 2n-th root) is a new ``DomainConvention``
-value; the phases only call the methods below and never name 7 themselves.
+The phases only call the methods below and never name 7, 5 or a basis themselves.
 
 The transforms are the textbook ones, in natural order in and out:
 
@@ -27,27 +33,51 @@ from .errors import SizeMismatchError
 from .field import R, TWO_ADICITY, batch_inverse, inv
 
 
-@dataclass(frozen=True)
-class DomainConvention:
-    """How a domain's root of unity and its coset are chosen."""
-
-    name: str
-    root_generator: int
-    """omega_n = root_generator^((r-1)/n): a generator of Fr* makes this a primitive n-th root."""
-    coset_generator: int
-    """g: the coset g*H on which h is computed; g^n != 1, so Z(g*omega^j) = g^n - 1 != 0."""
-
-
-BELLMAN = DomainConvention(name="bellman", root_generator=7, coset_generator=7)
-CONVENTIONS = {BELLMAN.name: BELLMAN}
-
-
 class Basis(Enum):
     """Where a polynomial's values live."""
 
     MONOMIAL = "coefficients of 1, x, x^2, ..."
     LAGRANGE = "evaluations on the domain H = {omega^j}"
     COSET = "evaluations on the coset g*H = {g * omega^j}"
+
+
+@dataclass(frozen=True)
+class DomainConvention:
+    """How a domain's root of unity and its coset are chosen, and in which basis ntt_h leaves h."""
+
+    name: str
+    root_generator: int
+    """omega_n = root_generator^((r-1)/n): a quadratic non-residue mod r makes this a primitive n-th root."""
+    coset_generator: int | None
+    """g: the coset g*H on which h is computed (g^n != 1, so Z(g*omega^j) = g^n - 1 != 0).
+    None means g = omega_2n = root_generator^((r-1)/2n), so that g*H is the odd powers of omega_2n."""
+    quotient_basis: Basis
+    """MONOMIAL: ntt_h leaves the n - 1 coefficients of h = (a*b - c)/Z (H query tau^i Z(tau)/delta).
+    COSET: ntt_h leaves the n values (a*b - c)(g*omega^j) = Z(g) h(g*omega^j), undivided; the H query
+    is then l_j(tau/g) Z(tau) / (Z(g) delta), l_j(x/g) being the Lagrange basis of the coset g*H."""
+    c_from_product: bool
+    """True: evaluate sets c_j = a_j * b_j (the key has no C matrix), after checking the C rows."""
+
+    def coset_shift(self, log_n: int) -> int:
+        """g for the domain of size 2^log_n: the fixed coset generator, or omega_2n = root_generator^((r-1)/2^(log_n+1))."""
+        if self.coset_generator is not None:
+            return self.coset_generator
+        if log_n + 1 > TWO_ADICITY:
+            raise SizeMismatchError("domain.log_n", f"the {self.name} coset needs a 2^{log_n + 1}-th root of unity; Fr has 2-adicity {TWO_ADICITY}")
+        return pow(self.root_generator, (R - 1) >> (log_n + 1), R)
+
+    def h_length(self, n: int) -> int:
+        """Scalars ntt_h leaves (and points in the H query): n - 1 coefficients, or n coset values."""
+        return n - 1 if self.quotient_basis is Basis.MONOMIAL else n
+
+
+BELLMAN = DomainConvention(
+    name="bellman", root_generator=7, coset_generator=7, quotient_basis=Basis.MONOMIAL, c_from_product=False
+)
+SNARKJS = DomainConvention(
+    name="snarkjs", root_generator=5, coset_generator=None, quotient_basis=Basis.COSET, c_from_product=True
+)
+CONVENTIONS = {c.name: c for c in (BELLMAN, SNARKJS)}
 
 
 @dataclass(frozen=True)
@@ -121,7 +151,7 @@ class EvaluationDomain:
         self.omega = pow(convention.root_generator, (R - 1) >> log_n, R)
         self.omega_inv = inv(self.omega)
         self.n_inv = inv(self.n)
-        self.g = convention.coset_generator
+        self.g = convention.coset_shift(log_n)
         self.g_inv = inv(self.g)
 
     def _check(self, values, basis_name: str) -> list[int]:
@@ -148,6 +178,38 @@ class EvaluationDomain:
     def z_on_coset(self) -> int:
         """Z(x) = x^n - 1 at every point g*omega^j of the coset: (g*omega^j)^n - 1 = g^n - 1."""
         return (pow(self.g, self.n, R) - 1) % R
+
+    def quotient(self, numerator: Polynomial) -> Polynomial:
+        """ntt_h's output from (a*b - c) on the coset g*H, in the convention's ``quotient_basis``.
+
+        MONOMIAL (bellman): h = coset_INTT(E / Z(g)), E_j = (a*b - c)(g*omega^j), first n - 1 coefficients
+        (the last is zero for a satisfying witness; bellman truncates it, ``a.truncate(a.len() - 1)``).
+        COSET (snarkjs): E itself, n values = Z(g) h(g*omega^j); Z(g) = -2 is folded into the H query.
+        """
+        _expect(numerator, Basis.COSET)
+        if self.convention.quotient_basis is Basis.COSET:
+            return numerator
+        h = self.interpolate_from_coset(numerator.scale(inv(self.z_on_coset())))
+        return Polynomial(h.values[: self.convention.h_length(self.n)], Basis.MONOMIAL)
+
+    def h_query_scalars(self, tau: int) -> list[int]:
+        """The H query's discrete logs times delta, so that sum_j h_j * H_j = h(tau) Z(tau) / delta for ntt_h's h.
+
+        MONOMIAL: tau^i Z(tau) for i in 0..n-2 (bellman's generator.rs).
+        COSET: l_j(tau/g) Z(tau) / Z(g) for j < n, with l_j the Lagrange basis of H (``lagrange_at``), so that l_j(x/g)
+        is the Lagrange basis of g*H: sum_j Z(g) h(g omega^j) l_j(tau/g) Z(tau)/Z(g) = h(tau) Z(tau). For snarkjs
+        (g = omega_2n) this is the Lagrange basis of the 2n-th roots at the odd points, which zkey_new.js (writeHs)
+        takes from the powers of tau.
+        """
+        z_tau = self.z_at(tau)
+        if self.convention.quotient_basis is Basis.COSET:
+            scale = z_tau * inv(self.z_on_coset()) % R
+            return [value * scale % R for value in self.lagrange_at(tau * self.g_inv % R)]
+        scalars, power = [], z_tau
+        for _ in range(self.convention.h_length(self.n)):
+            scalars.append(power)
+            power = power * tau % R
+        return scalars
 
     def z_at(self, x: int) -> int:
         """Z(x) = x^n - 1, the vanishing polynomial of H."""

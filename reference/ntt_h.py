@@ -5,25 +5,27 @@ holds, so Z(x) = x^n - 1 divides it. The division cannot be done on H (Z is zero
 polynomials are moved to the coset g*H where Z(g*omega^j) = g^n - 1 is one non-zero constant:
 
     a, b, c  --INTT-->  coefficients  --coset NTT-->  values on g*H
-    E_j = (A_j * B_j - C_j) * (g^n - 1)^-1      (= h(g*omega^j))
-    h = coset INTT(E), first n - 1 coefficients
+    E_j = A_j * B_j - C_j                        (= (g^n - 1) h(g*omega^j))
 
 a*b - c has degree up to 2n - 2, more than n values can describe, but h has degree <= n - 2, so its
-n values on the coset determine it. The last coefficient is zero for a satisfying witness and is
-dropped, as bellman does (``a.truncate(a.len() - 1)``); the H query has n - 1 points to match.
+n values on the coset determine it. The domain's convention says what leaves the phase
+(``EvaluationDomain.quotient``):
+
+* bellman: h = coset INTT(E * (g^n - 1)^-1), first n - 1 coefficients. The last coefficient is zero
+  for a satisfying witness and is dropped, as bellman does (``a.truncate(a.len() - 1)``); the H query
+  has n - 1 points to match.
+* snarkjs: E itself, n values on the odd powers of omega_2n (g^n - 1 = -2 is folded into the H query).
 """
 from .domain import Basis, EvaluationDomain, Polynomial
 from .evaluate import Evaluations
-from .field import inv
 
 
 def ntt_h(evals: Evaluations, domain: EvaluationDomain) -> tuple[int, ...]:
-    """h_0..h_{n-2}: coefficients of (a*b - c)/Z, computed on the coset g*H of ``domain``'s convention."""
+    """h for ``domain``'s convention, from E_j = (a*b - c)(g*omega^j) on its coset g*H: bellman's h_0..h_{n-2}
+    (coefficients of (a*b - c)/Z), or snarkjs's n values E_j."""
     on_coset = [
         domain.evaluate_on_coset(domain.interpolate(Polynomial(values, Basis.LAGRANGE)))
         for values in (evals.a, evals.b, evals.c)
     ]
     a, b, c = on_coset
-    quotient_on_coset = (a.pointwise_mul(b) - c).scale(inv(domain.z_on_coset()))
-    h = domain.interpolate_from_coset(quotient_on_coset)
-    return h.values[: domain.n - 1]
+    return domain.quotient(a.pointwise_mul(b) - c).values

@@ -108,7 +108,7 @@ def prove(
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
 
     def evaluate_all():
-        evals = [evaluate(r1cs, z) for z in zs]
+        evals = [evaluate(r1cs, z, convention) for z in zs]
         for c, e in enumerate(evals):
             check_satisfied(e, r1cs.num_rows, c)
         return evals

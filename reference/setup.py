@@ -13,7 +13,8 @@ domain (``EvaluationDomain.lagrange_at``) and, for variable i,
 
 over all rows j (input rows included):
 
-    H_i  = tau^i Z(tau) / delta * G1                              for i in 0..n-2
+    H_i  = tau^i Z(tau) / delta * G1                              for i in 0..n-2 (bellman; snarkjs: see
+                                                                  EvaluationDomain.h_query_scalars)
     IC_i = (beta u_i(tau) + alpha v_i(tau) + w_i(tau)) / gamma * G1   for inputs
     L_i  = (beta u_i(tau) + alpha v_i(tau) + w_i(tau)) / delta * G1   for aux variables
     A_i  = u_i(tau) * G1,  B_G1_i = v_i(tau) * G1,  B_G2_i = v_i(tau) * G2, identity points dropped
@@ -103,11 +104,7 @@ def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN
 
     gamma_inv, delta_inv = inv(t.gamma), inv(t.delta)
     combined = [(t.beta * u[i] + t.alpha * v[i] + w[i]) % R for i in range(r1cs.num_variables)]
-    h_coeff = domain.z_at(t.tau) * delta_inv % R
-    h_scalars, power = [], 1
-    for _ in range(domain.n - 1):
-        h_scalars.append(power * h_coeff % R)
-        power = power * t.tau % R
+    h_scalars = [value * delta_inv % R for value in domain.h_query_scalars(t.tau)]
 
     g1_table = FixedBaseTable(G1)
     g2_table = FixedBaseTable(G2)

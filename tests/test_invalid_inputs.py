@@ -307,7 +307,7 @@ def test_command_line_end_to_end(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------
-# Reader gaps found while writing these tests (strict xfail: they fail once fixed; then drop the marker)
+# Reader gaps found while writing these tests, now fixed: each must be rejected with a named error
 
 
 def _gap(mutate) -> InvalidCase:
@@ -316,7 +316,8 @@ def _gap(mutate) -> InvalidCase:
 
 
 def _gap_param(mutate, gap_id, reason, raises=None):
-    return pytest.param(_gap(mutate), id=gap_id, marks=pytest.mark.xfail(strict=True, raises=raises, reason=reason))
+    """``reason`` and ``raises`` record the bug as found (the exception the reader used to leak)."""
+    return pytest.param(_gap(mutate), id=gap_id)
 
 
 READER_GAPS = [
@@ -348,8 +349,6 @@ def test_reader_gap(case, tmp_path):
         load_vector(path)
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
-                   reason="vectors/format.py load_vector: path.read_text() raises UnicodeDecodeError (not caught)")
 def test_reader_gap_non_utf8_vector(tmp_path):
     path = materialize(CASES["missing-field"], tmp_path)
     path.write_bytes(path.read_bytes().replace(b'"comment": "', b'"comment": "\xff', 1))

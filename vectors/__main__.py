@@ -1,13 +1,20 @@
-"""python -m vectors {generate,check}: make and validate test vectors."""
+"""python -m vectors {generate,regenerate,check,import-snarkjs,export-bellman,import-bellman}: make, validate,
+import and export test vectors."""
 import argparse
 import sys
 from pathlib import Path
 
 from reference.cli import EXIT_OK, Progress, run_main
+from reference.errors import InvalidInputError
+from reference.evaluate import check_satisfied, evaluate
+from reference.r1cs import witness_vector
 
+from .bellman import export_bellman, import_bellman
 from .bundled import BUNDLED
+from .edge_cases import write_edge_vectors
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
 from .generate import SHAPES, build_vector
+from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,7 +49,54 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="read and fully validate vectors", description="Decode and validate every field of each vector; exit 2 on the first invalid one.")
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--quiet", action="store_true")
+    _interop_parsers(sub)
     return p
+
+
+def _interop_parsers(sub) -> None:
+    """import-snarkjs, export-bellman, import-bellman (FORMAT.md, "Interoperability")."""
+    s = sub.add_parser(
+        "import-snarkjs",
+        help="make a vector (snarkjs convention) from a circom .r1cs, a .wtns and a snarkjs Groth16 .zkey (bls12381)",
+        description="Read a circom R1CS, its witness and a snarkjs Groth16 proving key for BLS12-381, check that they "
+        "belong together, and write a vector with domain convention 'snarkjs' and every phase's expected output from the "
+        "reference prover. r and s derive from --seed (default: the SHA-256 of the input files).",
+    )
+    s.add_argument("r1cs", help="circom .r1cs file (compiled with -p bls12381)")
+    s.add_argument("wtns", help=".wtns witness file (snarkjs wtns calculate)")
+    s.add_argument("zkey", help="snarkjs Groth16 .zkey for the same circuit, on bls12381")
+    s.add_argument("--witness", action="append", default=[], help="a further .wtns: one more circuit in the vector (repeatable)")
+    s.add_argument("--seed", help="seed of the blinding scalars r, s (default: SHA-256 of the input files)")
+    s.add_argument("--id", help="vector id (default: the output file's stem)")
+    s.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
+    s.add_argument("--out", required=True, help="output vector JSON path")
+    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    e = sub.add_parser(
+        "export-bellman",
+        help="write a vector's keys and proofs as bellman/bellperson files",
+        description="Write groth16.params (bellman Parameters), groth16.vk (VerifyingKey), proofs.bin (192-byte "
+        "compressed proofs, one per circuit) and public_inputs.json into DIR. The vector must use the bellman convention.",
+    )
+    e.add_argument("vector", help="vector JSON")
+    e.add_argument("--out", required=True, help="output folder")
+    e.add_argument("--quiet", action="store_true")
+    i = sub.add_parser(
+        "import-bellman",
+        help="make a vector from a bellman Parameters file plus an R1CS and witnesses",
+        description="Read a bellman/bellperson Parameters file for the R1CS given by --r1cs (circom .r1cs, with --wtns "
+        "witnesses) or by --circuit (a vector: its R1CS, witnesses, r and s), check every list length against the "
+        "R1CS's densities, and write a vector (bellman convention) with every phase's expected output.",
+    )
+    i.add_argument("parameters", help="bellman Parameters file (e.g. groth16.params from export-bellman)")
+    source = i.add_mutually_exclusive_group(required=True)
+    source.add_argument("--r1cs", help="circom .r1cs file (bls12381)")
+    source.add_argument("--circuit", help="vector JSON whose R1CS and witnesses (with r, s) to use")
+    i.add_argument("--wtns", action="append", default=[], help="witness for --r1cs, one per circuit (repeatable)")
+    i.add_argument("--seed", help="with --r1cs: seed of r, s (default: SHA-256 of the input files)")
+    i.add_argument("--id", help="vector id (default: the output file's stem)")
+    i.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
+    i.add_argument("--out", required=True, help="output vector JSON path")
+    i.add_argument("--quiet", action="store_true")
 
 
 def _generate(args) -> int:
@@ -79,6 +133,7 @@ def generate_from_args(argv: list[str], out: str, progress) -> dict:
 def _regenerate(args) -> int:
     say = Progress(args.quiet)
     chosen = [b for b in BUNDLED if not args.names or b.name in args.names]
+    edge_names = [n for n in args.names if n.startswith("edge-")]
     stale = []
     for b in chosen:
         say(f"{b.name}: {b.command}")
@@ -88,6 +143,8 @@ def _regenerate(args) -> int:
             stale += [str(p) for p, data in files.items() if not p.exists() or p.read_bytes() != data]
         else:
             write_files_atomically(files)
+    if not args.names or edge_names:
+        stale += write_edge_vectors(check=args.check, names=edge_names or None, progress=say)
     if stale:
         print("differ from a fresh generation: " + ", ".join(stale))
         return 1
@@ -98,13 +155,61 @@ def _check(args) -> int:
     say = Progress(args.quiet)
     for path in args.vectors:
         v = load_vector(path, progress=say)
+        for c, w in enumerate(v.witnesses):  # expected outputs of an unsatisfied witness would be meaningless
+            z = witness_vector(v.r1cs, w.public_inputs, w.aux, c)
+            check_satisfied(evaluate(v.r1cs, z, v.convention), v.r1cs.num_rows, c)
         print(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s))")
+    return EXIT_OK
+
+
+def _vector_id(args) -> str:
+    return args.id or Path(args.out).name.removesuffix(".json")
+
+
+def _import_snarkjs(args) -> int:
+    say = Progress(args.quiet)
+    vector = import_snarkjs(args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say)
+    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
+    say("wrote " + ", ".join(str(p) for p in written))
+    return EXIT_OK
+
+
+def _export_bellman(args) -> int:
+    say = Progress(args.quiet)
+    written = export_bellman(load_vector(args.vector, progress=say), args.out)
+    say("wrote " + ", ".join(str(p) for p in written))
+    return EXIT_OK
+
+
+def _import_bellman(args) -> int:
+    say = Progress(args.quiet)
+    if args.circuit:
+        if args.wtns or args.seed:
+            raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
+        source = load_vector(args.circuit, progress=say)
+        r1cs, witnesses, origin = source.r1cs, source.witnesses, {"circuit": Path(args.circuit).name}
+    else:
+        if not args.wtns:
+            raise InvalidInputError("--wtns", "is required with --r1cs (one .wtns per circuit)")
+        r1cs, witnesses, seed = read_circom_circuit(args.r1cs, args.wtns, args.seed, extra=read_file(args.parameters, "Parameters file"))
+        origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
+    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say)
+    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
+    say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    return {"generate": _generate, "check": _check, "regenerate": _regenerate}[args.command](args)
+    commands = {
+        "generate": _generate,
+        "check": _check,
+        "regenerate": _regenerate,
+        "import-snarkjs": _import_snarkjs,
+        "export-bellman": _export_bellman,
+        "import-bellman": _import_bellman,
+    }
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

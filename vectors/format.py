@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reference.assemble import Proof
-from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from reference.cli import read_json
+from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many, is_identity
 from reference.domain import CONVENTIONS, DomainConvention
 from reference.errors import InvalidInputError, ScalarRangeError, SidecarError, SizeMismatchError
 from reference.evaluate import Evaluations
@@ -35,6 +36,16 @@ ELEMENT_BYTES = {"scalar": SCALAR_BYTES, "g1": 48, "g2": 96}
 
 EXPECTED_ENTRIES = ("evaluate", "ntt_h", "msm_h", "prep", "batch_add", "tail_msm", "proof")
 """One expected entry per phase; ``proof`` is the output of the ``assemble`` phase."""
+
+COSET_OMEGA_2N = "omega_2n"
+"""``domain.coset_generator`` of a convention whose coset is omega_2n*H (snarkjs): g depends on n, so the file names it."""
+
+
+def domain_fields(convention: DomainConvention) -> dict:
+    """The ``domain`` entries after ``log_n``: {"root_generator": 7, "coset_generator": 7} for bellman,
+    {"root_generator": 5, "coset_generator": "omega_2n"} for snarkjs (FORMAT.md, "Interoperability")."""
+    coset = COSET_OMEGA_2N if convention.coset_generator is None else convention.coset_generator
+    return {"root_generator": convention.root_generator, "coset_generator": coset}
 
 
 @dataclass
@@ -65,13 +76,27 @@ class Vector:
 # ----------------------------------------------------------------------------------------------
 # Primitive decoders: each names the field it reads.
 
+_LOWER_HEX = frozenset("0123456789abcdef")
+
+
+def _is_lower_hex(value: str) -> bool:
+    """Only the digits 0-9a-f: int(x, 16) and bytes.fromhex also take upper case, signs, '_' and spaces."""
+    return _LOWER_HEX.issuperset(value)
+
+
+def _int_field(value, where: str, minimum: int = 0) -> int:
+    """A JSON integer >= minimum (bool is not an integer here, although Python says it is)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise InvalidInputError(where, f"expected an integer >= {minimum}, got {value!r:.80}")
+    return value
+
+
 def _scalar(value, where: str) -> int:
     if not isinstance(value, str) or len(value) != 2 * SCALAR_BYTES:
         raise InvalidInputError(where, f"expected a scalar as {2 * SCALAR_BYTES} hex digits, got {value!r:.80}")
-    try:
-        x = int(value, 16)
-    except ValueError:
-        raise InvalidInputError(where, f"is not hexadecimal: {value!r:.80}") from None
+    if not _is_lower_hex(value):
+        raise InvalidInputError(where, f"is not lowercase hexadecimal: {value!r:.80}")
+    x = int(value, 16)
     if x >= R:
         raise ScalarRangeError(where, f"{value} is not < r")
     return x
@@ -81,6 +106,7 @@ def _bitmap(value, where: str, count: int) -> tuple[bool, ...]:
     """A bitmap: {"bits": count, "hex": bytes as hex}, bit i = bit (i mod 8) of byte (i div 8), zero-padded to 64-bit words."""
     if not isinstance(value, dict) or set(value) != {"bits", "hex"}:
         raise InvalidInputError(where, 'expected {"bits": N, "hex": "..."}')
+    _int_field(value["bits"], f"{where}.bits")
     if value["bits"] != count:
         raise SizeMismatchError(where, f"has {value['bits']} bits; expected {count}")
     raw = _hex_bytes(value["hex"], where)
@@ -94,12 +120,9 @@ def _bitmap(value, where: str, count: int) -> tuple[bool, ...]:
 
 
 def _hex_bytes(value, where: str) -> bytes:
-    if not isinstance(value, str):
-        raise InvalidInputError(where, "expected a hex string")
-    try:
-        return bytes.fromhex(value)
-    except ValueError:
-        raise InvalidInputError(where, f"is not valid hex: {value!r:.80}") from None
+    if not isinstance(value, str) or len(value) % 2 or not _is_lower_hex(value):
+        raise InvalidInputError(where, f"expected lowercase hex with an even number of digits, got {value!r:.80}")
+    return bytes.fromhex(value)
 
 
 def _decode_element(kind: str, hex_value, where: str):
@@ -135,8 +158,9 @@ class _ArrayReader:
             raise SidecarError(where, f"a sidecar reference has exactly the keys {sorted(required)}")
         if ref["element"] != kind or ref["element_bytes"] != ELEMENT_BYTES[kind]:
             raise SidecarError(where, f"sidecar holds {ref['element']} elements of {ref['element_bytes']} bytes; expected {kind} of {ELEMENT_BYTES[kind]}")
+        _int_field(ref["count"], f"{where}.count")
         name = ref["sidecar"]
-        if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
+        if not isinstance(name, str) or not name or "/" in name or "\\" in name or "\0" in name or name.startswith("."):
             raise SidecarError(where, f"sidecar name {name!r} must be a plain file name in the vector's folder")
         path = self.base_dir / name
         try:
@@ -160,14 +184,7 @@ class _ArrayReader:
 def load_vector(path, progress=None) -> Vector:
     """Read and fully validate a vector file; raise InvalidInputError (naming the field) on any problem."""
     path = Path(path)
-    say = progress or (lambda message: None)
-    try:
-        doc = json.loads(path.read_text())
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(str(path), f"is not valid JSON (truncated?): {exc}") from None
-    return parse_vector(doc, path.parent, say)
+    return parse_vector(read_json(path), path.parent, progress or (lambda message: None))
 
 
 def _get(doc: dict, key: str, where: str):
@@ -190,12 +207,13 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
     density = _parse_density(_get(doc, "density", ""), r1cs)
     say(f"{doc.get('id', '?')}: decoding keys")
     vk = _parse_vk(_get(doc, "verifying_key", ""), arrays, r1cs.num_inputs)
-    pk = _parse_pk(_get(doc, "proving_key", ""), arrays, vk, r1cs, density)
+    h_length = convention.h_length(r1cs.n)
+    pk = _parse_pk(_get(doc, "proving_key", ""), arrays, vk, r1cs, density, h_length)
     circuits_doc = _get(doc, "circuits", "")
     if not isinstance(circuits_doc, list) or not circuits_doc:
         raise InvalidInputError("circuits", "expected a non-empty list")
     say(f"{doc.get('id', '?')}: decoding {len(circuits_doc)} circuit(s)")
-    circuits = [_parse_circuit(c, i, arrays, r1cs) for i, c in enumerate(circuits_doc)]
+    circuits = [_parse_circuit(c, i, arrays, r1cs, h_length) for i, c in enumerate(circuits_doc)]
     expected_prep = None
     if "prep" in doc:
         expected_prep = _parse_prep(doc["prep"], circuits_doc, r1cs, pk)
@@ -222,21 +240,21 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
 
 def _parse_domain(d) -> DomainConvention:
     name = _get(d, "convention", "domain")
-    if name not in CONVENTIONS:
+    if not isinstance(name, str) or name not in CONVENTIONS:
         raise InvalidInputError("domain.convention", f"unknown convention {name!r}; known: {sorted(CONVENTIONS)}")
     convention = CONVENTIONS[name]
-    for key in ("root_generator", "coset_generator"):
-        if _get(d, key, "domain") != getattr(convention, key):
-            raise InvalidInputError(f"domain.{key}", f"is {d[key]}; the {name} convention uses {getattr(convention, key)}")
+    for key, value in domain_fields(convention).items():
+        if _get(d, key, "domain") != value:
+            raise InvalidInputError(f"domain.{key}", f"is {d[key]!r}; the {name} convention uses {value!r}")
     log_n = _get(d, "log_n", "domain")
-    if not isinstance(log_n, int) or not 1 <= log_n < 32:
+    if not isinstance(log_n, int) or isinstance(log_n, bool) or not 1 <= log_n < 32:
         raise SizeMismatchError("domain.log_n", f"{log_n!r} is outside 1..31 (Fr has 2-adicity 32)")
     return convention
 
 
 def _parse_r1cs(d) -> R1CS:
-    num_inputs = _get(d, "num_inputs", "r1cs")
-    num_aux = _get(d, "num_aux", "r1cs")
+    num_inputs = _int_field(_get(d, "num_inputs", "r1cs"), "r1cs.num_inputs", minimum=1)
+    num_aux = _int_field(_get(d, "num_aux", "r1cs"), "r1cs.num_aux")
     matrices = {}
     for m in ("a", "b", "c"):
         rows = _get(d, m, "r1cs")
@@ -248,7 +266,7 @@ def _parse_r1cs(d) -> R1CS:
                 raise InvalidInputError(f"r1cs.{m}[{j}]", "expected a list of [variable, coefficient] terms")
             terms = []
             for k, term in enumerate(row):
-                if not (isinstance(term, list) and len(term) == 2 and isinstance(term[0], int)):
+                if not (isinstance(term, list) and len(term) == 2 and isinstance(term[0], int) and not isinstance(term[0], bool)):
                     raise InvalidInputError(f"r1cs.{m}[{j}][{k}]", "expected [variable index, coefficient hex]")
                 terms.append((term[0], _scalar(term[1], f"r1cs.{m}[{j}][{k}][1]")))
             parsed.append(tuple(terms))
@@ -280,7 +298,7 @@ def _parse_vk(d, arrays: _ArrayReader, num_inputs: int) -> VerifyingKey:
     def g2(key):
         return decode_g2(_get(d, key, "verifying_key"), f"verifying_key.{key}")
 
-    return VerifyingKey(
+    vk = VerifyingKey(
         alpha_g1=g1("alpha_g1"),
         beta_g1=g1("beta_g1"),
         beta_g2=g2("beta_g2"),
@@ -289,12 +307,17 @@ def _parse_vk(d, arrays: _ArrayReader, num_inputs: int) -> VerifyingKey:
         delta_g2=g2("delta_g2"),
         ic=tuple(arrays.read(_get(d, "ic", "verifying_key"), "g1", "verifying_key.ic", num_inputs)),
     )
+    degenerate = "a setup secret of 0 (or an input with no constraint) makes the key degenerate"
+    for key in ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2"):
+        _refuse_identity([getattr(vk, key)], f"verifying_key.{key}", degenerate)
+    _refuse_identity(vk.ic, "verifying_key.ic", degenerate)
+    return vk
 
 
-def _parse_pk(d, arrays: _ArrayReader, vk: VerifyingKey, r1cs: R1CS, density: Density) -> ProvingKey:
+def _parse_pk(d, arrays: _ArrayReader, vk: VerifyingKey, r1cs: R1CS, density: Density, h_length: int) -> ProvingKey:
     n_in = r1cs.num_inputs
     sizes = {
-        "h": r1cs.n - 1,
+        "h": h_length,
         "l": r1cs.num_aux,
         "a": len(density.a_variables(n_in)),
         "b_g1": len(density.b_variables(n_in)),
@@ -304,10 +327,18 @@ def _parse_pk(d, arrays: _ArrayReader, vk: VerifyingKey, r1cs: R1CS, density: De
     queries = {}
     for q, size in sizes.items():
         queries[q] = tuple(arrays.read(_get(d, q, "proving_key"), kinds[q], f"proving_key.{q}", size))
+    for q in ("a", "b_g1", "b_g2"):
+        _refuse_identity(queries[q], f"proving_key.{q}", "bellman drops identity points from the A and B queries")
     return ProvingKey(vk=vk, density=density, **queries)
 
 
-def _parse_circuit(d, i: int, arrays: _ArrayReader, r1cs: R1CS) -> CircuitCase:
+def _refuse_identity(points, where: str, why: str) -> None:
+    for i, point in enumerate(points):
+        if is_identity(point):
+            raise InvalidInputError(f"{where}[{i}]", f"is the point at infinity, which cannot appear here: {why}")
+
+
+def _parse_circuit(d, i: int, arrays: _ArrayReader, r1cs: R1CS, h_length: int) -> CircuitCase:
     where = f"circuits[{i}]"
     witness = Witness(
         public_inputs=arrays.read(_get(d, "public_inputs", where), "scalar", f"{where}.public_inputs", r1cs.num_inputs - 1),
@@ -315,7 +346,7 @@ def _parse_circuit(d, i: int, arrays: _ArrayReader, r1cs: R1CS) -> CircuitCase:
         r=_scalar(_get(d, "r", where), f"{where}.r"),
         s=_scalar(_get(d, "s", where), f"{where}.s"),
     )
-    expected = _parse_expected(d["expected"], f"{where}.expected", arrays, r1cs) if "expected" in d else None
+    expected = _parse_expected(d["expected"], f"{where}.expected", arrays, r1cs, h_length) if "expected" in d else None
     return CircuitCase(witness=witness, expected=expected)
 
 
@@ -325,7 +356,7 @@ def _query_sums(d, where: str) -> QuerySums:
     )
 
 
-def _parse_expected(d, where: str, arrays: _ArrayReader, r1cs: R1CS) -> CircuitOutputs:
+def _parse_expected(d, where: str, arrays: _ArrayReader, r1cs: R1CS, h_length: int) -> CircuitOutputs:
     n = r1cs.n
     ev = _get(d, "evaluate", where)
     proof = _get(d, "proof", where)
@@ -334,7 +365,7 @@ def _parse_expected(d, where: str, arrays: _ArrayReader, r1cs: R1CS) -> CircuitO
         evaluate=Evaluations(
             *(tuple(arrays.read(_get(ev, k, f"{where}.evaluate"), "scalar", f"{where}.evaluate.{k}", n)) for k in "abc")
         ),
-        ntt_h=tuple(arrays.read(_get(_get(d, "ntt_h", where), "h", f"{where}.ntt_h"), "scalar", f"{where}.ntt_h.h", n - 1)),
+        ntt_h=tuple(arrays.read(_get(_get(d, "ntt_h", where), "h", f"{where}.ntt_h"), "scalar", f"{where}.ntt_h.h", h_length)),
         msm_h=decode_g1(_get(_get(d, "msm_h", where), "h", f"{where}.msm_h"), f"{where}.msm_h.h"),
         batch_add=_query_sums(_get(d, "batch_add", where), f"{where}.batch_add"),
         tail_msm=_query_sums(_get(d, "tail_msm", where), f"{where}.tail_msm"),
@@ -361,7 +392,7 @@ def _parse_prep(shared, circuits_doc: list, r1cs: R1CS, pk: ProvingKey) -> Prep:
         indices = _get(s, "tail_indices", where)
         if not isinstance(split, bool) or not isinstance(indices, list):
             raise InvalidInputError(where, "expected {split: bool, tail_indices: [int]}")
-        if indices != sorted(set(indices)) or any(not isinstance(k, int) or not 0 <= k < lengths[q] for k in indices):
+        if any(not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < lengths[q] for k in indices) or indices != sorted(set(indices)):
             raise InvalidInputError(f"{where}.tail_indices", f"must be ascending distinct positions in 0..{lengths[q] - 1}")
         bitmaps, scalars = [], []
         for i, c in enumerate(circuits_doc):
@@ -432,8 +463,7 @@ def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -
         "domain": {
             "convention": vector.convention.name,
             "log_n": r1cs.log_n,
-            "root_generator": vector.convention.root_generator,
-            "coset_generator": vector.convention.coset_generator,
+            **domain_fields(vector.convention),
         },
         "r1cs": {
             "num_inputs": r1cs.num_inputs,
