@@ -1,0 +1,249 @@
+"""Benchmark the GPU NTTs and the ntt_h phase; print a table and save it as markdown.
+
+usage: python bench/bench_ntt.py OUTPUT.md [--sizes 16,20,24,26,27] [--repeats 5] [--batch 4]
+
+Method: device-resident random non-zero inputs (each element < 2^254 < r, bit 0 set), output and
+scratch buffers allocated before timing, two warm-up calls (module load, twiddle tables), then the
+median of ``--repeats`` calls timed with CUDA events on the current stream.
+
+Besides the times it measures the two ceilings the results are judged against: device-to-device
+copy bandwidth (bytes read plus written) and Montgomery multiplication throughput of field.cuh
+(every build in gpu.field.BUILDS), and prints for every row the modeled bytes moved and Fr products, the
+time each would take at those ceilings, and which one bounds the row.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+DEFAULT_SIZES = (16, 20, 24, 26, 27)
+WARMUP_CALLS = 2
+DATE = "2026-12-02"
+GOALS_MS = {("forward", 24): 4.0, ("forward", 27): 38.0}
+"""Targets for one forward NTT (a mature CUDA library: 4.76 ms at 2^24, 44.4 ms at 2^27)."""
+COPY_PROBE_BYTES = 4 << 30
+MUL_PROBE_ELEMENTS = 1 << 20
+MUL_PROBE_CHAIN = 256
+ELEMENT_BYTES = 32
+MEMORY_MARGIN = 0.9
+"""Use at most this fraction of free memory for the batched ntt_h inputs and work buffers."""
+TRANSFORMS = ("forward", "inverse", "coset_forward", "coset_inverse")
+TOP_LIMB_MASK = 0x3FFFFFFF
+"""Masking limb 7 to 30 bits keeps a random element below 2^254 < r."""
+HALF_LIMB_BITS = 16
+
+
+def random_nonzero(shape: tuple, seed: int):
+    """Random Montgomery-form Fr elements, each in [1, 2^254): top limb masked, bit 0 set."""
+    import cupy
+
+    rs = cupy.random.RandomState(seed)
+    half = 1 << HALF_LIMB_BITS
+    x = (rs.randint(0, half, size=shape + (8,), dtype=cupy.uint32) << HALF_LIMB_BITS) | rs.randint(
+        0, half, size=shape + (8,), dtype=cupy.uint32
+    )
+    x[..., 7] &= TOP_LIMB_MASK
+    x[..., 0] |= 1
+    return x
+
+
+def time_ms(fn, repeats: int) -> float:
+    """Median wall time of fn() on the device, in ms, by CUDA events after WARMUP_CALLS warm-up calls."""
+    import cupy
+
+    for _ in range(WARMUP_CALLS):
+        fn()
+    cupy.cuda.get_current_stream().synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times)
+
+
+def copy_bandwidth(repeats: int) -> float:
+    """Device-to-device copy rate in bytes/s, counting bytes read plus bytes written."""
+    import cupy
+
+    src = cupy.ones(COPY_PROBE_BYTES // 4, dtype=np.uint32)
+    dst = cupy.empty_like(src)
+    ms = time_ms(lambda: cupy.copyto(dst, src), repeats)
+    return 2 * COPY_PROBE_BYTES / (ms * 1e-3)
+
+
+def mul_rate(repeats: int, field, build: str) -> float:
+    """Montgomery products per second of field.cuh (dependent chains, MUL_PROBE_ELEMENTS threads)."""
+    from gpu.field import mul_chain_, to_device, to_ints
+
+    if field.num_limbs == 8:
+        x = random_nonzero((MUL_PROBE_ELEMENTS,), 1)
+    else:  # Fq: small distinct values, converted to Montgomery form on the device
+        x = to_device(list(range(2, 2 + MUL_PROBE_ELEMENTS)), field)
+    probe = x[:4].copy()
+    expected = [v * pow(v * v, MUL_PROBE_CHAIN, field.modulus) % field.modulus for v in to_ints(probe, field)]
+    mul_chain_(probe, MUL_PROBE_CHAIN, field, build)
+    assert to_ints(probe, field) == expected, "mul chain gave a wrong product"
+    ms = time_ms(lambda: mul_chain_(x, MUL_PROBE_CHAIN, field, build), repeats)
+    return MUL_PROBE_ELEMENTS * (MUL_PROBE_CHAIN + 1) / (ms * 1e-3)
+
+
+def transform_model(log_n: int, in_scale_mults: int = 0, out_scale_mults: int = 0) -> tuple[float, float]:
+    """(Fr products, bytes moved) of one transform of 2^log_n elements, as ntt.cu computes it.
+
+    Per element and pass: (log R - 1) / 2 butterfly products (the span-1 stage has twiddle 1), plus
+    1 twiddle product in middle passes and 2 (hi * lo, then x * w) in the last; reads and writes
+    32 bytes per element per pass (twiddle tables stay in L2 and are not counted).
+    """
+    from gpu.ntt import plan_passes
+
+    radices = plan_passes(log_n)
+    per_element = sum((r - 1) / 2 for r in radices)
+    if len(radices) > 1:
+        per_element += (len(radices) - 2) * 1 + 2
+    per_element += in_scale_mults + out_scale_mults
+    n = 1 << log_n
+    return per_element * n, len(radices) * 2 * ELEMENT_BYTES * n
+
+
+def ntt_h_model(log_n: int, circuits: int) -> tuple[float, float]:
+    """Three INTT (scale table: 2 products) + three NTT + A*B - C (1 product, 4 accesses) + coset INTT (2)."""
+    mults, moved = 0.0, 0.0
+    for scale in (2, 0, 2, 0, 2, 0, 2):
+        m, b = transform_model(log_n, out_scale_mults=scale)
+        mults, moved = mults + m, moved + b
+    n = 1 << log_n
+    return circuits * (mults + n), circuits * (moved + 4 * ELEMENT_BYTES * n)
+
+
+def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict) -> None:
+    """Time the four transforms and ntt_h (1 and ``batch`` circuits, as many as fit) at 2^log_n; append rows."""
+    import cupy
+
+    from gpu import ntt
+    from gpu.device import free_device_memory
+    from gpu.ntt_h import memory_needed, ntt_h
+
+    n = 1 << log_n
+    x = random_nonzero((n,), log_n)
+    out, scratch = cupy.empty_like(x), cupy.empty_like(x)
+    n_inv = pow(n, -1, ntt.R)
+    g_inv = pow(ntt.COSET_GENERATOR, -1, ntt.R)
+    calls = {
+        "forward": (dict(), (0, 0)),
+        "inverse": (dict(inverse=True, out_scale=ntt.Scale(n_inv)), (0, 1)),
+        "coset_forward": (dict(in_scale=ntt.Scale(1, ntt.COSET_GENERATOR)), (2, 0)),
+        "coset_inverse": (dict(inverse=True, out_scale=ntt.Scale(n_inv, g_inv)), (0, 2)),
+    }
+    for name in TRANSFORMS:
+        kwargs, (in_mults, out_mults) = calls[name]
+        ms = time_ms(lambda: ntt.transform(x, out=out, scratch=scratch, **kwargs), repeats)
+        rows.append(row(name, log_n, 1, ms, *transform_model(log_n, in_mults, out_mults), ceilings))
+    x = out = scratch = None  # release before the ntt_h rows
+    cupy.get_default_memory_pool().free_all_blocks()
+
+    per_circuit = 3 * n * ELEMENT_BYTES + memory_needed(1, log_n)
+    fit = int(free_device_memory() * MEMORY_MARGIN // per_circuit)
+    for circuits in sorted({1, max(1, min(batch, fit))}):
+        a, b, c = (random_nonzero((circuits, n), 10 * log_n + k) for k in range(3))
+        ms = time_ms(lambda: ntt_h(a, b, c, log_n), repeats)
+        rows.append(row("ntt_h", log_n, circuits, ms, *ntt_h_model(log_n, circuits), ceilings))
+        a = b = c = None
+        cupy.get_default_memory_pool().free_all_blocks()
+
+
+def row(op: str, log_n: int, circuits: int, ms: float, mults: float, moved: float, ceilings: dict) -> dict:
+    """One result: the time, the floors at copy bandwidth and at the measured Fr rate, and the goal check."""
+    memory_ms = moved / ceilings["copy"] * 1e3
+    arithmetic_ms = mults / ceilings["fr_mul"] * 1e3
+    goal = GOALS_MS.get((op, log_n))
+    return dict(
+        op=op, log_n=log_n, circuits=circuits, ms=ms, mults=mults, moved=moved, memory_ms=memory_ms,
+        arithmetic_ms=arithmetic_ms, bound="arithmetic" if arithmetic_ms > memory_ms else "memory",
+        goal="" if goal is None else (f"<= {goal} ms: met" if ms <= goal else f"<= {goal} ms: missed by {ms - goal:.2f} ms"),
+    )  # fmt: skip
+
+
+def table(rows: list) -> str:
+    """The rows as a markdown table."""
+    header = (
+        "| op | n | circuits | time (ms) | Fr products | bytes moved | at copy bandwidth (ms) "
+        "| at measured Fr-mul rate (ms) | bound | goal |\n|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    lines = [
+        f"| {r['op']} | 2^{r['log_n']} | {r['circuits']} | {r['ms']:.3f} | {r['mults'] / 1e9:.3f} G | "
+        f"{r['moved'] / 1e9:.2f} GB | {r['memory_ms']:.2f} | {r['arithmetic_ms']:.2f} | {r['bound']} | {r['goal']} |"
+        for r in rows
+    ]
+    return header + "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
+    import cupy
+
+    from gpu.field import BUILDS
+    from gpu.limbs import FQ, FR
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", type=Path, help="markdown file to write the table to")
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes")
+    parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5)")
+    parser.add_argument("--batch", type=int, default=4, help="circuits per call for the batched ntt_h rows")
+    args = parser.parse_args(argv)
+    if args.repeats < 5:
+        parser.error("--repeats must be at least 5")
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    driver = cupy.cuda.runtime.driverGetVersion()
+    ceilings = {
+        "copy": copy_bandwidth(args.repeats),
+    }
+    for field in (FR, FQ):
+        for build in BUILDS:
+            ceilings[f"{field.name}:{build}"] = mul_rate(args.repeats, field, build)
+    ceilings["fr_mul"] = ceilings["Fr:ptx"]
+    rows: list = []
+    for log_n in sizes:
+        bench_size(log_n, args.repeats, args.batch, rows, ceilings)
+        print(table(rows[-6:]), flush=True)
+
+    text = (
+        f"# GPU NTT and ntt_h benchmark\n\n"
+        f"- date: {DATE}\n- GPU: {gpu_name} (CUDA driver API {driver})\n"
+        f"- commit: `git rev-parse HEAD` = <filled in by the lead>\n"
+        f"- method: bench/bench_ntt.py; CUDA events, {WARMUP_CALLS} warm-up calls, median of {args.repeats}; "
+        f"random non-zero device-resident inputs; output and scratch preallocated (ntt_h allocates its work "
+        f"buffers from CuPy's pool)\n\n"
+        f"## Measured ceilings\n\n"
+        f"- device-to-device copy: {ceilings['copy'] / 1e12:.2f} TB/s (bytes read + written)\n"
+        f"- Montgomery products of field.cuh (one dependent chain of {MUL_PROBE_CHAIN} per thread, "
+        f"{MUL_PROBE_ELEMENTS} threads), G/s:\n"
+        + "".join(
+            f"  - {field.name}: " + ", ".join(f"{b} {ceilings[f'{field.name}:{b}'] / 1e9:.1f}" for b in BUILDS) + "\n"
+            for field in (FR, FQ)
+        )
+        + "  ('ptx' is what the phases use: even/odd CIOS; 'split-chains' the row-by-row CIOS; 'portable' plain C++)\n\n"
+        f"## Results\n\n{table(rows)}\n"
+        f"'at copy bandwidth' = modeled bytes moved / copy rate; 'at measured Fr-mul rate' = modeled "
+        f"products / PTX rate (see transform_model in bench/bench_ntt.py): the larger is the floor.\n"
+    )
+    args.output.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

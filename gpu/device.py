@@ -1,0 +1,182 @@
+"""The CUDA device as the GPU phases see it: availability, kernel modules, memory, errors.
+
+Every GPU phase goes through this module so that
+
+* a missing CuPy, driver or device is one clear ``GpuUnavailableError`` (never an ImportError deep
+  inside a phase);
+* kernels are compiled from ``gpu/kernels/*.cu`` by NVRTC (``cupy.RawModule``) with one set of
+  options, once per process (CuPy also keeps the binary in its on-disk cache);
+* a phase asks for its memory up front (``check_free_memory``) and fails with the amount needed
+  and the amount free instead of an out-of-memory error half-way through;
+* CUDA errors become Python exceptions at a known point (``launch_check``); with
+  ``GPU_SYNC_CHECK=1`` in the environment (tests, debugging) every launch is checked at once.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
+"""Where the .cu and .cuh sources live; also the include path handed to NVRTC."""
+
+COMPILE_OPTIONS = ("-std=c++17",)
+"""Options for every module. CuPy adds the architecture of the current device itself
+(``--gpu-architecture=sm_XY``, machine code for that chip), so no -arch option is given here."""
+
+SYNC_CHECK_ENV = "GPU_SYNC_CHECK"
+"""Set to 1 to synchronize and check for CUDA errors after every launch (tests, debugging)."""
+
+GIB = 1 << 30
+
+
+class GpuUnavailableError(RuntimeError):
+    """No usable CUDA device: CuPy is missing, the driver is missing, or no device is visible."""
+
+
+class GpuMemoryError(RuntimeError):
+    """The device has too little free memory for the work asked for."""
+
+    def __init__(self, what: str, bytes_needed: int, bytes_free: int):
+        self.what, self.bytes_needed, self.bytes_free = what, bytes_needed, bytes_free
+        super().__init__(
+            f"{what}: needs {bytes_needed / GIB:.2f} GiB of device memory, "
+            f"only {bytes_free / GIB:.2f} GiB is free on the GPU"
+        )
+
+
+class GpuKernelError(RuntimeError):
+    """A CUDA error during or after a kernel launch (illegal address, launch failure, ...)."""
+
+
+def _unavailable_reason() -> str | None:
+    """None when CuPy can use a CUDA device, else a sentence saying why not."""
+    try:
+        import cupy
+    except Exception as exc:  # ImportError, or a CUDA install that CuPy cannot load
+        return f"CuPy is not importable ({type(exc).__name__}: {exc})"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return f"no CUDA driver or device ({type(exc).__name__}: {exc})"
+    if count == 0:
+        return "no CUDA device is visible"
+    return None
+
+
+def require_device() -> None:
+    """Return if a CUDA device is usable through CuPy; else raise GpuUnavailableError saying why."""
+    reason = _unavailable_reason()
+    if reason is not None:
+        raise GpuUnavailableError(f"the GPU phases need a CUDA device: {reason}")
+
+
+def _headers_digest() -> str:
+    """sha256 over every header in KERNEL_DIR.
+
+    CuPy's binary cache is keyed by the source text and options only, not by the headers that
+    source includes; putting this digest into the source makes a header edit recompile.
+    """
+    digest = hashlib.sha256()
+    for header in sorted(KERNEL_DIR.glob("*.cuh")):
+        digest.update(header.name.encode())
+        digest.update(header.read_bytes())
+    return digest.hexdigest()
+
+
+def _module_source(cu_files: tuple[str, ...]) -> str:
+    parts = [f"// headers sha256 {_headers_digest()}"]
+    for name in cu_files:
+        path = KERNEL_DIR / name
+        if not path.is_file():
+            raise FileNotFoundError(f"kernel source {name!r} is not in {KERNEL_DIR}")
+        parts.append(f'#line 1 "{name}"\n{path.read_text()}')
+    return "\n".join(parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(source: str, options: tuple[str, ...]):
+    import cupy
+
+    module = cupy.RawModule(code=source, options=COMPILE_OPTIONS + (f"-I{KERNEL_DIR}",) + options)
+    module.compile()  # compile now, so a syntax error surfaces here and not at the first launch
+    return module
+
+
+def load_module(*cu_files: str, options=()):
+    """The cupy.RawModule built from gpu/kernels/<cu_files> (concatenated, in order).
+
+    NVRTC options: -std=c++17, include path gpu/kernels, the current device's architecture
+    (added by CuPy), then ``options``. Cached per process by (sources, options); a header edit
+    changes the source digest and so forces a rebuild.
+    """
+    require_device()
+    return _compiled(_module_source(tuple(cu_files)), tuple(options))
+
+
+def compile_source(source: str, options=()):
+    """A cupy.RawModule from source text (test kernels), with load_module's options and cache."""
+    require_device()
+    return _compiled(f"// headers sha256 {_headers_digest()}\n{source}", tuple(options))
+
+
+def free_device_memory() -> int:
+    """Bytes the next allocations can use: the driver's free memory plus CuPy's pooled free blocks."""
+    import cupy
+
+    free, _total = cupy.cuda.runtime.memGetInfo()
+    return free + cupy.get_default_memory_pool().free_bytes()
+
+
+def check_free_memory(bytes_needed: int, what: str) -> None:
+    """Raise GpuMemoryError, saying how much ``what`` needs and how much is free, if it will not fit."""
+    require_device()
+    free = free_device_memory()
+    if bytes_needed > free:
+        raise GpuMemoryError(what, bytes_needed, free)
+
+
+def sync_check_enabled() -> bool:
+    """True when GPU_SYNC_CHECK=1: every launch_check synchronizes."""
+    return os.environ.get(SYNC_CHECK_ENV, "0") not in ("", "0")
+
+
+def launch_check(what: str, sync: bool | None = None) -> None:
+    """Turn a CUDA error from the launches so far into GpuKernelError naming ``what``.
+
+    Launch-configuration errors surface at the launch itself (CuPy raises them); errors that
+    happen while a kernel runs (illegal address, trap) surface only at a synchronization. So
+    this synchronizes the current stream when ``sync`` is True, or when ``sync`` is None and
+    GPU_SYNC_CHECK=1. Phases call it with sync=True once at their end, so a failed kernel is
+    an exception before any result is handed back, never a silently wrong result.
+    """
+    import cupy
+
+    if sync is None:
+        sync = sync_check_enabled()
+    if not sync:
+        return
+    try:
+        cupy.cuda.get_current_stream().synchronize()
+    except cupy.cuda.runtime.CUDARuntimeError as exc:
+        raise GpuKernelError(f"{what}: CUDA error {exc}") from exc
+    except cupy.cuda.driver.CUDADriverError as exc:
+        raise GpuKernelError(f"{what}: CUDA driver error {exc}") from exc
+
+
+def launch(kernel, grid, block, args, what: str, shared_mem: int = 0) -> None:
+    """kernel<<<grid, block, shared_mem>>>(*args), then launch_check(what).
+
+    Grid and block sizes are checked before the launch so a bad size is a ValueError naming
+    ``what`` rather than a CUDA 'invalid argument'.
+    """
+    grid = tuple(int(g) for g in (grid if isinstance(grid, tuple) else (grid,)))
+    block = tuple(int(b) for b in (block if isinstance(block, tuple) else (block,)))
+    if any(g <= 0 for g in grid) or any(b <= 0 for b in block):
+        raise ValueError(f"{what}: grid {grid} and block {block} must be positive")
+    try:
+        kernel(grid, block, args, shared_mem=shared_mem)
+    except Exception as exc:
+        raise GpuKernelError(f"{what}: launch failed: {exc}") from exc
+    launch_check(what)

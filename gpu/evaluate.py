@@ -1,0 +1,117 @@
+"""Phase ``evaluate`` on the device: the R1CS rows applied to every circuit's witness.
+
+    a_j = <A_j, z>,  b_j = <B_j, z>,  c_j = <C_j, z>   (mod r)
+
+for every row j (the circuit's constraints, then one ``input_i * 0 = 0`` row per input, see
+reference.r1cs.R1CS.rows), zero-padded to the domain size n: the same values as
+reference/evaluate.py. The matrices become one CSR (compressed sparse rows) on the host, built
+once per R1CS with numpy; the products run on the device for all circuits in one launch
+(kernel evaluate_rows, gpu/kernels/evaluate.cu).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from reference.errors import SizeMismatchError
+from reference.r1cs import R1CS
+
+from . import device
+from .field import limbs_to_device, to_ints
+from .limbs import FR, ints_to_limbs
+
+MATRICES = ("a", "b", "c")
+EVALUATE_THREADS = 256
+MAX_CIRCUITS = 65535
+"""The circuit index is blockIdx.y, whose limit is 65535."""
+
+
+@dataclass(frozen=True)
+class HostCsr:
+    """A, B and C stacked into one CSR of 3n rows (rows past num_rows are empty: the zero padding)."""
+
+    log_n: int
+    num_variables: int
+    row_start: np.ndarray  # int64, 3n + 1 entries
+    var: np.ndarray  # int32, one per non-zero term
+    coeff: np.ndarray  # uint32 (terms, 8): plain limbs of each coefficient
+
+
+@dataclass(frozen=True)
+class DeviceR1cs:
+    """The stacked CSR on the device (coefficients in Montgomery form), reusable across calls."""
+
+    log_n: int
+    num_variables: int
+    row_start: object
+    var: object
+    coeff: object
+
+
+def build_csr(r1cs: R1CS) -> HostCsr:
+    """Stack r1cs.rows('a'), rows('b'), rows('c'), each padded to n rows, into one CSR."""
+    n = r1cs.n
+    lengths = np.zeros(3 * n, dtype=np.int64)
+    rows = [r1cs.rows(m) for m in MATRICES]
+    for m, matrix_rows in enumerate(rows):
+        lengths[m * n : m * n + len(matrix_rows)] = [len(row) for row in matrix_rows]
+    row_start = np.zeros(3 * n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=row_start[1:])
+    terms = list(itertools.chain.from_iterable(itertools.chain.from_iterable(rows)))
+    var = np.fromiter((v for v, _ in terms), dtype=np.int32, count=len(terms))
+    coeff = ints_to_limbs([c for _, c in terms], FR, "r1cs coefficients")
+    return HostCsr(r1cs.log_n, r1cs.num_variables, row_start, var, coeff)
+
+
+def upload_r1cs(r1cs: R1CS) -> DeviceR1cs:
+    """Build the CSR and put it on the device (coefficients converted to Montgomery form there)."""
+    import cupy
+
+    device.require_device()
+    csr = build_csr(r1cs)
+    coeff = limbs_to_device(csr.coeff) if len(csr.var) else cupy.zeros((1, FR.num_limbs), dtype=np.uint32)
+    var = cupy.asarray(csr.var) if len(csr.var) else cupy.zeros(1, dtype=np.int32)
+    return DeviceR1cs(csr.log_n, csr.num_variables, cupy.asarray(csr.row_start), var, coeff)
+
+
+def witnesses_to_device(witnesses, num_variables: int):
+    """(circuits, num_variables, 8) Montgomery array of the witnesses z = [1, public..., aux...]."""
+    witnesses = [list(z) for z in witnesses]
+    if not 1 <= len(witnesses) <= MAX_CIRCUITS:
+        raise SizeMismatchError("witnesses", f"has {len(witnesses)} circuits; give 1..{MAX_CIRCUITS}")
+    for i, z in enumerate(witnesses):
+        if len(z) != num_variables:
+            raise SizeMismatchError(f"witnesses[{i}]", f"has {len(z)} values; the R1CS has {num_variables} variables")
+    limbs = np.stack([ints_to_limbs(z, FR, f"witnesses[{i}]") for i, z in enumerate(witnesses)])
+    return limbs_to_device(limbs)
+
+
+def evaluate(r1cs, witnesses):
+    """(a, b, c): device arrays (circuits, n, 8), Montgomery Fr, a[k, j] = <A_j, z_k> etc.
+
+    ``r1cs`` is a reference.r1cs.R1CS or an upload_r1cs() result (to reuse the CSR); ``witnesses``
+    a sequence of full witness vectors z (each num_variables ints in [0, r)).
+    """
+    import cupy
+
+    device.require_device()
+    csr = r1cs if isinstance(r1cs, DeviceR1cs) else upload_r1cs(r1cs)
+    z = witnesses_to_device(witnesses, csr.num_variables)
+    circuits, n = z.shape[0], 1 << csr.log_n
+    device.check_free_memory(3 * circuits * n * FR.element_bytes, f"evaluate for {circuits} circuit(s) at n = 2^{csr.log_n}")
+    out = cupy.empty((len(MATRICES), circuits, n, FR.num_limbs), dtype=np.uint32)
+    blocks = (len(MATRICES) * n + EVALUATE_THREADS - 1) // EVALUATE_THREADS
+    kernel = device.load_module("evaluate.cu").get_function("evaluate_rows")
+    args = (csr.row_start, csr.var, csr.coeff, z, np.uint64(csr.num_variables), np.uint64(n), out)
+    device.launch(kernel, (blocks, circuits), EVALUATE_THREADS, args, "evaluate")
+    device.launch_check("evaluate", sync=True)
+    return out[0], out[1], out[2]
+
+
+def evaluations_to_ints(values) -> list[list[int]]:
+    """Copy one of evaluate's arrays (circuits, n, 8) back: per circuit, n Python ints."""
+    flat = to_ints(values)
+    n = values.shape[1]
+    return [flat[k * n : (k + 1) * n] for k in range(values.shape[0])]

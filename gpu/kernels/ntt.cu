@@ -1,0 +1,187 @@
+// Number-theoretic transforms over Fr (BLS12-381 scalar field), natural order in and out.
+//
+// NTT_n(v)_j = sum_i v_i w^(ij), w a primitive n-th root of unity (the inverse transform uses
+// w^-1; its 1/n, and the coset factors g^i, are per-element scale factors applied on the fly).
+//
+// Algorithm: Stockham's self-sorting FFT with a large radix R per pass ("autosort": no bit-reversal
+// pass; formulation of N. K. Govindaraju, B. Lloyd, Y. Dotsenko, B. Smith, J. Manferdelli,
+// "High Performance Discrete Fourier Transforms on Graphics Processors", SC 2008, Figure 2).
+// n = R_0 R_1 ... R_{P-1}, every R_p <= 2^MAX_LOG_RADIX, so n <= 2^30 takes P <= 3 passes: each
+// element is read and written P times, not log n times. In pass p, with Ns = R_0 ... R_{p-1}:
+//
+//   for every j < n / R:   x_r = src[j + r n/R] * w_{Ns R}^(r (j mod Ns))       (r < R)
+//                          X   = DFT_R(x)
+//                          dst[(j div Ns) Ns R + (j mod Ns) + k Ns] = X_k       (k < R)
+//
+// One thread block holds T consecutive j (T R = min(n, 2^BLOCK_LOG_ELEMENTS) elements) in shared
+// memory and computes their R-point DFTs with radix-2 decimation-in-frequency (Gentleman-Sande)
+// stages, which leave the DFT in bit-reversed order; the store reads it back through the
+// bit reversal. Consecutive threads touch consecutive j, so global reads and writes come in
+// contiguous runs of T elements (pass 0 writes whole contiguous blocks).
+//
+// Twiddles w_{Ns R}^(rk) = w_n^e with e = r k n / (Ns R) < n come from two tables of powers of w_n
+// (computed on the device by fr_powers, cached per log n by gpu/ntt.py):
+//   hi[i] = w_n^(i 2^b) (i < n / 2^b), lo[i] = w_n^i (i < 2^b), b = log2 R_{P-1};
+// every pass but the last has e divisible by 2^b and needs hi only; the last multiplies hi by lo.
+// Inside a DFT of size R the stage twiddles are powers of w_{2^MAX_LOG_RADIX} (a 512-entry table):
+// all roots come from one generator (w_n = 7^((r-1)/n)), so w_R = w_{2^10}^(2^10 / R).
+#include "field.cuh"
+
+// NTT_MAX_LOG_RADIX / NTT_BLOCK_LOG_ELEMENTS may be overridden (never above 10) only by the host
+// emulation in tests/native/ntt_emulate.cpp, to reach 3 and 4 passes at small n.
+#ifndef NTT_MAX_LOG_RADIX
+#define NTT_MAX_LOG_RADIX 10
+#endif
+#ifndef NTT_BLOCK_LOG_ELEMENTS
+#define NTT_BLOCK_LOG_ELEMENTS 10
+#endif
+constexpr int MAX_LOG_RADIX = NTT_MAX_LOG_RADIX;            // largest DFT inside one pass: 2^10 points
+constexpr int BLOCK_LOG_ELEMENTS = NTT_BLOCK_LOG_ELEMENTS;  // elements per block: 1024 x 32 B = 32 KiB shared memory
+constexpr int BLOCK_ELEMENTS = 1 << BLOCK_LOG_ELEMENTS;
+constexpr int PASS_THREADS = 256;       // threads per block of ntt_pass
+constexpr int SWIZZLE_BITS = 3;         // 8 threads share one 128-byte shared-memory wavefront
+constexpr int SWIZZLE_MASK = (1 << SWIZZLE_BITS) - 1;
+
+// How a pass multiplies its inputs by twiddles.
+constexpr int TWIDDLE_NONE = 0;   // pass 0: every twiddle is w^0
+constexpr int TWIDDLE_HI = 1;     // middle passes: hi[e >> b]
+constexpr int TWIDDLE_HI_LO = 2;  // last pass: hi[e >> b] * lo[e mod 2^b]
+
+// How a pass scales the elements it reads (pass 0) or writes (last pass), by element index i.
+constexpr int SCALE_NONE = 0;
+constexpr int SCALE_CONST = 1;  // lo[0]: the 1/n of an inverse transform
+constexpr int SCALE_TABLE = 2;  // lo[i mod 2^bits] * hi[i >> bits] = c * g^i for coset transforms
+static_assert(TWIDDLE_HI == 1 && SCALE_TABLE == 2, "gpu/ntt.py passes these mode numbers");
+
+// Shared memory keeps each 32-byte element as two 16-byte halves in separate arrays, so that
+// 8 threads reading 8 elements fill one wavefront; the XOR swizzle folds the index bits in groups
+// of three, which puts any 8 indices that differ only in 3 consecutive bits (all the patterns
+// below: runs of t, butterfly partners, bit-reversed reads) on 8 different bank groups.
+__device__ __forceinline__ int swizzle(int idx) {
+    int fold = (idx >> SWIZZLE_BITS) ^ (idx >> (2 * SWIZZLE_BITS)) ^ (idx >> (3 * SWIZZLE_BITS));
+    return idx ^ (fold & SWIZZLE_MASK);
+}
+
+struct shared_elements {
+    uint4 low[BLOCK_ELEMENTS];
+    uint4 high[BLOCK_ELEMENTS];
+
+    __device__ __forceinline__ void put(int idx, const fr_t& x) {
+        int p = swizzle(idx);
+        low[p] = make_uint4(x.l[0], x.l[1], x.l[2], x.l[3]);
+        high[p] = make_uint4(x.l[4], x.l[5], x.l[6], x.l[7]);
+    }
+    __device__ __forceinline__ fr_t get(int idx) const {
+        int p = swizzle(idx);
+        uint4 a = low[p], b = high[p];
+        return fr_t{{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w}};
+    }
+};
+
+__device__ __forceinline__ fr_t scale_factor(u64 i, const fr_t* __restrict__ lo, const fr_t* __restrict__ hi,
+                                             int bits, int mode) {
+    if (mode == SCALE_CONST) return lo[0];
+    return lo[i & ((1ull << bits) - 1)] * hi[i >> bits];
+}
+
+__device__ __forceinline__ int bit_reverse(int x, int bits) { return (int)(__brev((u32)x) >> (32 - bits)); }
+
+// One Stockham pass over a batch of vectors (blockIdx.y = vector). See the file comment.
+// roots: w_{2^10}^e for e < 2^9 in the transform's direction.
+extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
+    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
+    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
+    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
+    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
+    __shared__ shared_elements smem;
+    const u64 vector_offset = (u64)blockIdx.y << log_n;
+    src += vector_offset;
+    dst += vector_offset;
+
+    const int radix = 1 << log_r;
+    const int count = radix << log_t;  // elements in this block
+    const int t_mask = (1 << log_t) - 1;
+    const u64 ns_mask = (1ull << log_ns) - 1;
+    const u64 j0 = (u64)blockIdx.x << log_t;
+    const int stride_log = log_n - log_r;       // inputs of one DFT are n / R apart
+    const int exponent_shift = stride_log - log_ns;  // w_{Ns R} = w_n^(n / (Ns R))
+
+    // Load x_r = src[j + r n/R] (times its scale and twiddle) into slot t R + r.
+    for (int u = threadIdx.x; u < count; u += blockDim.x) {
+        int t = u & t_mask, r = u >> log_t;
+        u64 j = j0 + t;
+        u64 i = j + ((u64)r << stride_log);
+        fr_t x = src[i];
+        if (in_mode != SCALE_NONE) x = x * scale_factor(i, in_lo, in_hi, in_bits, in_mode);
+        if (tw_mode != TWIDDLE_NONE) {
+            u64 e = ((u64)r * (j & ns_mask)) << exponent_shift;
+            fr_t w = tw_hi[e >> tw_lo_bits];
+            if (tw_mode == TWIDDLE_HI_LO) w = w * tw_lo[e & ((1ull << tw_lo_bits) - 1)];
+            x = x * w;
+        }
+        smem.put((t << log_r) + r, x);
+    }
+    __syncthreads();
+
+    // Radix-2 DIF stages, span 2^(log_m - 1): (a, b) -> (a + b, (a - b) w_m^jj)
+    // (Gentleman-Sande butterfly; natural order in, bit-reversed order out).
+    const int half_radix_log = log_r - 1;
+    for (int log_m = log_r; log_m >= 1; --log_m) {
+        const int half_log = log_m - 1;
+        for (int q = threadIdx.x; q < (count >> 1); q += blockDim.x) {
+            int t = q >> half_radix_log;
+            int k = q & ((1 << half_radix_log) - 1);
+            int jj = k & ((1 << half_log) - 1);
+            int i0 = (t << log_r) + ((k >> half_log) << log_m) + jj;
+            int i1 = i0 + (1 << half_log);
+            fr_t a = smem.get(i0), b = smem.get(i1);
+            fr_t diff = a - b;
+            if (log_m > 1) diff = diff * roots[jj << (MAX_LOG_RADIX - log_m)];  // w_2^0 = 1: skip
+            smem.put(i0, a + b);
+            smem.put(i1, diff);
+        }
+        __syncthreads();
+    }
+
+    // Store X_k to dst[(j div Ns) Ns R + (j mod Ns) + k Ns], consecutive threads on consecutive addresses.
+    for (int u = threadIdx.x; u < count; u += blockDim.x) {
+        int t, k;
+        u64 o;
+        if (log_ns >= log_t) {  // the block's T values of j lie in one run of Ns: runs of T outputs
+            t = u & t_mask;
+            k = u >> log_t;
+            o = ((j0 >> log_ns) << (log_ns + log_r)) + (j0 & ns_mask) + t + ((u64)k << log_ns);
+        } else {  // Ns < T (pass 0 has Ns = 1): the block's outputs are one contiguous range
+            int group = u >> (log_ns + log_r);
+            int within = u & ((1 << (log_ns + log_r)) - 1);
+            k = within >> log_ns;
+            t = (group << log_ns) + (within & (int)ns_mask);
+            o = (j0 << log_r) + u;
+        }
+        fr_t x = smem.get((t << log_r) + bit_reverse(k, log_r));
+        if (out_mode != SCALE_NONE) x = x * scale_factor(o, out_lo, out_hi, out_bits, out_mode);
+        dst[o] = x;
+    }
+}
+
+// out[i] = scale * base^i for i < count (base = params[0], scale = params[1], Montgomery form):
+// right-to-left binary exponentiation per element, so every entry is exact and independent.
+extern "C" __global__ void fr_powers(fr_t* __restrict__ out, u64 count, const fr_t* __restrict__ params) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    fr_t acc = params[1];
+    fr_t power = params[0];  // base^(2^bit)
+    for (u64 e = i; e != 0; e >>= 1) {
+        if (e & 1) acc = acc * power;
+        power = power.sqr();
+    }
+    out[i] = acc;
+}
+
+// a[i] = a[i] * b[i] - c[i]: the numerator A B - C of h on the coset, in place.
+extern "C" __global__ void fr_mul_sub(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
+                                      u64 count) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    a[i] = a[i] * b[i] - c[i];
+}

@@ -1,0 +1,271 @@
+"""NTTs over Fr on the device: forward, inverse, coset forward, coset inverse; natural order in and out.
+
+Conventions (docs/ARCHITECTURE.md, reference/domain.py, "bellman"): for n = 2^k,
+omega = 7^((r-1)/n) mod r and the coset generator is g = 7.
+
+    forward:        NTT(v)_j  = sum_i v_i omega^(ij)
+    inverse:        INTT(e)_i = n^-1 sum_j e_j omega^(-ij)
+    coset forward:  NTT(v_i g^i)                   (evaluations on g*H)
+    coset inverse:  INTT(e)_i g^-i                 (coefficients from evaluations on g*H)
+
+Arrays are cupy uint32 arrays of shape (n, 8) or (batch, n, 8), Fr elements in Montgomery form;
+a batch (several circuits' vectors) is transformed by one launch per pass. The algorithm
+(Stockham autosort, at most 3 passes of radix <= 2^10, shared-memory DFTs) is described in
+gpu/kernels/ntt.cu. Twiddle tables are computed on the device by the fr_powers kernel and cached
+per log n; only the two scalars each table starts from (its base and its first entry) are sent.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from reference.errors import InvalidInputError, SizeMismatchError
+from reference.field import R
+
+from . import device
+from .field import check_device_array
+from .limbs import FR, ints_to_limbs
+
+ROOT_GENERATOR = 7
+"""omega_n = 7^((r-1)/n) (bellman's convention)."""
+COSET_GENERATOR = 7
+"""g: the coset g*H on which ntt_h divides by Z."""
+
+MIN_LOG_N = 1
+MAX_LOG_N = 27
+"""2^27 Fr elements = 4 GiB per vector: the largest size this module is tested at."""
+
+MAX_LOG_RADIX = 10
+"""Largest DFT inside one pass (MAX_LOG_RADIX in ntt.cu): n = 2^k takes ceil(k / 10) passes."""
+BLOCK_LOG_ELEMENTS = 10
+"""Elements held by one thread block (BLOCK_LOG_ELEMENTS in ntt.cu)."""
+PASS_THREADS = 256
+"""Threads per block of ntt_pass (PASS_THREADS in ntt.cu, its __launch_bounds__)."""
+MAX_BATCH = 65535
+"""The batch index is blockIdx.y, whose limit is 65535."""
+POWERS_THREADS = 256
+
+# Mode numbers shared with ntt.cu (TWIDDLE_* and SCALE_*).
+TWIDDLE_NONE, TWIDDLE_HI, TWIDDLE_HI_LO = 0, 1, 2
+SCALE_NONE, SCALE_CONST, SCALE_TABLE = 0, 1, 2
+
+FR_LIMBS = FR.num_limbs
+ELEMENT_BYTES = FR.element_bytes
+
+
+def omega(log_n: int) -> int:
+    """The primitive 2^log_n-th root of unity 7^((r-1)/2^log_n) mod r."""
+    return pow(ROOT_GENERATOR, (R - 1) >> log_n, R)
+
+
+def plan_passes(log_n: int) -> tuple[int, ...]:
+    """log2 of each pass's radix: as few passes as MAX_LOG_RADIX allows, radices as equal as possible."""
+    passes = -(-log_n // MAX_LOG_RADIX)
+    base, extra = divmod(log_n, passes)
+    return tuple(base + (1 if p < extra else 0) for p in range(passes))
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The per-element factor constant * base^i, i the element's index (natural order)."""
+
+    constant: int
+    base: int = 1
+
+    @property
+    def mode(self) -> int:
+        """SCALE_CONST when the factor is the same for every i (base 1), else SCALE_TABLE."""
+        return SCALE_CONST if self.base == 1 else SCALE_TABLE
+
+
+def _module():
+    return device.load_module("ntt.cu")
+
+
+def _mont_scalars(*values: int):
+    """A small device array of scalars in Montgomery form (kernel parameters)."""
+    import cupy
+
+    return cupy.asarray(ints_to_limbs([FR.to_montgomery(v % R) for v in values], FR, "scalars"))
+
+
+def powers(base: int, count: int, constant: int = 1):
+    """Device array (count, 8): constant * base^i for i < count (Montgomery form), computed by fr_powers."""
+    import cupy
+
+    out = cupy.empty((count, FR_LIMBS), dtype=np.uint32)
+    params = _mont_scalars(base, constant)
+    blocks = (count + POWERS_THREADS - 1) // POWERS_THREADS
+    device.launch(_module().get_function("fr_powers"), blocks, POWERS_THREADS, (out, np.uint64(count), params), "fr_powers")
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _roots(inverse: bool):
+    """w^e for e < 2^(MAX_LOG_RADIX - 1), w = omega_{2^MAX_LOG_RADIX} (or its inverse): the in-pass stage twiddles."""
+    w = omega(MAX_LOG_RADIX)
+    return powers(pow(w, -1, R) if inverse else w, 1 << (MAX_LOG_RADIX - 1))
+
+
+@functools.lru_cache(maxsize=None)
+def _twiddles(log_n: int, inverse: bool):
+    """(hi, lo, b): hi[i] = w_n^(i 2^b), lo[i] = w_n^i, b = log2 of the last pass's radix (see ntt.cu)."""
+    w = omega(log_n)
+    if inverse:
+        w = pow(w, -1, R)
+    b = plan_passes(log_n)[-1]
+    return powers(pow(w, 1 << b, R), 1 << (log_n - b)), powers(w, 1 << b), b
+
+
+@functools.lru_cache(maxsize=None)
+def _scale_tables(log_n: int, scale: Scale):
+    """(lo, hi, bits) with lo[i] = c base^i (i < 2^bits) and hi[i] = base^(i 2^bits): c base^i = lo[i mod 2^bits] hi[i >> bits]."""
+    if scale.mode == SCALE_CONST:
+        return _mont_scalars(scale.constant), _placeholder(), 0
+    bits = (log_n + 1) // 2
+    lo = powers(scale.base, 1 << bits, scale.constant)
+    hi = powers(pow(scale.base, 1 << bits, R), 1 << (log_n - bits))
+    return lo, hi, bits
+
+
+@functools.lru_cache(maxsize=None)
+def _placeholder():
+    """One zero element: the pointer handed for tables a pass does not read."""
+    import cupy
+
+    return cupy.zeros((1, FR_LIMBS), dtype=np.uint32)
+
+
+def table_bytes(log_n: int) -> int:
+    """Upper bound of the twiddle and scale tables one log n adds to the cache (both directions, 3 scales)."""
+    b = plan_passes(log_n)[-1]
+    bits = (log_n + 1) // 2
+    twiddles = 2 * ((1 << (log_n - b)) + (1 << b))
+    scales = 3 * ((1 << bits) + (1 << (log_n - bits)))
+    return (twiddles + scales) * ELEMENT_BYTES
+
+
+def vector_shape(x, name: str = "x") -> tuple[int, int]:
+    """(batch, log_n) of an (n, 8) or (batch, n, 8) Montgomery Fr array; clear errors otherwise."""
+    check_device_array(x, FR, name)
+    if x.ndim not in (2, 3):
+        raise InvalidInputError(name, f"must have shape (n, 8) or (batch, n, 8), got {x.shape}")
+    n = x.shape[-2]
+    log_n = n.bit_length() - 1
+    if n <= 0 or n & (n - 1):
+        raise SizeMismatchError(name, f"has {n} elements per vector; an NTT needs a power of two")
+    if not MIN_LOG_N <= log_n <= MAX_LOG_N:
+        raise SizeMismatchError(name, f"n = 2^{log_n} is outside 2^{MIN_LOG_N}..2^{MAX_LOG_N}")
+    batch = x.shape[0] if x.ndim == 3 else 1
+    if not 1 <= batch <= MAX_BATCH:
+        raise SizeMismatchError(name, f"batch of {batch} vectors is outside 1..{MAX_BATCH}")
+    return batch, log_n
+
+
+def _overlaps(a, b) -> bool:
+    a0, b0 = a.data.ptr, b.data.ptr
+    return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
+
+
+def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_scale, out_scale) -> None:
+    """Run the passes src -> ... -> dst, alternating dst and scratch so that the last pass writes dst."""
+    import cupy
+
+    radices = plan_passes(log_n)
+    last = len(radices) - 1
+    targets = [dst if (last - p) % 2 == 0 else scratch for p in range(len(radices))]
+    if len(radices) > 1 and _overlaps(src, targets[0]):
+        # a Stockham pass cannot run in place (a block reads other blocks' outputs): start from a copy
+        other = scratch if targets[0] is dst else dst
+        cupy.copyto(other, src)
+        src = other
+    kernel = _module().get_function("ntt_pass")
+    roots = _roots(inverse)
+    tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse) if last > 0 else (_placeholder(), _placeholder(), 0)
+    none = (_placeholder(), _placeholder(), 0)
+    in_lo, in_hi, in_bits = _scale_tables(log_n, in_scale) if in_scale else none
+    out_lo, out_hi, out_bits = _scale_tables(log_n, out_scale) if out_scale else none
+    log_ns = 0
+    for p, log_r in enumerate(radices):
+        log_t = min(BLOCK_LOG_ELEMENTS, log_n) - log_r
+        count = 1 << (log_r + log_t)
+        tw_mode = TWIDDLE_NONE if p == 0 else (TWIDDLE_HI_LO if p == last else TWIDDLE_HI)
+        in_mode = in_scale.mode if (in_scale and p == 0) else SCALE_NONE
+        out_mode = out_scale.mode if (out_scale and p == last) else SCALE_NONE
+        args = (
+            src, targets[p], np.int32(log_n), np.int32(log_r), np.int32(log_ns), np.int32(log_t),
+            roots, tw_hi, tw_lo, np.int32(tw_bits), np.int32(tw_mode),
+            in_lo, in_hi, np.int32(in_bits), np.int32(in_mode),
+            out_lo, out_hi, np.int32(out_bits), np.int32(out_mode),
+        )  # fmt: skip
+        grid = ((1 << log_n) // count, batch)
+        threads = min(PASS_THREADS, count // 2)
+        device.launch(kernel, grid, threads, args, f"NTT pass {p} of 2^{log_n}")
+        src = targets[p]
+        log_ns += log_r
+
+
+def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_scale: Scale | None = None,
+              out=None, scratch=None):
+    """y_j = sum_i (x_i s_i) w^(ij) t_j, with w = omega^(+-1), s = in_scale, t = out_scale (None: 1).
+
+    Returns ``out`` (allocated if None), same shape as x. x is left unchanged unless it is ``out``
+    (in place works). ``scratch`` (allocated if None) must not overlap x or out.
+    """
+    import cupy
+
+    batch, log_n = vector_shape(x, "x")
+    if out is None or scratch is None:  # (asking the driver costs microseconds: only when allocating)
+        needed = (out is None) * x.nbytes + (scratch is None) * x.nbytes + table_bytes(log_n)
+        device.check_free_memory(needed, f"NTT of {batch} x 2^{log_n}")
+    for name, buf in (("out", out), ("scratch", scratch)):
+        if buf is not None:
+            check_device_array(buf, FR, name)
+            if buf.shape != x.shape:
+                raise SizeMismatchError(name, f"has shape {buf.shape}; x has {x.shape}")
+    out = cupy.empty_like(x) if out is None else out
+    scratch = cupy.empty_like(x) if scratch is None else scratch
+    if _overlaps(scratch, x) or _overlaps(scratch, out):
+        raise InvalidInputError("scratch", "must not overlap x or out")
+    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale)
+    return out
+
+
+def transform_in_pair(x, other, *, inverse: bool = False, in_scale: Scale | None = None,
+                      out_scale: Scale | None = None):
+    """Transform x using only the buffers x and other (same shape); return whichever holds the result.
+
+    x's contents are consumed. The output buffer is chosen so that no copy is needed: with an odd
+    number of passes the result lands in ``other``, with an even number back in ``x``.
+    """
+    batch, log_n = vector_shape(x, "x")
+    if len(plan_passes(log_n)) % 2:
+        dst, scratch = other, x
+    else:
+        dst, scratch = x, other
+    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale)
+    return dst
+
+
+def forward(x, out=None):
+    """NTT(x)_j = sum_i x_i omega^(ij)."""
+    return transform(x, out=out)
+
+
+def inverse(x, out=None):
+    """INTT(x)_i = n^-1 sum_j x_j omega^(-ij)."""
+    _, log_n = vector_shape(x, "x")
+    return transform(x, inverse=True, out_scale=Scale(pow(1 << log_n, -1, R)), out=out)
+
+
+def coset_forward(x, out=None):
+    """coset_NTT(x)_j = sum_i x_i g^i omega^(ij): evaluations at g omega^j."""
+    return transform(x, in_scale=Scale(1, COSET_GENERATOR), out=out)
+
+
+def coset_inverse(x, out=None):
+    """coset_INTT(x)_i = g^-i n^-1 sum_j x_j omega^(-ij): coefficients from evaluations on g*H."""
+    _, log_n = vector_shape(x, "x")
+    return transform(x, inverse=True, out_scale=Scale(pow(1 << log_n, -1, R), pow(COSET_GENERATOR, -1, R)), out=out)

@@ -1,0 +1,462 @@
+"""GPU NTTs, ntt_h and evaluate against independent computations.
+
+Expected values come from: the O(n^2) DFT definition in Python ints (small n); reference/domain.py,
+reference/ntt_h.py and reference/evaluate.py (n up to 2^14); Horner's rule in Python ints at
+sampled points (n up to 2^20); and, up to 2^27, inputs with few non-zero coefficients, whose
+transforms and quotient h are known in closed form:
+
+* NTT of v = sum_k v_k e_(i_k):   X_j = sum_k v_k omega^(i_k j)   (checked at sampled j in Python,
+  and in full against sums of geometric sequences made by the separate fr_powers kernel);
+* for sparse a(X), b(X) and c = a b on H, c(X) = a(X) b(X) mod (X^n - 1) and
+  h(X) = sum over term pairs with e + f >= n of alpha beta X^(e + f - n)  (the whole vector is checked).
+
+GPU tests carry @pytest.mark.gpu; sizes above 2^14 also carry @pytest.mark.slow.
+"""
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference.domain import EvaluationDomain
+from reference.errors import InvalidInputError, SizeMismatchError
+from reference.field import R
+
+ROOT = Path(__file__).resolve().parent.parent
+EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
+SEED = 20261202
+SMALL_LOG_NS = range(1, 15)
+NAIVE_MAX_LOG_N = 7
+LARGE_LOG_NS = [15, 17, 20, 22, 24, 26, 27]
+SPARSE_TERMS = 4
+TOP_LIMB_MASK = 0x3FFFFFFF
+"""Masking limb 7 to 30 bits keeps a random element below 2^254 < r."""
+HALF_LIMB_BITS = 16
+SAMPLED_OUTPUTS = 24
+
+
+def omega(log_n: int) -> int:
+    return pow(7, (R - 1) >> log_n, R)
+
+
+def naive_dft(values: list[int], root: int) -> list[int]:
+    """sum_i v_i root^(ij) for every j, straight from the definition."""
+    n = len(values)
+    return [sum(v * pow(root, i * j, R) for i, v in enumerate(values)) % R for j in range(n)]
+
+
+def horner(coeffs: list[int], x: int) -> int:
+    acc = 0
+    for c in reversed(coeffs):
+        acc = (acc * x + c) % R
+    return acc
+
+
+def random_ints(count: int, rng: random.Random) -> list[int]:
+    return [rng.randrange(R) for _ in range(count)]
+
+
+def random_device_fr(shape: tuple, seed: int):
+    """Random Montgomery-form Fr elements (each < 2^254 < r), generated on the device."""
+    import cupy
+
+    rs = cupy.random.RandomState(seed)
+    high = rs.randint(0, 1 << HALF_LIMB_BITS, size=shape + (8,), dtype=cupy.uint32)
+    low = rs.randint(0, 1 << HALF_LIMB_BITS, size=shape + (8,), dtype=cupy.uint32)
+    x = (high << HALF_LIMB_BITS) | low
+    del high, low
+    x[..., 7] &= TOP_LIMB_MASK
+    return x
+
+
+def sparse_device_vector(n: int, terms: dict):
+    """Device (n, 8) Montgomery array with value terms[i] at index i and zeros elsewhere."""
+    import cupy
+
+    from gpu.field import to_device
+
+    x = cupy.zeros((n, 8), dtype=np.uint32)
+    if terms:
+        index = cupy.asarray(list(terms.keys()), dtype=cupy.int64)
+        x[index] = to_device(list(terms.values()))
+    return x
+
+
+def sparse_terms(n: int, count: int, rng: random.Random) -> dict:
+    positions = {0, n - 1} | {rng.randrange(n) for _ in range(count)}
+    return {i: rng.randrange(1, R) for i in sorted(positions)}
+
+
+# ---------------------------------------------------------------- CPU: the algebra ntt_h fuses
+
+
+def test_fused_scales_reproduce_reference_ntt_h():
+    """INTT then *g^i/n ... then *g^-i/(n(g^n-1)): the factors gpu/ntt_h.py fuses, replayed with reference NTTs."""
+    from gpu.ntt_h import ntt_h_scales
+    from reference.evaluate import Evaluations
+    from reference.ntt_h import ntt_h as reference_ntt_h
+
+    rng = random.Random(SEED)
+    for log_n in (1, 2, 5, 8):
+        n = 1 << log_n
+        domain = EvaluationDomain(log_n)
+        to_coset, from_coset = ntt_h_scales(log_n)
+        a, b, c = (random_ints(n, rng) for _ in range(3))
+        on_coset = []
+        for values in (a, b, c):
+            n_times_intt = domain.ntt(values[:1] + values[1:][::-1])  # sum_j e_j omega^(-ij) = sum_j e_(-j) omega^(ij)
+            scaled = [x * to_coset.constant * pow(to_coset.base, i, R) % R for i, x in enumerate(n_times_intt)]
+            on_coset.append(domain.ntt(scaled))
+        e = [(x * y - z) % R for x, y, z in zip(*on_coset)]
+        n_times_intt = domain.ntt(e[:1] + e[1:][::-1])
+        h = [x * from_coset.constant * pow(from_coset.base, i, R) % R for i, x in enumerate(n_times_intt)]
+        assert h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain))
+
+
+def test_pass_plan_covers_every_size():
+    from gpu.ntt import MAX_LOG_N, MAX_LOG_RADIX, plan_passes
+
+    for log_n in range(1, MAX_LOG_N + 1):
+        radices = plan_passes(log_n)
+        assert sum(radices) == log_n
+        assert max(radices) <= MAX_LOG_RADIX and min(radices) >= 1
+        assert len(radices) == -(-log_n // MAX_LOG_RADIX)
+        assert max(radices) - min(radices) <= 1
+
+
+# ---------------------------------------------------------------- CPU: the kernels in host emulation
+
+EMULATOR_CONFIGS = {
+    # name: (MAX_LOG_RADIX, BLOCK_LOG_ELEMENTS, largest log n tested, extra options): the GPU's
+    # sizes; a tiny radix that reaches 3 and 4 passes (and blocks of several DFTs in every pass) at
+    # small n; and the GPU's sizes with field.cuh's carry-chain (PTX) arithmetic emulated
+    "gpu-sizes": (10, 10, 12, ["-O1"]),
+    "tiny-radix": (3, 4, 10, ["-O1"]),
+    "emulated-ptx": (10, 10, 9, ["-O0", "-DFIELD_EMULATE_PTX"]),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(EMULATOR_CONFIGS))
+def emulator(request, tmp_path_factory):
+    """(config name, binary) of tests/native/ntt_emulate.cpp built with g++; skips (reason printed) without g++."""
+    if not shutil.which("g++"):
+        pytest.skip("g++ is not installed: cannot build the host emulation of ntt.cu")
+    max_log_radix, block_log, _, options = EMULATOR_CONFIGS[request.param]
+    binary = tmp_path_factory.mktemp("ntt_emulate") / request.param
+    cmd = ["g++", "-std=c++17", "-x", "c++", *options, f"-DNTT_MAX_LOG_RADIX={max_log_radix}",
+           f"-DNTT_BLOCK_LOG_ELEMENTS={block_log}", f"-I{ROOT / 'gpu' / 'kernels'}", str(EMULATOR_SOURCE),
+           "-o", str(binary)]  # fmt: skip
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    assert build.returncode == 0, f"{' '.join(cmd)} failed:\n{build.stderr}"
+    return request.param, binary
+
+
+def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0)):
+    """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base)."""
+    root_n, root_max = omega(log_n), omega(max_log_radix)
+    if inverse:
+        root_n, root_max = pow(root_n, -1, R), pow(root_max, -1, R)
+    lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}"]
+    lines += [f"{mode} {c:x} {base:x}" for mode, c, base in (in_scale, out_scale)]
+    lines += [f"{v:x}" for v in values]
+    result = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return [int(x, 16) for x in result.stdout.split()]
+
+
+def test_emulated_kernels_match_reference_domain(emulator):
+    """The unchanged ntt.cu kernels, run on the CPU, against reference/domain.py for every log n up to the config's limit."""
+    config, binary = emulator
+    max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
+    rng = random.Random(SEED + max_log_radix)
+    for log_n in range(1, largest + 1):
+        n = 1 << log_n
+        domain = EvaluationDomain(log_n)
+        vectors = [random_ints(n, rng) for _ in range(2)]
+        values = vectors[0] + vectors[1]
+        run = lambda **kw: emulate(binary, log_n, values, max_log_radix, **kw)  # noqa: E731
+        both = lambda f: f(vectors[0]) + f(vectors[1])  # noqa: E731
+        assert run() == both(domain.ntt), log_n
+        assert run(inverse=True, out_scale=(1, domain.n_inv, 1)) == both(domain.intt), log_n
+        assert run(in_scale=(2, 1, domain.g)) == both(domain.coset_ntt), log_n
+        assert run(inverse=True, out_scale=(2, domain.n_inv, domain.g_inv)) == both(domain.coset_intt), log_n
+
+
+# ---------------------------------------------------------------- GPU: small sizes, exact
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", range(1, NAIVE_MAX_LOG_N + 1))
+def test_transforms_match_naive_dft(log_n):
+    from gpu import ntt
+    from gpu.field import to_device, to_ints
+
+    n = 1 << log_n
+    rng = random.Random(SEED + log_n)
+    batch = [random_ints(n, rng) for _ in range(3)]
+    x = to_device([v for vec in batch for v in vec]).reshape(3, n, 8)
+    w, g = omega(log_n), 7
+    n_inv, w_inv, g_inv = pow(n, -1, R), pow(w, -1, R), pow(g, -1, R)
+    expected = {
+        "forward": [naive_dft(v, w) for v in batch],
+        "inverse": [[y * n_inv % R for y in naive_dft(v, w_inv)] for v in batch],
+        "coset_forward": [naive_dft([y * pow(g, i, R) % R for i, y in enumerate(v)], w) for v in batch],
+        "coset_inverse": [
+            [y * n_inv * pow(g_inv, i, R) % R for i, y in enumerate(naive_dft(v, w_inv))] for v in batch
+        ],
+    }
+    before = x.copy()
+    for name, want in expected.items():
+        got = to_ints(getattr(ntt, name)(x))
+        assert got == [y for vec in want for y in vec], name
+    assert bool((x == before).all()), "the input must be left unchanged"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", SMALL_LOG_NS)
+def test_transforms_match_reference_domain(log_n):
+    from gpu import ntt
+    from gpu.field import to_device, to_ints
+
+    n = 1 << log_n
+    domain = EvaluationDomain(log_n)
+    rng = random.Random(SEED + 100 + log_n)
+    batch = [random_ints(n, rng) for _ in range(2)]
+    x = to_device([v for vec in batch for v in vec]).reshape(2, n, 8)
+    for gpu_name, ref_name in (("forward", "ntt"), ("inverse", "intt"), ("coset_forward", "coset_ntt"),
+                               ("coset_inverse", "coset_intt")):  # fmt: skip
+        got = to_ints(getattr(ntt, gpu_name)(x))
+        assert got == [y for vec in batch for y in getattr(domain, ref_name)(vec)], gpu_name
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", SMALL_LOG_NS)
+def test_ntt_h_matches_reference(log_n):
+    from gpu.field import to_device
+    from gpu.ntt_h import h_to_ints, ntt_h
+    from reference.evaluate import Evaluations
+    from reference.ntt_h import ntt_h as reference_ntt_h
+
+    n = 1 << log_n
+    circuits = 3
+    rng = random.Random(SEED + 200 + log_n)
+    values = [[random_ints(n, rng) for _ in range(3)] for _ in range(circuits)]
+    a, b, c = (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
+    h = ntt_h(a, b, c, log_n)
+    assert h.shape == (circuits, n - 1, 8)
+    domain = EvaluationDomain(log_n)
+    expected = [list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values]
+    assert h_to_ints(h) == expected
+    single = ntt_h(a[1], b[1], c[1], log_n)  # one circuit, 2-D arrays
+    assert h_to_ints(single) == expected[1]
+
+
+def random_r1cs(rng: random.Random, constraints: int, num_inputs: int, num_aux: int):
+    from reference.r1cs import R1CS
+
+    variables = num_inputs + num_aux
+
+    def row():
+        terms = {}
+        for _ in range(rng.randrange(0, 5)):
+            terms[rng.randrange(variables)] = rng.choice([1, 1, 0, R - 1, rng.randrange(R)])
+        return tuple(terms.items())
+
+    matrices = [tuple(row() for _ in range(constraints)) for _ in range(3)]
+    return R1CS(num_inputs, num_aux, *matrices)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 1, 0), (5, 1, 3), (61, 4, 40), (300, 7, 250)])
+def test_evaluate_matches_reference(shape):
+    from gpu.evaluate import evaluate, evaluations_to_ints, upload_r1cs
+    from reference.evaluate import evaluate as reference_evaluate
+
+    rng = random.Random(SEED + sum(shape))
+    r1cs = random_r1cs(rng, *shape)
+    witnesses = [[1] + random_ints(r1cs.num_variables - 1, rng) for _ in range(3)]
+    for source in (r1cs, upload_r1cs(r1cs)):
+        a, b, c = evaluate(source, witnesses)
+        assert a.shape == (3, r1cs.n, 8)
+        expected = [reference_evaluate(r1cs, z) for z in witnesses]
+        assert evaluations_to_ints(a) == [list(e.a) for e in expected]
+        assert evaluations_to_ints(b) == [list(e.b) for e in expected]
+        assert evaluations_to_ints(c) == [list(e.c) for e in expected]
+
+
+@pytest.mark.gpu
+def test_evaluate_rejects_bad_witnesses():
+    from gpu.evaluate import evaluate
+    from reference.errors import ScalarRangeError
+
+    r1cs = random_r1cs(random.Random(SEED), 4, 2, 3)
+    with pytest.raises(SizeMismatchError, match=r"witnesses\[1\]"):
+        evaluate(r1cs, [[1, 2, 3, 4, 5], [1, 2]])
+    with pytest.raises(ScalarRangeError, match=r"witnesses\[0\]\[2\]"):
+        evaluate(r1cs, [[1, 2, R, 4, 5]])
+
+
+@pytest.mark.gpu
+def test_bad_shapes_are_named():
+    import cupy
+
+    from gpu import ntt
+    from gpu.ntt_h import ntt_h
+
+    with pytest.raises(SizeMismatchError, match="power of two"):
+        ntt.forward(cupy.zeros((3, 8), np.uint32))
+    with pytest.raises(SizeMismatchError, match="outside"):
+        ntt.forward(cupy.zeros((1, 8), np.uint32))
+    with pytest.raises(InvalidInputError, match="uint32 limbs"):
+        ntt.forward(cupy.zeros((4, 4), np.uint32))
+    a = cupy.zeros((2, 8, 8), np.uint32)
+    with pytest.raises(SizeMismatchError, match="domain has n = 2\\^4"):
+        ntt_h(a, a, a, 4)
+    with pytest.raises(SizeMismatchError, match="^c: "):
+        ntt_h(a, a, cupy.zeros((1, 8, 8), np.uint32), 3)
+
+
+@pytest.mark.gpu
+def test_ntt_h_memory_error_says_how_much():
+    from gpu.device import GpuMemoryError, free_device_memory
+    from gpu.ntt_h import memory_needed, require_memory
+
+    log_n = 27
+    batch = free_device_memory() // memory_needed(1, log_n) + 1
+    needed_gib = memory_needed(batch, log_n) / 2**30
+    with pytest.raises(GpuMemoryError, match=rf"ntt_h for {batch} circuit\(s\) at n = 2\^27: needs {needed_gib:.2f} GiB"):
+        require_memory(batch, log_n)
+    require_memory(1, 10)
+
+
+# ---------------------------------------------------------------- GPU: large sizes
+
+
+def check_sparse_forward(log_n: int, rng: random.Random) -> None:
+    """forward NTT of a sparse vector: sampled outputs in Python, the whole output against fr_powers sums."""
+    import cupy
+
+    from gpu import ntt
+    from gpu.field import apply_op, to_ints
+
+    n = 1 << log_n
+    terms = sparse_terms(n, SPARSE_TERMS, rng)
+    x = sparse_device_vector(n, terms)
+    y = ntt.forward(x)
+    w = omega(log_n)
+    samples = sorted({0, 1, n // 2, n - 1} | {rng.randrange(n) for _ in range(SAMPLED_OUTPUTS)})
+    got = to_ints(y[cupy.asarray(samples)])
+    assert got == [sum(v * pow(w, i * j, R) for i, v in terms.items()) % R for j in samples]
+    expected = None
+    for i, v in terms.items():
+        series = ntt.powers(pow(w, i, R), n, v)  # v omega^(ij) for every j
+        expected = series if expected is None else apply_op("add", expected, series)
+        del series
+    assert bool((y == expected).all())
+
+
+def check_round_trips(log_n: int, seed: int) -> None:
+    from gpu import ntt
+
+    x = random_device_fr((1 << log_n,), seed)
+    y = ntt.forward(x)
+    assert not bool((y == x).all())
+    assert bool((ntt.inverse(y, out=y) == x).all())
+    z = ntt.coset_forward(x)
+    assert bool((ntt.coset_inverse(z, out=z) == x).all())
+
+
+def check_sparse_ntt_h(log_n: int, rng: random.Random, circuits: int) -> None:
+    """h for sparse a, b and c = a b on H equals the closed form sum_{e+f>=n} alpha beta X^(e+f-n), in full."""
+    import cupy
+
+    from gpu import ntt
+    from gpu.field import apply_op
+    from gpu.ntt_h import ntt_h
+
+    n = 1 << log_n
+    evaluations = {"a": [], "b": [], "c": []}
+    expected_h = []
+    for _ in range(circuits):
+        a_terms, b_terms = sparse_terms(n, SPARSE_TERMS, rng), sparse_terms(n, SPARSE_TERMS, rng)
+        a = ntt.forward(sparse_device_vector(n, a_terms))
+        b = ntt.forward(sparse_device_vector(n, b_terms))
+        evaluations["a"].append(a)
+        evaluations["b"].append(b)
+        evaluations["c"].append(apply_op("mul", a, b))
+        h = {}
+        for e, alpha in a_terms.items():
+            for f, beta in b_terms.items():
+                if e + f >= n:
+                    h[e + f - n] = (h.get(e + f - n, 0) + alpha * beta) % R
+        expected_h.append(sparse_device_vector(n, {k: v for k, v in h.items() if v})[: n - 1])
+    a, b, c = (cupy.stack(evaluations[k]) for k in "abc")
+    del evaluations
+    got = ntt_h(a, b, c, log_n)
+    assert bool((got == cupy.stack(expected_h)).all())
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("log_n", LARGE_LOG_NS)
+def test_large_transforms(log_n):
+    rng = random.Random(SEED + 300 + log_n)
+    check_round_trips(log_n, SEED + log_n)
+    check_sparse_forward(log_n, rng)
+    check_sparse_ntt_h(log_n, rng, circuits=2 if log_n <= 24 else 1)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("log_n", [15, 20])
+def test_dense_transform_at_sampled_outputs(log_n):
+    """X_j = v(omega^j) by Horner in Python, for a dense random v, at sampled j."""
+    import cupy
+
+    from gpu import ntt
+    from gpu.field import to_ints
+
+    n = 1 << log_n
+    x = random_device_fr((n,), SEED + 400 + log_n)
+    y = ntt.forward(x)
+    coefficients = to_ints(x)
+    rng = random.Random(SEED + log_n)
+    samples = [0, n - 1] + [rng.randrange(n) for _ in range(2)]
+    got = to_ints(y[cupy.asarray(samples)])
+    w = omega(log_n)
+    assert got == [horner(coefficients, pow(w, j, R)) for j in samples]
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_h_identity_at_random_point():
+    """a(x) b(x) - c(x) = h(x) (x^n - 1) at a random x, for dense random a, b and c = a b on H (n = 2^20)."""
+    from gpu import ntt
+    from gpu.field import apply_op, to_ints
+    from gpu.ntt_h import h_to_ints, ntt_h
+
+    log_n = 20
+    n = 1 << log_n
+    a = random_device_fr((n,), SEED + 500)
+    b = random_device_fr((n,), SEED + 501)
+    c = apply_op("mul", a, b)
+    h = h_to_ints(ntt_h(a, b, c, log_n))
+    x = random.Random(SEED).randrange(R)
+    a_x, b_x, c_x = (horner(to_ints(ntt.inverse(v)), x) for v in (a, b, c))
+    assert (a_x * b_x - c_x) % R == horner(h, x) * (pow(x, n, R) - 1) % R
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_repeated_runs_are_bit_identical():
+    from gpu import ntt
+    from gpu.ntt_h import ntt_h
+
+    log_n = 24
+    a, b, c = (random_device_fr((2, 1 << log_n), SEED + 600 + k) for k in range(3))
+    first = ntt.forward(a)
+    assert bool((ntt.forward(a) == first).all())
+    h1 = ntt_h(a, b, c, log_n).copy()
+    assert bool((ntt_h(a, b, c, log_n) == h1).all())
