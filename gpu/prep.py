@@ -74,10 +74,12 @@ def split_query(scalars, is_input) -> DeviceSplit:
 
 def _pack_bits(bits, words: int, xp):
     """(circuits, points) bool -> (circuits, words) uint64, little-endian bit order within each word."""
-    padded = xp.zeros((bits.shape[0], words * WORD_BITS), dtype=xp.bool_)
+    padded = xp.zeros((bits.shape[0], words * WORD_BITS), dtype=xp.uint8)
     padded[:, : bits.shape[1]] = bits
-    packed = xp.packbits(padded.reshape(bits.shape[0], -1), axis=1, bitorder="little")
-    return packed.view(xp.uint64).reshape(bits.shape[0], words)
+    # Byte k holds bits 8k..8k+7, bit j at weight 2^j (CuPy's packbits has no axis argument, so pack by hand).
+    weights = xp.asarray(np.array([1 << j for j in range(8)], dtype=np.uint8))
+    packed = (padded.reshape(bits.shape[0], -1, 8) * weights).sum(axis=2, dtype=xp.uint8)
+    return xp.ascontiguousarray(packed).view(xp.uint64).reshape(bits.shape[0], words)
 
 
 def prep(z_limbs, num_inputs: int, num_aux: int, density: Density) -> dict[str, DeviceSplit]:

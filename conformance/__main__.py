@@ -1,0 +1,208 @@
+"""python -m conformance {run,gate,faults}: the phase-by-phase conformance suite.
+
+    python -m conformance run                                   # bundled vectors, reference and GPU
+    python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
+    python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
+    python -m conformance gate                                  # is the committed GPU report current?
+
+Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
+--require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate);
+2 bad input (unreadable vector, unknown phase or backend); 3 --require-gpu without a usable GPU.
+"""
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from reference.cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, run_main
+from reference.errors import InvalidInputError
+from reference.prover import PHASES
+
+from .backends import make_backend
+from .chart import write_chart
+from .faults import FAULT_PREFIX, FAULTS
+from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
+from .loading import load_cached, vector_paths
+from .phases import MODES, Problem, check_phases
+from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
+from .runner import check_vector
+from vectors.bundled import bundled_paths
+
+EXIT_MISMATCH = EXIT_INVALID_PROOF
+EXIT_GPU_REQUIRED = 3
+"""--require-gpu was given and no CUDA device can be used."""
+DEFAULT_BACKENDS = "reference,gpu"
+DEFAULT_REPEAT = 2
+"""Runs of each phase of a backend that is not deterministic by construction (the GPU)."""
+GPU = "gpu"
+REPORT_FILES = ("report.json", "report.md", "chart.png")
+DEFAULT_REPORT_DIR = "conformance-report"
+"""Where report files go without --report (ignored by git: see .gitignore)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m conformance",
+        description="Run every prover phase of each backend on shared test vectors and compare the outputs exactly.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser(
+        "run",
+        help="check backends phase by phase on vectors",
+        description="For every vector and phase: each backend's output compared exactly with the vector's expected "
+        "output (or an independent oracle), the first differing element named, and the phase timed in each backend. "
+        "Progress on stderr, the final table on stdout. Exit 0 pass, 1 mismatch or error, 2 bad input, "
+        "3 --require-gpu without a GPU.",
+    )
+    r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json)")
+    r.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated: reference, gpu, fault:<name> (default {DEFAULT_BACKENDS}; `faults` lists the planted faults)")
+    r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
+    r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself")
+    r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
+    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels)")
+    r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
+    r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
+    r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
+    r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), 0 otherwise.")
+    g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
+    sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>")
+    return p
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
+    """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
+    problems = []
+    if GPU not in backend_names or any(n.startswith(FAULT_PREFIX) for n in backend_names):
+        problems.append("--backends must include gpu and no planted fault")
+    if tuple(phases) != PHASES:
+        problems.append("every phase must run")
+    if args.mode != "isolated":
+        problems.append("the mode must be isolated")
+    if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
+        problems.append("the vectors must be the bundled ones (give no vector arguments)")
+    if problems:
+        raise InvalidInputError("--record-gate", "; ".join(problems))
+
+
+def _backend_facts(backend) -> dict:
+    try:
+        return backend.describe()
+    except Exception as exc:  # describing the device must not hide the verdicts
+        return {"describe_error": f"{type(exc).__name__}: {exc}"}
+
+
+def _run(args, argv) -> int:
+    say = Progress(args.quiet)
+    phases = check_phases(_split(args.phases))
+    names = list(dict.fromkeys(_split(args.backends)))
+    if not names:
+        raise InvalidInputError("--backends", "names no backend")
+    backends = [make_backend(name) for name in names]
+    if args.repeat < 1:
+        raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
+    paths = vector_paths(args.vectors)
+    require_gpu = args.require_gpu or args.record_gate
+    if args.record_gate:
+        _check_record_gate(args, names, phases, paths)
+
+    running, unavailable, facts = [], {}, {}
+    for backend in backends:
+        reason = backend.unavailable_reason()
+        if reason is None:
+            running.append(backend)
+            facts[backend.name] = {"available": True, "reason": None, "device": _backend_facts(backend)}
+        else:
+            unavailable[backend.name] = reason
+            facts[backend.name] = {"available": False, "reason": reason, "device": None}
+    if GPU in unavailable:
+        if require_gpu:
+            print(f"error: --require-gpu: the GPU backend cannot run here: {unavailable[GPU]}", file=sys.stderr)
+            return EXIT_GPU_REQUIRED
+        others = ", ".join(b.name for b in running) or "nothing"
+        print(f"No usable CUDA device ({unavailable[GPU]}): checking {others} against the vectors' expected outputs only.", file=sys.stderr)
+
+    fingerprint_before = fingerprint()
+    info = RunInfo(
+        command="python -m conformance " + shlex.join(argv),
+        mode=args.mode,
+        prefer_oracle=args.oracle,
+        phases=phases,
+        backends=facts,
+        gpu_fingerprint=fingerprint_before,
+    )
+    results = []
+    for path in paths:
+        start = time.perf_counter()
+        vector = load_cached(path, progress=say)
+        info.load_seconds[vector.id] = round(time.perf_counter() - start, 3)
+        problem = Problem.from_vector(vector)
+        results.append(
+            check_vector(
+                problem, running, phases, args.mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat
+            )
+        )
+
+    document = report_document(results, info)
+    _write_report_files(document, Path(args.report), say)
+    sys.stdout.write(terminal_text(document))
+    if args.record_gate:
+        _record_gate(document, fingerprint_before, say)
+    return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
+
+
+def _write_report_files(document: dict, folder: Path, say) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    chart = folder / "chart.png"
+    note = write_chart(document, chart)
+    document["chart"], document["chart_note"] = (None, note) if note else (chart.name, None)
+    write_json(document, folder / "report.json")
+    (folder / "report.md").write_text(markdown_text(document))
+    say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
+
+
+def _record_gate(document: dict, fingerprint_before: dict, say) -> None:
+    """Write the gate report when the run passed and gpu/ did not change while it ran."""
+    target = REPO_ROOT / GATE_REPORT
+    if document["result"] != "pass":
+        say(f"not recording {GATE_REPORT}: the run did not pass")
+        return
+    if fingerprint() != fingerprint_before:
+        say(f"not recording {GATE_REPORT}: gpu/ changed while the suite ran; run it again")
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    gate_document = dict(document, chart=None, chart_note="the gate report carries no chart")
+    write_json(gate_document, target)
+    target.with_suffix(".md").write_text(markdown_text(gate_document))
+    say(f"recorded {GATE_REPORT} (and {GATE_REPORT.with_suffix('.md')}): commit them")
+
+
+def _gate(args) -> int:
+    verdict = gate_verdict(REPO_ROOT, Path(args.report_file))
+    print(f"{verdict.state}: {verdict.message}")
+    return EXIT_MISMATCH if verdict.state in ("stale", "invalid") else EXIT_OK
+
+
+def _faults(args) -> int:
+    for fault in FAULTS.values():
+        print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    """The command line (see the module docstring); returns the exit status. Bad input raises
+    ToolkitError, which run_main turns into 'error: field: problem' and exit 2."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser().parse_args(argv)
+    if args.command == "run":
+        return _run(args, argv)
+    return {"gate": _gate, "faults": _faults}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

@@ -1,0 +1,341 @@
+"""Planted faults: the reference prover with one deliberate bug, as a backend ("fault:<name>").
+
+They prove the suite can fail: each fault is a bug a GPU implementation could plausibly have, and
+tests/test_planted_faults.py checks that the suite fails on it and names the right phase. Faults
+are applied without touching any file: a wrapper backend replaces one phase, or swaps one function
+of reference/ for the duration of that phase (``patched``) and puts it back afterwards.
+
+    python -m conformance run vectors/data/porep-log05.json --backends fault:ntt-drop-last-h   # exits 1
+
+``repeated_bases_vector`` builds (in memory) the small vector some faults need: repeated key points
+(so an MSM bucket receives the same point twice) and more than 64 points per query (so bitmaps
+cross a 64-bit word boundary).
+"""
+import contextlib
+import itertools
+from dataclasses import dataclass
+from typing import Callable
+
+from py_ecc.optimized_bls12_381 import G1, add
+
+import reference.msm
+from reference.assemble import assemble
+from reference.batch_add import batch_add
+from reference.curve import is_identity, neg
+from reference.domain import BELLMAN, EvaluationDomain
+from reference.field import R, inv
+from reference.prep import WORD_BITS, Prep, QuerySplit, bitmap_bits, bitmap_bytes
+from reference.prover import Witness, prove
+from reference.r1cs import R1CS
+from reference.setup import setup, trapdoor_from_seed
+from vectors.format import CircuitCase, Vector
+
+from .backends.base import Backend
+from .backends.reference import ReferenceBackend, reference_phase
+from .phases import Problem
+
+FAULT_PREFIX = "fault:"
+
+BELLMAN_COSET_GENERATOR = 7
+WRONG_COSET_GENERATOR = 5
+"""The snarkjs-style generator a kernel might hard-code instead of bellman's 7."""
+
+
+@contextlib.contextmanager
+def patched(module, attribute: str, replacement):
+    """module.attribute = replacement for the block, restored afterwards (even on an exception)."""
+    original = getattr(module, attribute)
+    setattr(module, attribute, replacement)
+    try:
+        yield original
+    finally:
+        setattr(module, attribute, original)
+
+
+# ---------------------------------------------------------------------------------------------
+# ntt_h
+
+
+def _times_powers(values: list[int], g: int) -> list[int]:
+    """[v_i * g^i]: p(x) -> p(g x) on coefficients (the coset shift)."""
+    out, power = [], 1
+    for v in values:
+        out.append(v * power % R)
+        power = power * g % R
+    return out
+
+
+def ntt_h_mixed_coset_generators(problem: Problem, inputs: dict):
+    """ntt_h whose coset NTT shifts by powers of 5 while the coset INTT and Z(g) still use 7.
+
+    (A consistent change of g would give the same h: any coset where Z has no root works. The bug
+    is one kernel with a different hard-coded generator.)"""
+    domain: EvaluationDomain = problem.domain
+    z_inverse = inv((pow(BELLMAN_COSET_GENERATOR, domain.n, R) - 1) % R)
+    hs = []
+    for evals in inputs["evaluate"]:
+        a, b, c = (domain.ntt(_times_powers(domain.intt(list(v)), WRONG_COSET_GENERATOR)) for v in (evals.a, evals.b, evals.c))
+        quotient = [(x * y - z) * z_inverse % R for x, y, z in zip(a, b, c)]
+        hs.append(tuple(domain.coset_intt(quotient)[: domain.n - 1]))
+    return hs
+
+
+def ntt_h_drop_last_coefficient(problem: Problem, inputs: dict):
+    """ntt_h that hands back n - 2 coefficients: h_{n-2} (the last kept one) is lost."""
+    return [h[:-1] for h in reference_phase("ntt_h", problem, inputs)]
+
+
+# ---------------------------------------------------------------------------------------------
+# msm: digit recoding and bucket accumulation
+
+
+def signed_digits_top_carry_dropped(scalar: int, c: int, field: str = "scalar") -> list[int]:
+    """reference.msm.signed_digits, except that the carry out of the second-highest window is not
+    added into the top window (an off-by-one in the window loop's bound)."""
+    half, radix, mask = 1 << (c - 1), 1 << c, (1 << c) - 1
+    windows = reference.msm.num_windows(c)
+    digits, carry = [], 0
+    for j in range(windows):
+        v = ((scalar >> (c * j)) & mask) + (carry if j < windows - 1 else 0)
+        carry = 1 if v > half else 0
+        digits.append(v - radix if carry else v)
+    return digits
+
+
+def add_without_doubling(p, q):
+    """P + Q by add-1998-cmo-2 (Cohen-Miyaji-Ono; Bernstein-Lange EFD, projective short Weierstrass)
+    *without* its P == Q branch: for P == Q the formula yields (0 : 0 : 0), i.e. nothing is added."""
+    if is_identity(p) or is_identity(q):
+        return q if is_identity(p) else p
+    x1, y1, z1 = p
+    x2, y2, z2 = q
+    y1z2, x1z2, z1z2 = y1 * z2, x1 * z2, z1 * z2
+    u = y2 * z1 - y1z2
+    v = x2 * z1 - x1z2
+    uu, vv = u * u, v * v
+    vvv = v * vv
+    r = vv * x1z2
+    a = uu * z1z2 - vvv - r - r
+    return (v * a, u * (r - a) - vvv * y1z2, vvv * z1z2)
+
+
+def window_sum_without_doubling(points, digits, identity):
+    """reference.msm._window_sum with bucket accumulation by add_without_doubling."""
+    buckets = {}
+    for point, digit in zip(points, digits):
+        if digit != 0:
+            signed_point = point if digit > 0 else neg(point)
+            buckets[abs(digit)] = add_without_doubling(buckets.get(abs(digit), identity), signed_point)
+    return reference.msm._reduce_buckets(buckets, identity)
+
+
+def _msm_with(attribute: str, replacement):
+    """A fault in the shared MSM code: reference.msm.<attribute> replaced while the phase runs."""
+
+    def compute(phase: str, problem: Problem, inputs: dict):
+        with patched(reference.msm, attribute, replacement):
+            return reference_phase(phase, problem, inputs)
+
+    return compute
+
+
+# ---------------------------------------------------------------------------------------------
+# bitmaps at a 64-bit word boundary
+
+
+def _word_boundary_slip(i: int) -> int:
+    """The position a buggy reader uses for bit i: the first bit of every word after the first is
+    taken from the last bit of the word before it."""
+    return i - 1 if i >= WORD_BITS and i % WORD_BITS == 0 else i
+
+
+def batch_add_word_boundary_slip(problem: Problem, inputs: dict):
+    """batch_add reading each bitmap with _word_boundary_slip."""
+    prep: Prep = inputs["prep"]
+
+    def slipped(split: QuerySplit, count: int) -> QuerySplit:
+        bitmaps = []
+        for bitmap in split.bitmaps:
+            bits = bitmap_bits(bitmap, count)
+            bitmaps.append(bitmap_bytes([bits[_word_boundary_slip(i)] for i in range(count)]))
+        return QuerySplit(split.split, split.tail_indices, tuple(bitmaps), split.tail_scalars)
+
+    pk = problem.vector.pk
+    lengths = {"l": len(pk.l), "a": len(pk.a), "b": len(pk.b_g1)}
+    return batch_add(Prep(**{q: slipped(getattr(prep, q), lengths[q]) for q in lengths}), pk)
+
+
+def prep_word_boundary_slip(problem: Problem, inputs: dict):
+    """prep that packs every bitmap bit of the second and later words one position too high."""
+    good: Prep = reference_phase("prep", problem, inputs)
+
+    def slipped(split: QuerySplit) -> QuerySplit:
+        bitmaps = []
+        for bitmap in split.bitmaps:
+            count = len(bitmap) * 8
+            bits = bitmap_bits(bitmap, count)
+            moved = [False] * count
+            for i, bit in enumerate(bits):
+                target = i + 1 if i >= WORD_BITS else i
+                if bit and target < count:
+                    moved[target] = True
+            bitmaps.append(bitmap_bytes(moved))
+        return QuerySplit(split.split, split.tail_indices, tuple(bitmaps), split.tail_scalars)
+
+    return Prep(l=slipped(good.l), a=slipped(good.a), b=slipped(good.b))
+
+
+# ---------------------------------------------------------------------------------------------
+# assemble
+
+
+def assemble_r_s_swapped(problem: Problem, inputs: dict):
+    """assemble with the blinding scalars exchanged (still a valid proof: only the expected values see it)."""
+    vk = problem.vector.pk.vk
+    return [
+        assemble(vk, inputs["msm_h"][c], inputs["batch_add"][c], inputs["tail_msm"][c], w.s, w.r)
+        for c, w in enumerate(problem.vector.witnesses)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Non-determinism
+
+
+def every_second_run_off_by_g1():
+    """A phase function for msm_h whose every second call adds G1 to each result: the signature of a
+    race (an unsynchronised bucket update), visible only when a phase is run more than once."""
+    calls = itertools.count(1)
+
+    def compute(phase: str, problem: Problem, inputs: dict):
+        good = reference_phase(phase, problem, inputs)
+        return good if next(calls) % 2 else [add(point, G1) for point in good]
+
+    return compute
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry
+
+
+@dataclass(frozen=True)
+class PlantedFault:
+    """One deliberate bug: which phases it replaces and how."""
+
+    name: str
+    phases: tuple[str, ...]
+    """The phases whose computation the fault replaces."""
+    description: str
+    compute: Callable
+    """compute(phase, problem, inputs) -> the faulty output of that phase."""
+    deterministic: bool = True
+    """False for a fault that changes from run to run: the suite then runs the phase repeatedly."""
+
+    @property
+    def backend_name(self) -> str:
+        return FAULT_PREFIX + self.name
+
+
+def _fault(name, phases, description, compute, deterministic=True) -> PlantedFault:
+    return PlantedFault(name, tuple(phases), description, compute, deterministic)
+
+
+def _one_phase(compute):
+    """compute(problem, inputs) as compute(phase, problem, inputs), for a fault in a single phase."""
+    return lambda phase, problem, inputs: compute(problem, inputs)
+
+
+FAULTS = {
+    f.name: f
+    for f in (
+        _fault(
+            "ntt-coset-generator-5", ["ntt_h"], "coset NTT shifts by powers of 5, coset INTT by powers of 7",
+            _one_phase(ntt_h_mixed_coset_generators),
+        ),
+        _fault("ntt-drop-last-h", ["ntt_h"], "h loses its last coefficient h_{n-2}", _one_phase(ntt_h_drop_last_coefficient)),
+        _fault(
+            "msm-top-carry-dropped", ["msm_h", "tail_msm"], "signed-digit recoding drops the carry into the top window",
+            _msm_with("signed_digits", signed_digits_top_carry_dropped),
+        ),
+        _fault(
+            "msm-bucket-no-doubling", ["msm_h", "tail_msm"], "bucket accumulation has no doubling branch (P + P adds nothing)",
+            _msm_with("_window_sum", window_sum_without_doubling),
+        ),
+        _fault(
+            "batch-add-word-slip", ["batch_add"], "batch_add reads bit 64k of a bitmap from position 64k - 1",
+            _one_phase(batch_add_word_boundary_slip),
+        ),
+        _fault(
+            "prep-word-slip", ["prep"], "prep packs the bitmap bits of words 1, 2, ... one position too high",
+            _one_phase(prep_word_boundary_slip),
+        ),
+        _fault("assemble-r-s-swapped", ["assemble"], "assemble exchanges the blinding scalars r and s", _one_phase(assemble_r_s_swapped)),
+        _fault(
+            "msm-racy", ["msm_h"], "every second run of msm_h adds G1 to the result (a race)",
+            every_second_run_off_by_g1(), deterministic=False,
+        ),
+    )
+}
+"""Every planted fault by name."""
+
+
+class FaultyBackend(ReferenceBackend):
+    """The reference backend with one planted fault."""
+
+    def __init__(self, fault: PlantedFault):
+        self.fault = fault
+        self.name = fault.backend_name
+        self.deterministic = fault.deterministic
+
+    def describe(self) -> dict:
+        return {"implementation": f"reference/ with a planted fault: {self.fault.description}"}
+
+    def compute(self, phase: str, problem: Problem, inputs: dict):
+        if phase not in self.fault.phases:
+            return super().compute(phase, problem, inputs)
+        return self.fault.compute(phase, problem, inputs)
+
+
+def faulty_backend(name: str) -> Backend:
+    """The backend 'fault:<name>'; KeyError lists the known faults."""
+    fault_name = name[len(FAULT_PREFIX):] if name.startswith(FAULT_PREFIX) else name
+    if fault_name not in FAULTS:
+        raise KeyError(f"unknown planted fault {fault_name!r}; known: {', '.join(FAULTS)}")
+    return FaultyBackend(FAULTS[fault_name])
+
+
+# ---------------------------------------------------------------------------------------------
+# A vector with repeated bases and bitmaps longer than one word
+
+REPEATED_BASES_AUX = 70
+"""Aux variables: more than one 64-bit word of bitmap in L and A."""
+REPEATED_BASES_SEED = "conformance-planted-faults"
+REPEATED_VALUE = 0x1234_5678_9ABC_DEF0_0FED_CBA9_8765_4321
+"""The (tail) value of the two aux variables that share one key point: not 0 or 1."""
+
+
+def repeated_bases_vector() -> Vector:
+    """A small vector (n = 2) with one constraint (sum_i c_i y_i) * ONE = sum_i c_i y_i over 70 aux
+    variables y_i, c_i = i + 1 except c_1 = c_0, so y_0 and y_1 have the same L and A key points;
+    y_0 = y_1 = REPEATED_VALUE (tail MSM: one bucket receives the same point twice), and the other
+    y_i alternate 1, 0 (bitmap bits 63 and 64 differ in L and in A). Expected outputs: the reference prover."""
+    m = REPEATED_BASES_AUX
+    ones = 1  # the variable ONE; aux variable i is z[ones + i]
+    row = tuple((ones + i, (i + 1) if i != 1 else 1) for i in range(m))
+    r1cs = R1CS(num_inputs=ones, num_aux=m, a=(row,), b=(((0, 1),),), c=(row,))
+    aux = [REPEATED_VALUE if i < 2 else (1 if i % 2 == 0 else 0) for i in range(m)]
+    trapdoor = trapdoor_from_seed(REPEATED_BASES_SEED)
+    pk = setup(r1cs, trapdoor)
+    witness = Witness(public_inputs=[], aux=aux, r=0x5EED_0001, s=0x5EED_0002)
+    outputs, _ = prove(r1cs, pk, [witness])
+    return Vector(
+        id="repeated-bases",
+        comment="built by conformance.faults: repeated key points, bitmaps over two 64-bit words",
+        flags=["repeated-bases"],
+        convention=BELLMAN,
+        r1cs=r1cs,
+        pk=pk,
+        circuits=[CircuitCase(witness=witness, expected=outputs.circuit(0))],
+        trapdoor=trapdoor,
+        expected_prep=outputs.prep,
+    )

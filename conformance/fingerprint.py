@@ -1,0 +1,134 @@
+"""The CI gate for machines without a GPU: has gpu/ changed since the last passing GPU conformance run?
+
+Every report records the *fingerprint* of the GPU sources: the sha256 of every gpu/ source file
+(*.py, *.cu, *.cuh; caches excluded), and one sha256 over the sorted list of
+"<path> <file sha256>" lines. A GPU run that passes can be recorded as the committed gate report
+(``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
+(tests/test_conformance_gate.py, ``python -m conformance gate``) fails when the current gpu/ tree
+differs from the recorded one, and names the files that changed.
+"""
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+GPU_DIR_NAME = "gpu"
+GPU_SOURCE_SUFFIXES = (".py", ".cu", ".cuh")
+IGNORED_DIRS = ("__pycache__",)
+GATE_REPORT = Path("conformance") / "reports" / "gpu-latest.json"
+"""The committed report of the last passing GPU run, relative to the repository root."""
+REFRESH_COMMAND = "python -m conformance run --require-gpu --record-gate"
+"""What to run on a GPU machine (repository root) to refresh GATE_REPORT; then commit it."""
+
+
+def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
+    """gpu/**/*.py, *.cu, *.cuh under root, sorted by their repository-relative POSIX path."""
+    gpu_dir = root / GPU_DIR_NAME
+    if not gpu_dir.is_dir():
+        return []
+    files = [
+        p for p in gpu_dir.rglob("*")
+        if p.is_file() and p.suffix in GPU_SOURCE_SUFFIXES and not any(part in IGNORED_DIRS for part in p.relative_to(root).parts)
+    ]
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def fingerprint(root: Path = REPO_ROOT) -> dict:
+    """{"sha256": combined digest, "files": {"gpu/<path>": file sha256}} of the GPU sources.
+
+    combined = sha256 of the lines "<path> <file sha256>\\n" in sorted path order, so a renamed,
+    added or removed file changes it as much as an edited one."""
+    files = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in gpu_source_files(root)}
+    combined = hashlib.sha256("".join(f"{path} {digest}\n" for path, digest in sorted(files.items())).encode())
+    return {"sha256": combined.hexdigest(), "files": files}
+
+
+@dataclass
+class FileChanges:
+    """gpu/ files that differ from a recorded fingerprint (repository-relative paths, sorted)."""
+
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.changed or self.added or self.removed)
+
+    def describe(self) -> str:
+        parts = [f"{label}: {', '.join(paths)}" for label, paths in (("changed", self.changed), ("added", self.added), ("removed", self.removed)) if paths]
+        return "; ".join(parts) or "no file differs"
+
+
+def compare_fingerprints(recorded: dict, current: dict) -> FileChanges:
+    """Which gpu/ files differ between a recorded fingerprint and the current one."""
+    old, new = recorded.get("files", {}), current.get("files", {})
+    return FileChanges(
+        changed=sorted(p for p in old.keys() & new.keys() if old[p] != new[p]),
+        added=sorted(new.keys() - old.keys()),
+        removed=sorted(old.keys() - new.keys()),
+    )
+
+
+NO_REPORT, UP_TO_DATE, STALE, INVALID = "no report", "up to date", "stale", "invalid"
+
+
+@dataclass
+class GateVerdict:
+    """The gate's state (NO_REPORT, UP_TO_DATE, STALE, INVALID) and the sentence a person reads."""
+
+    state: str
+    message: str
+    changes: FileChanges | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.state == UP_TO_DATE
+
+
+def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> GateVerdict:
+    """Whether the committed GPU report still covers gpu/ (see the module docstring)."""
+    path = root / (report_path or GATE_REPORT)
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    refresh = f"Refresh it on a GPU machine, in the repository root: `{REFRESH_COMMAND}`, then commit {rel}."
+    if not path.exists():
+        return GateVerdict(NO_REPORT, f"no committed GPU conformance report yet ({rel} does not exist). {refresh}")
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        return GateVerdict(INVALID, f"{rel} cannot be read as JSON ({exc}). {refresh}")
+    problem = _gate_report_problem(report)
+    if problem:
+        return GateVerdict(INVALID, f"{rel} is not a passing GPU conformance report: {problem}. {refresh}")
+    recorded = report["gpu_fingerprint"]
+    current = fingerprint(root)
+    if recorded.get("sha256") == current["sha256"]:
+        return GateVerdict(UP_TO_DATE, f"gpu/ matches the GPU conformance report {rel} ({_recorded_on(report)})")
+    changes = compare_fingerprints(recorded, current)
+    return GateVerdict(
+        STALE,
+        f"gpu/ changed after the last passing GPU conformance report {rel} ({_recorded_on(report)}): "
+        f"{changes.describe()}. The GPU code that CI would accept has not been checked on a GPU. {refresh}",
+        changes,
+    )
+
+
+def _recorded_on(report: dict) -> str:
+    gpu = report.get("backends", {}).get("gpu", {})
+    return f"recorded {report.get('created', '?')} on {gpu.get('device', {}).get('name', 'an unknown GPU')}"
+
+
+def _gate_report_problem(report: dict) -> str | None:
+    """Why a report cannot serve as the gate (None if it can): it must be a passing run in which the
+    GPU backend ran, with a fingerprint."""
+    if report.get("schema") != "groth16-conformance-report":
+        return "its 'schema' is not groth16-conformance-report"
+    if report.get("result") != "pass":
+        return f"its result is {report.get('result')!r}"
+    gpu = report.get("backends", {}).get("gpu")
+    if not gpu or not gpu.get("available"):
+        return "the GPU backend did not run in it"
+    if not isinstance(report.get("gpu_fingerprint"), dict) or "files" not in report["gpu_fingerprint"]:
+        return "it records no gpu_fingerprint"
+    return None

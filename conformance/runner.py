@@ -1,0 +1,240 @@
+"""The conformance loop: for every vector, every selected phase, every backend: plan the inputs, run
+the phase, judge its output, and record status, mismatch and times.
+
+Statuses of one backend on one phase:
+
+    pass             the output equals the judge's value exactly
+    fail             it differs; ``mismatch`` names the first differing element
+    error            the backend raised (a CUDA error, out of memory, a bug): a failure too
+    not implemented  the backend has no such phase yet: neither a pass nor a failure
+    skipped          no input exists for the phase (see phases.plan_inputs): neither
+    unavailable      the backend cannot run on this machine (no CUDA device): neither
+"""
+import dataclasses
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reference.prover import PHASES
+
+from . import oracles
+from .backends.base import Backend, PhaseNotImplemented
+from .compare import Mismatch, first_difference
+from .phases import Problem, expected_output, plan_inputs
+
+PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE = (
+    "pass", "fail", "error", "not implemented", "skipped", "unavailable",
+)
+FAILING_STATUSES = (FAIL, ERROR)
+STATUSES = (PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE)
+
+
+@dataclass
+class BackendResult:
+    """One backend's verdict and times on one phase of one vector."""
+
+    status: str
+    seconds: float | None = None
+    timing: str | None = None
+    transfer_seconds: float | None = None
+    host_seconds: float | None = None
+    setup_seconds: float | None = None
+    input_source: str | None = None
+    mismatch: Mismatch | None = None
+    message: str | None = None
+    """Why it was not implemented / skipped / unavailable, or the error raised."""
+    output: object = field(default=None, repr=False, compare=False)
+    """The phase output itself (reference types); kept in memory, never written to the report."""
+
+    def as_json(self) -> dict:
+        return {
+            "status": self.status,
+            "seconds": self.seconds,
+            "timing": self.timing,
+            "transfer_seconds": self.transfer_seconds,
+            "host_seconds": self.host_seconds,
+            "setup_seconds": self.setup_seconds,
+            "input_source": self.input_source,
+            "mismatch": self.mismatch.as_json() if self.mismatch else None,
+            "message": self.message,
+        }
+
+
+@dataclass
+class PhaseResult:
+    """Every backend's result on one phase of one vector, and the judge used."""
+
+    phase: str
+    oracle: str
+    backends: dict[str, BackendResult] = field(default_factory=dict)
+
+    def speedup(self, baseline: str = "reference", contender: str = "gpu", with_transfers: bool = False) -> float | None:
+        """baseline seconds / contender seconds (plus its transfers if asked), when both passed and were timed."""
+        base, other = self.backends.get(baseline), self.backends.get(contender)
+        if not (base and other and base.status == PASS and other.status == PASS and base.seconds and other.seconds):
+            return None
+        other_seconds = other.seconds + ((other.transfer_seconds or 0.0) if with_transfers else 0.0)
+        return base.seconds / other_seconds if other_seconds > 0 else None
+
+    @property
+    def failed(self) -> bool:
+        return any(r.status in FAILING_STATUSES for r in self.backends.values())
+
+
+@dataclass
+class VectorResult:
+    """Every phase's result on one vector."""
+
+    vector_id: str
+    path: str
+    log_n: int
+    circuits: int
+    has_trapdoor: bool
+    phases: list[PhaseResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(p.failed for p in self.phases)
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _describe_error(exc: BaseException) -> str:
+    """'ExceptionType: message (at gpu/prep.py:87, in packing.py:56)': the innermost frame of this
+    repository (where to look) and, if deeper, the innermost frame overall (a library's)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return f"{type(exc).__name__}: {exc}"
+    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(REPO_ROOT)]
+    places = []
+    if ours:
+        places.append(f"{Path(ours[-1].filename).resolve().relative_to(REPO_ROOT).as_posix()}:{ours[-1].lineno}")
+    if not ours or ours[-1] is not frames[-1]:
+        places.append(f"in {Path(frames[-1].filename).name}:{frames[-1].lineno}")
+    return f"{type(exc).__name__}: {exc} (at {', '.join(places)})"
+
+
+def check_phase(
+    problem: Problem,
+    phase: str,
+    backends: list[Backend],
+    mode: str = "isolated",
+    prefer_oracle: bool = False,
+    verified: dict | None = None,
+    own: dict[str, dict] | None = None,
+    repeat: int = 1,
+) -> PhaseResult:
+    """Run and judge one phase of ``problem`` in every backend, from the inputs ``mode`` gives it.
+
+    ``verified`` ({phase: output that passed}) stands in for missing expected inputs; ``own``
+    ({backend: {phase: output}}) holds each backend's earlier outputs for end-to-end mode. Both are
+    updated with this phase's outputs. The outputs ride along in ``BackendResult.output``.
+    ``repeat``: runs per phase of a backend that is not deterministic by construction (see _run_one).
+    """
+    vector = problem.vector
+    verified = {} if verified is None else verified
+    own = {} if own is None else own
+    expected = expected_output(vector, phase)
+    result = PhaseResult(phase, oracles.choose_oracle(phase, problem, expected is not None, prefer_oracle))
+    shared_plan = plan_inputs(phase, mode, vector, verified, {}) if mode == "isolated" else None
+    for backend in backends:
+        mine = own.setdefault(backend.name, {})
+        plan = shared_plan or plan_inputs(phase, mode, vector, verified, mine)
+        outcome = _run_one(backend, phase, problem, plan, result.oracle, expected, repeat)
+        result.backends[backend.name] = outcome
+        if outcome.status == PASS:
+            verified.setdefault(phase, outcome.output)
+        if outcome.status in (PASS, FAIL):
+            mine[phase] = outcome.output
+    return result
+
+
+def check_vector(
+    problem: Problem,
+    backends: list[Backend],
+    phases=PHASES,
+    mode: str = "isolated",
+    prefer_oracle: bool = False,
+    path: str = "",
+    progress=None,
+    unavailable: dict[str, str] | None = None,
+    repeat: int = 1,
+) -> VectorResult:
+    """Run and judge every selected phase of ``problem`` in every backend (see check_phase).
+
+    ``unavailable`` maps backend names that cannot run here to the reason; they are recorded as
+    'unavailable' for every phase. Phases run in the prover's order, so a phase's verified inputs
+    (for vectors without expected values) exist before it runs.
+    """
+    say = progress or (lambda message: None)
+    vector = problem.vector
+    result = VectorResult(vector.id, path, vector.r1cs.log_n, len(vector.circuits), vector.trapdoor is not None)
+    verified: dict = {}
+    own: dict[str, dict] = {}
+    for phase in (p for p in PHASES if p in phases):
+        phase_result = check_phase(problem, phase, backends, mode, prefer_oracle, verified, own, repeat)
+        for name, outcome in phase_result.backends.items():
+            say(_progress_line(vector.id, phase, name, outcome))
+        for name, reason in (unavailable or {}).items():
+            phase_result.backends[name] = BackendResult(UNAVAILABLE, message=reason)
+        result.phases.append(phase_result)
+    for phase_result in result.phases:  # the verdicts stay; the (possibly large) outputs go
+        for outcome in phase_result.backends.values():
+            outcome.output = None
+    return result
+
+
+def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, expected, repeat: int = 1) -> BackendResult:
+    """Run one phase in one backend and judge it.
+
+    A backend that is not deterministic by construction (the GPU) runs the phase ``repeat`` times:
+    every run's output must equal the first's exactly, and the time reported is the fastest run's
+    (the first also pays one-time costs such as compiling kernels)."""
+    if plan.missing:
+        return BackendResult(SKIPPED, message=plan.missing)
+    runs = 1 if backend.deterministic else max(1, repeat)
+    try:
+        first = fastest = backend.run_phase(phase, problem, plan.values)
+        for k in range(2, runs + 1):
+            again = backend.run_phase(phase, problem, plan.values)
+            drift = first_difference(phase, first.output, again.output)
+            if drift is not None:
+                mismatch = dataclasses.replace(drift, query=f"{drift.query} (run {k} vs run 1)")
+                return BackendResult(
+                    FAIL, seconds=first.seconds, timing=first.timing, input_source=plan.source_label, mismatch=mismatch,
+                    message=f"run {k} of {runs} differs from run 1: not deterministic",
+                )
+            fastest = min(fastest, again, key=lambda r: r.seconds)
+    except PhaseNotImplemented as exc:
+        return BackendResult(NOT_IMPLEMENTED, message=str(exc), input_source=plan.source_label)
+    except Exception as exc:  # a CUDA error, out of memory, a bug: a failure, never a silent pass
+        return BackendResult(ERROR, message=_describe_error(exc), input_source=plan.source_label)
+    try:
+        mismatch = oracles.judge(oracle, phase, problem, plan.values, first.output, expected)
+    except Exception as exc:  # output so malformed that the judge cannot even read it
+        mismatch = Mismatch(phase, None, "output", None, f"an output the {oracle} oracle can read", _describe_error(exc))
+    return BackendResult(
+        status=FAIL if mismatch else PASS,
+        seconds=fastest.seconds,
+        timing=fastest.timing,
+        transfer_seconds=fastest.transfer_seconds,
+        host_seconds=fastest.host_seconds,
+        setup_seconds=first.setup_seconds,
+        input_source=plan.source_label,
+        mismatch=mismatch,
+        output=first.output,
+    )
+
+
+def _progress_line(vector_id: str, phase: str, backend: str, outcome: BackendResult) -> str:
+    line = f"{vector_id} {phase:<9} {backend:<10} {outcome.status}"
+    if outcome.seconds is not None:
+        line += f" in {outcome.seconds:.4f} s"
+    if outcome.transfer_seconds is not None:
+        line += f" (+{outcome.transfer_seconds:.4f} s transfers)"
+    if outcome.mismatch:
+        line += f": {outcome.mismatch.location()}"
+    elif outcome.message and outcome.status != PASS:
+        line += f": {outcome.message}"
+    return line

@@ -1,0 +1,355 @@
+"""The conformance suite as pytest cases, one per (bundled vector, phase): `porep-log05::ntt_h`.
+
+* test_reference_phase (CPU, CI): the reference backend against the vector's expected output.
+* test_gpu_phase (@pytest.mark.gpu): the GPU backend against the same, on a GPU machine; a phase
+  gpu/ does not implement yet is skipped with that reason (neither a pass nor a failure).
+
+Phases run isolated: each starts from the vector's expected outputs of the phases before it.
+Decoding a vector (subgroup checks) costs far more than its phases, so the pytest-xdist workers
+share one decoded copy per vector (conformance.loading.load_shared, under a file lock).
+
+Below them: the oracles, each checked to agree with the expected values of a small bundled vector
+and to reject a corrupted value; the exact comparison; the command line; the chart's PNG writer.
+"""
+import functools
+import json
+import os
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from py_ecc.optimized_bls12_381 import G1, G2, add, multiply
+
+from conformance import oracles
+from conformance.__main__ import EXIT_GPU_REQUIRED, main
+from conformance.backends.gpu import GpuBackend
+from conformance.backends.reference import ReferenceBackend
+from conformance.chart import COLOURS, write_chart
+from conformance.compare import first_difference, point_text, scalar_text
+from conformance.loading import load_shared
+from conformance.phases import Problem, expected_output, plan_inputs
+from conformance.png import PNG_SIGNATURE
+from conformance.runner import NOT_IMPLEMENTED, PASS, check_phase, check_vector
+from reference.assemble import Proof
+from reference.curve import FQ
+from reference.errors import InvalidInputError
+from reference.evaluate import Evaluations
+from reference.field import R
+from reference.keys import QuerySums
+from reference.prover import PHASES
+from vectors.bundled import DATA_DIR, bundled_paths
+
+SMALL = DATA_DIR / "porep-log04.json"
+"""A small bundled vector (16-point domain) for the oracle and CLI tests."""
+GPU_RUNS = 2
+"""Each GPU phase runs twice: both outputs must be identical (bit for bit) and right."""
+CASES = [pytest.param(path, phase, id=f"{path.stem}::{phase}") for path in bundled_paths() for phase in PHASES]
+
+
+@pytest.fixture(scope="session")
+def vector_cache_dir(tmp_path_factory) -> Path:
+    """A folder shared by all xdist workers of this session (each worker's basetemp is a subfolder)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "conformance-vectors"
+
+
+@functools.lru_cache(maxsize=None)
+def _problem(path: Path, cache_dir: Path) -> Problem:
+    return Problem.from_vector(load_shared(path, cache_dir))
+
+
+@pytest.fixture
+def problem_of(vector_cache_dir):
+    return lambda path: _problem(Path(path), vector_cache_dir)
+
+
+def _assert_phase_passes(result, backend_name: str):
+    outcome = result.backends[backend_name]
+    if outcome.status == NOT_IMPLEMENTED:
+        pytest.skip(f"not implemented: {outcome.message}")
+    detail = outcome.mismatch.describe() if outcome.mismatch else outcome.message
+    assert outcome.status == PASS, f"{backend_name} {result.phase} judged by {result.oracle}: {outcome.status}: {detail}"
+
+
+@pytest.mark.parametrize(("path", "phase"), CASES)
+def test_reference_phase(path, phase, problem_of):
+    result = check_phase(problem_of(path), phase, [ReferenceBackend()])
+    assert result.oracle == oracles.EXPECTED
+    _assert_phase_passes(result, "reference")
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu_backend() -> GpuBackend:
+    return GpuBackend()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("path", "phase"), CASES)
+def test_gpu_phase(path, phase, problem_of):
+    result = check_phase(problem_of(path), phase, [_gpu_backend()], repeat=GPU_RUNS)
+    _assert_phase_passes(result, "gpu")
+
+
+# ---------------------------------------------------------------------------------------------
+# Oracles: agree with the expected values, reject a corrupted one
+
+
+def _isolated_inputs(problem: Problem, phase: str) -> dict:
+    return plan_inputs(phase, "isolated", problem.vector, {}, {}).values
+
+
+def _judge(oracle: str, phase: str, problem: Problem, output):
+    return oracles.judge(oracle, phase, problem, _isolated_inputs(problem, phase), output, expected_output(problem.vector, phase))
+
+
+def test_key_discrete_logs_reproduce_every_key_point(problem_of):
+    """Each proving-key point read from the vector file equals k_i * G with k_i from the trapdoor."""
+    problem = problem_of(DATA_DIR / "porep-log03.json")
+    logs = oracles.key_discrete_logs(problem)
+    pk = problem.vector.pk
+    for query, points, generator, group in (
+        ("h", pk.h, G1, "g1"), ("l", pk.l, G1, "g1"), ("a", pk.a, G1, "g1"), ("b", pk.b_g1, G1, "g1"), ("b", pk.b_g2, G2, "g2"),
+    ):
+        assert [point_text(multiply(generator, k), group) for k in getattr(logs, query)] == [point_text(p, group) for p in points]
+
+
+def test_trapdoor_that_does_not_match_the_keys_is_refused(problem_of):
+    import dataclasses
+
+    problem = problem_of(SMALL)
+    wrong = dataclasses.replace(problem.vector, trapdoor=dataclasses.replace(problem.vector.trapdoor, delta=5))
+    with pytest.raises(InvalidInputError, match="trapdoor"):
+        oracles.key_discrete_logs(Problem.from_vector(wrong))
+
+
+@pytest.mark.parametrize("phase", ["msm_h", "batch_add", "tail_msm"])
+def test_trapdoor_oracle_agrees_with_expected_and_rejects_corruption(phase, problem_of):
+    problem = problem_of(SMALL)
+    expected = expected_output(problem.vector, phase)
+    assert _judge(oracles.TRAPDOOR, phase, problem, expected) is None
+    if phase == "msm_h":
+        corrupted = [add(expected[0], G1)]
+        query = "h"
+    else:
+        s = expected[0]
+        corrupted = [QuerySums(l=s.l, a=s.a, b_g1=s.b_g1, b_g2=add(s.b_g2, G2))]
+        query = "b_g2"
+    mismatch = _judge(oracles.TRAPDOOR, phase, problem, corrupted)
+    assert mismatch is not None and (mismatch.phase, mismatch.circuit, mismatch.query) == (phase, 0, query)
+
+
+def test_h_identity_oracle_agrees_with_expected_and_rejects_corruption(problem_of):
+    problem = problem_of(SMALL)
+    h = expected_output(problem.vector, "ntt_h")[0]
+    assert _judge(oracles.H_IDENTITY, "ntt_h", problem, [h]) is None
+    one_off = list(h)
+    one_off[3] = (one_off[3] + 1) % R
+    assert _judge(oracles.H_IDENTITY, "ntt_h", problem, [tuple(one_off)]).query == "h identity at random x"
+    assert _judge(oracles.H_IDENTITY, "ntt_h", problem, [h[:-1]]).expected == f"{problem.domain.n - 1} coefficients"
+    unreduced = (h[0] + R,) + h[1:]
+    assert _judge(oracles.H_IDENTITY, "ntt_h", problem, [unreduced]).index == 0
+
+
+def test_h_identity_sides_match_a_direct_polynomial_product(problem_of):
+    """Independent of the Lagrange formula: interpolate a, b, c naively (O(n^2)) and check a b - c = h Z
+    at a fixed x against h_identity_sides."""
+    problem = problem_of(DATA_DIR / "porep-log02.json")
+    domain, evals = problem.domain, expected_output(problem.vector, "evaluate")[0]
+    h = expected_output(problem.vector, "ntt_h")[0]
+    n, x = domain.n, 123456789
+    points = [pow(domain.omega, j, R) for j in range(n)]
+
+    def at_x(values):  # sum_j v_j prod_{k != j} (x - w_k) / (w_j - w_k)
+        total = 0
+        for j, v in enumerate(values):
+            term = v
+            for k in range(n):
+                if k != j:
+                    term = term * (x - points[k]) * pow(points[j] - points[k], -1, R) % R
+            total += term
+        return total % R
+
+    left = (at_x(evals.a) * at_x(evals.b) - at_x(evals.c)) % R
+    right = sum(c * pow(x, i, R) for i, c in enumerate(h)) * (pow(x, n, R) - 1) % R
+    assert left == right
+    assert oracles.h_identity_sides(evals, h, domain, x) == (left, right)
+
+
+def test_pairing_oracle_agrees_with_expected_and_rejects_corruption(problem_of):
+    problem = problem_of(SMALL)
+    proof = expected_output(problem.vector, "assemble")[0]
+    assert _judge(oracles.PAIRING, "assemble", problem, [proof]) is None
+    forged = Proof(a=proof.a, b=proof.b, c=add(proof.c, G1))
+    assert _judge(oracles.PAIRING, "assemble", problem, [forged]).query == "pairing check"
+
+
+@pytest.mark.parametrize("phase", ["evaluate", "prep"])
+def test_reference_oracle_agrees_with_expected_and_rejects_corruption(phase, problem_of):
+    import dataclasses
+
+    problem = problem_of(SMALL)
+    expected = expected_output(problem.vector, phase)
+    assert _judge(oracles.REFERENCE, phase, problem, expected) is None
+    if phase == "evaluate":
+        e = expected[0]
+        corrupted = [Evaluations(a=e.a, b=e.b, c=(e.c[0], (e.c[1] + 1) % R) + e.c[2:])]
+        where = ("c", 1)
+    else:
+        split = expected.a
+        scalars = ((split.tail_scalars[0][0] + 1) % R,) + split.tail_scalars[0][1:]
+        corrupted = dataclasses.replace(expected, a=dataclasses.replace(split, tail_scalars=(scalars,)))
+        where = ("a.tail_scalars", 0)
+    mismatch = _judge(oracles.REFERENCE, phase, problem, corrupted)
+    assert (mismatch.query, mismatch.index) == where
+
+
+def test_oracles_judge_every_phase_of_a_vector(problem_of):
+    result = check_vector(problem_of(SMALL), [ReferenceBackend()], prefer_oracle=True)
+    assert [p.oracle for p in result.phases] == [oracles.INDEPENDENT_ORACLE[p] for p in PHASES]
+    assert all(p.backends["reference"].status == PASS for p in result.phases)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact comparison
+
+
+def test_first_difference_names_phase_circuit_query_index_and_values():
+    good = [tuple(range(10))]
+    bad = [tuple(range(7)) + (99, 8, 9)]
+    mismatch = first_difference("ntt_h", good, bad)
+    assert (mismatch.phase, mismatch.circuit, mismatch.query, mismatch.index) == ("ntt_h", 0, "h", 7)
+    assert (mismatch.expected, mismatch.actual) == (f"{7:064x}", f"{99:064x}")
+    assert first_difference("ntt_h", good, [tuple(range(10))]) is None
+    assert first_difference("ntt_h", good, [tuple(range(9))]).actual == "<missing>"
+
+
+def test_unreduced_scalars_and_off_curve_points_never_compare_equal():
+    assert scalar_text(5) != scalar_text(5 + R)
+    x, y, z = G1
+    off_curve = (x, y + FQ(1), z)  # same x, so the same compressed encoding but for the curve check
+    assert point_text(off_curve, "g1").startswith("off the curve")
+    assert first_difference("msm_h", [G1], [off_curve]) is not None
+    assert point_text(G2, "g1").startswith("not a G1 point")
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def _read_png(data: bytes) -> tuple[int, int, list[bytes]]:
+    """(width, height, RGB scanlines) of an 8-bit RGB PNG with filter type 0 rows, checking every chunk's CRC."""
+    assert data[:8] == PNG_SIGNATURE
+    pos, chunks = 8, {}
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
+        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF, kind
+        chunks.setdefault(kind, b"")
+        chunks[kind] += body
+        pos += 12 + length
+    width, height, depth, colour, *_ = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
+    assert (depth, colour) == (8, 2)
+    raw = zlib.decompress(chunks[b"IDAT"])
+    stride = 1 + 3 * width
+    assert len(raw) == height * stride
+    assert all(raw[k * stride] == 0 for k in range(height))
+    return width, height, [raw[k * stride + 1 : (k + 1) * stride] for k in range(height)]
+
+
+def test_run_writes_reports_and_passes(tmp_path, capsys):
+    status = main(["run", str(SMALL), "--backends", "reference", "--report", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "result: PASS" in out and "porep-log04" in out
+    document = json.loads((tmp_path / "report.json").read_text())
+    assert document["schema"] == "groth16-conformance-report" and document["result"] == "pass"
+    assert [p["phase"] for p in document["vectors"][0]["phases"]] == list(PHASES)
+    assert {p["backends"]["reference"]["status"] for p in document["vectors"][0]["phases"]} == {"pass"}
+    assert "# Conformance report: PASS" in (tmp_path / "report.md").read_text()
+    assert (tmp_path / "chart.png").read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_run_reports_a_mismatch_with_exit_1(tmp_path, capsys):
+    status = main(["run", str(SMALL), "--backends", "reference,fault:ntt-drop-last-h", "--phases", "ntt_h", "--report", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "porep-log04 ntt_h [fault:ntt-drop-last-h, judged by expected]: circuit 0, h[14]" in out
+    assert "result: FAIL" in out
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["no-such-vector.json"], [str(SMALL), "--phases", "ntt"], [str(SMALL), "--backends", "cpu"], [str(SMALL), "--backends", "fault:none"], [str(SMALL), "--repeat", "0"]],
+)
+def test_bad_input_exits_2(arguments, capsys):
+    from reference.cli import run_main
+
+    assert run_main(main, ["run", *arguments, "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_without_a_gpu_checks_the_reference_and_fails_only_with_require_gpu(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(GpuBackend, "unavailable_reason", lambda self: "no CUDA device (test)")
+    assert main(["run", str(SMALL), "--phases", "evaluate", "--report", str(tmp_path), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "No usable CUDA device (no CUDA device (test))" in captured.err
+    assert "gpu: no CUDA device (test)" in captured.out
+    assert main(["run", str(SMALL), "--phases", "evaluate", "--require-gpu", "--report", str(tmp_path), "--quiet"]) == EXIT_GPU_REQUIRED
+
+
+def test_end_to_end_mode_passes_for_the_reference(tmp_path, capsys):
+    assert main(["run", str(SMALL), "--backends", "reference", "--mode", "end-to-end", "--report", str(tmp_path), "--quiet"]) == 0
+
+
+def test_vector_without_expected_values_is_judged_by_the_oracles(tmp_path, capsys):
+    """Expected values removed: every phase still runs (inputs from outputs that passed their check)
+    and is judged by its independent oracle; a planted fault is still caught."""
+    document = json.loads(SMALL.read_text())
+    document.pop("prep")
+    for circuit in document["circuits"]:
+        circuit.pop("expected")
+    path = tmp_path / "no-expected.json"
+    path.write_text(json.dumps(document))
+    report = tmp_path / "report"
+    assert main(["run", str(path), "--backends", "reference,fault:msm-top-carry-dropped", "--report", str(report), "--quiet"]) == 1
+    phases = json.loads((report / "report.json").read_text())["vectors"][0]["phases"]
+    assert [p["oracle"] for p in phases] == [oracles.INDEPENDENT_ORACLE[p] for p in PHASES]
+    assert all(p["backends"]["reference"]["status"] == "pass" for p in phases)
+    failing = {p["phase"] for p in phases if p["backends"]["fault:msm-top-carry-dropped"]["status"] == "fail"}
+    assert "msm_h" in failing and failing <= {"msm_h", "tail_msm"}
+
+
+def test_chart_without_matplotlib_is_a_valid_png_with_one_bar_colour_per_backend(tmp_path):
+    document = {
+        "backends": {"reference": {}, "gpu": {}},
+        "totals": {
+            "ntt_h": {"reference": {"seconds": 0.5}, "gpu": {"seconds": 0.001}},
+            "msm_h": {"reference": {"seconds": 3.0}, "gpu": {"seconds": None}},
+        },
+    }
+    path = tmp_path / "chart.png"
+    assert write_chart(document, path, use_matplotlib=False) is None
+    width, height, rows = _read_png(path.read_bytes())
+    pixels = {bytes(row[3 * x : 3 * x + 3]) for row in rows for x in range(width)}
+    assert bytes(COLOURS[0]) in pixels and bytes(COLOURS[1]) in pixels
+    assert write_chart({"backends": {}, "totals": {}}, tmp_path / "none.png") is not None
+
+
+def test_a_backend_that_raises_is_an_error_naming_where(problem_of):
+    """A CUDA error or out-of-memory surfaces as an exception from the backend: status 'error', a
+    failure of the run, with the exception and the line of this repository it came from."""
+    from conformance.backends.base import Backend
+    from conformance.runner import ERROR
+
+    class Crashing(Backend):
+        name = "crashing"
+
+        def compute(self, phase, problem, inputs):
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    result = check_phase(problem_of(SMALL), "msm_h", [Crashing()])
+    outcome = result.backends["crashing"]
+    assert outcome.status == ERROR and result.failed
+    assert outcome.message.startswith("RuntimeError: CUDA error: an illegal memory access was encountered (at tests/test_conformance.py:")

@@ -1,0 +1,118 @@
+"""The CI gate for machines without a GPU: gpu/ must not change after the last passing GPU
+conformance report committed under conformance/reports/ (see conformance/fingerprint.py).
+
+test_committed_gpu_report_covers_gpu_sources is the gate itself. The other tests check the gate's
+logic on a throw-away tree, with fingerprints recomputed here by hand.
+"""
+import hashlib
+import json
+
+import pytest
+
+from conformance.fingerprint import (
+    GATE_REPORT,
+    INVALID,
+    NO_REPORT,
+    REFRESH_COMMAND,
+    STALE,
+    UP_TO_DATE,
+    fingerprint,
+    gate_verdict,
+)
+
+
+def test_committed_gpu_report_covers_gpu_sources():
+    verdict = gate_verdict()
+    if verdict.state == NO_REPORT:
+        pytest.skip(verdict.message)
+    assert verdict.passed, verdict.message
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A repository with gpu/ sources, a cache and a non-source file."""
+    (tmp_path / "gpu" / "kernels").mkdir(parents=True)
+    (tmp_path / "gpu" / "__pycache__").mkdir()
+    (tmp_path / "gpu" / "msm.py").write_text("def msm(): pass\n")
+    (tmp_path / "gpu" / "kernels" / "msm.cu").write_text("// kernel\n")
+    (tmp_path / "gpu" / "kernels" / "ec.cuh").write_text("// header\n")
+    (tmp_path / "gpu" / "__pycache__" / "msm.cpython-311.pyc").write_bytes(b"\0cache")
+    (tmp_path / "gpu" / "notes.txt").write_text("not a source\n")
+    return tmp_path
+
+
+def _write_report(root, fp, result="pass", gpu_available=True):
+    path = root / GATE_REPORT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "schema": "groth16-conformance-report",
+        "created": "2026-01-01T00:00:00+00:00",
+        "result": result,
+        "backends": {"gpu": {"available": gpu_available, "device": {"name": "NVIDIA H200"}}},
+        "gpu_fingerprint": fp,
+    }
+    path.write_text(json.dumps(document))
+
+
+def test_fingerprint_hashes_exactly_the_gpu_sources(tree):
+    def sha(path):
+        return hashlib.sha256((tree / path).read_bytes()).hexdigest()
+
+    paths = ["gpu/kernels/ec.cuh", "gpu/kernels/msm.cu", "gpu/msm.py"]
+    combined = hashlib.sha256("".join(f"{p} {sha(p)}\n" for p in paths).encode()).hexdigest()
+    assert fingerprint(tree) == {"sha256": combined, "files": {p: sha(p) for p in paths}}
+
+
+def test_no_report_is_its_own_state_with_the_refresh_command(tree):
+    verdict = gate_verdict(tree)
+    assert verdict.state == NO_REPORT
+    assert "no committed GPU conformance report yet" in verdict.message and REFRESH_COMMAND in verdict.message
+
+
+def test_unchanged_sources_pass(tree):
+    _write_report(tree, fingerprint(tree))
+    (tree / "gpu" / "__pycache__" / "msm.cpython-311.pyc").write_bytes(b"\0other cache")
+    (tree / "gpu" / "notes.txt").write_text("edited, but not a source\n")
+    verdict = gate_verdict(tree)
+    assert verdict.state == UP_TO_DATE and "NVIDIA H200" in verdict.message
+
+
+def test_changed_added_and_removed_files_are_named_with_the_refresh_command(tree):
+    _write_report(tree, fingerprint(tree))
+    (tree / "gpu" / "kernels" / "msm.cu").write_text("// kernel, edited\n")
+    (tree / "gpu" / "ntt.py").write_text("# new\n")
+    (tree / "gpu" / "kernels" / "ec.cuh").unlink()
+    verdict = gate_verdict(tree)
+    assert verdict.state == STALE and not verdict.passed
+    assert (verdict.changes.changed, verdict.changes.added, verdict.changes.removed) == (
+        ["gpu/kernels/msm.cu"], ["gpu/ntt.py"], ["gpu/kernels/ec.cuh"],
+    )
+    assert "changed: gpu/kernels/msm.cu; added: gpu/ntt.py; removed: gpu/kernels/ec.cuh" in verdict.message
+    assert REFRESH_COMMAND in verdict.message
+
+
+@pytest.mark.parametrize(("result", "gpu_available", "problem"), [("fail", True, "result is 'fail'"), ("pass", False, "GPU backend did not run")])
+def test_a_report_that_is_not_a_passing_gpu_run_is_invalid(tree, result, gpu_available, problem):
+    _write_report(tree, fingerprint(tree), result=result, gpu_available=gpu_available)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and problem in verdict.message
+
+
+def test_record_gate_needs_the_full_bundled_run(capsys):
+    from conformance.__main__ import main
+    from reference.cli import run_main
+    from vectors.bundled import DATA_DIR
+
+    assert run_main(main, ["run", str(DATA_DIR / "porep-log03.json"), "--record-gate", "--quiet"]) == 2
+    assert "--record-gate: " in capsys.readouterr().err
+    assert run_main(main, ["run", "--phases", "ntt_h", "--record-gate", "--quiet"]) == 2
+    assert "every phase must run" in capsys.readouterr().err
+
+
+def test_record_gate_writes_only_a_passing_run(tmp_path, monkeypatch):
+    import conformance.__main__ as cli
+
+    monkeypatch.setattr(cli, "REPO_ROOT", tmp_path)
+    messages = []
+    cli._record_gate({"result": "fail"}, fingerprint(), messages.append)
+    assert not (tmp_path / GATE_REPORT).exists() and "did not pass" in messages[-1]

@@ -1,0 +1,128 @@
+"""Proof that the conformance suite can fail: each planted fault (conformance/faults.py, a bug a GPU
+implementation could plausibly have) makes the suite fail, and the failure names the right phase
+while every other phase still passes (isolated mode: one faulty phase does not cascade).
+
+The faults wrap the reference backend or swap one function of reference/ while a phase runs; no
+file is modified. Vectors: porep-log05 (bundled, 32-point domain) and ``repeated_bases_vector``
+(built in memory: repeated key points, bitmaps longer than one 64-bit word).
+"""
+import functools
+
+import pytest
+
+from conformance.__main__ import main
+from conformance.faults import FAULTS, FaultyBackend, repeated_bases_vector, signed_digits_top_carry_dropped
+from conformance.loading import load_cached
+from conformance.phases import Problem
+from conformance.runner import FAIL, PASS, check_vector
+from conformance.backends.reference import ReferenceBackend
+from reference.msm import num_windows, signed_digits
+from vectors.bundled import DATA_DIR
+
+BUNDLED_SMALL = DATA_DIR / "porep-log05.json"
+REPEATED_BASES = "repeated-bases"
+REPEAT = 2
+"""Runs per phase, as the command line does by default: a fault that changes between runs is caught."""
+
+CASES = [
+    ("ntt-coset-generator-5", BUNDLED_SMALL, {"ntt_h": ("h", 0)}),
+    ("ntt-drop-last-h", BUNDLED_SMALL, {"ntt_h": ("h", 30)}),
+    ("msm-top-carry-dropped", BUNDLED_SMALL, {"msm_h": ("h", None)}),
+    ("msm-bucket-no-doubling", REPEATED_BASES, {"tail_msm": ("l", None)}),
+    ("batch-add-word-slip", REPEATED_BASES, {"batch_add": ("l", None)}),
+    ("prep-word-slip", REPEATED_BASES, {"prep": ("l.bitmap", 64)}),
+    ("assemble-r-s-swapped", BUNDLED_SMALL, {"assemble": ("proof.a", None)}),
+    ("msm-racy", BUNDLED_SMALL, {"msm_h": ("h (run 2 vs run 1)", None)}),
+]
+"""(fault, vector, {phase that must fail: (query, index) of its first mismatch}). Each fault is a
+plausible GPU bug; msm-racy changes from run to run and is caught by running each phase twice."""
+
+
+@functools.lru_cache(maxsize=None)
+def _problem(which) -> Problem:
+    vector = repeated_bases_vector() if which == REPEATED_BASES else load_cached(which)
+    return Problem.from_vector(vector)
+
+
+def _failing(result, backend_name: str) -> dict:
+    return {p.phase: p.backends[backend_name] for p in result.phases if p.backends[backend_name].status != PASS}
+
+
+def test_every_fault_has_a_case():
+    assert {name for name, _, _ in CASES} == set(FAULTS)
+
+
+@pytest.mark.parametrize("which", [BUNDLED_SMALL, REPEATED_BASES], ids=["porep-log05", REPEATED_BASES])
+def test_the_reference_passes_the_fault_vectors(which):
+    """Without a fault the same vectors pass, so each failure below is the fault's."""
+    result = check_vector(_problem(which), [ReferenceBackend()])
+    assert _failing(result, "reference") == {}
+
+
+@pytest.mark.parametrize(("fault", "which", "expected"), CASES, ids=[name for name, _, _ in CASES])
+def test_planted_fault_fails_the_right_phase(fault, which, expected):
+    backend = FaultyBackend(FAULTS[fault])
+    result = check_vector(_problem(which), [backend], repeat=REPEAT)
+    failing = _failing(result, backend.name)
+    assert set(failing) == set(expected), {p: (r.status, r.message) for p, r in failing.items()}
+    for phase, (query, index) in expected.items():
+        outcome = failing[phase]
+        assert outcome.status == FAIL
+        assert (outcome.mismatch.phase, outcome.mismatch.circuit, outcome.mismatch.query, outcome.mismatch.index) == (phase, 0, query, index)
+        assert outcome.mismatch.expected != outcome.mismatch.actual
+
+
+def test_repeated_bases_vector_really_repeats_a_base_and_crosses_a_word():
+    """The fault vector has what its faults need: L_0 == L_1 with equal tail scalars, and L bits 63 != 64."""
+    from conformance.compare import point_text
+    from reference.prep import bitmap_bits
+
+    vector = _problem(REPEATED_BASES).vector
+    assert point_text(vector.pk.l[0], "g1") == point_text(vector.pk.l[1], "g1")
+    assert vector.expected_prep.l.tail_indices == (0, 1) and vector.expected_prep.l.split
+    bits = bitmap_bits(vector.expected_prep.l.bitmaps[0], len(vector.pk.l))
+    assert (bits[63], bits[64]) == (False, True)
+
+
+def test_faults_leave_reference_untouched():
+    """After a patching fault ran, reference.msm is the original again."""
+    import reference.msm
+
+    original = (reference.msm.signed_digits, reference.msm._window_sum)
+    check_vector(_problem(BUNDLED_SMALL), [FaultyBackend(FAULTS["msm-top-carry-dropped"])], phases=("msm_h",))
+    assert (reference.msm.signed_digits, reference.msm._window_sum) == original
+
+
+def test_top_carry_fault_loses_exactly_the_carry_into_the_top_window():
+    """c = 4: window 62 of 0xF * 2^248 is 15 > 8, so it becomes -1 and carries 1 into window 63 (2^252)."""
+    c, scalar = 4, 0xF << 248
+    top_window_weight = 1 << (c * (num_windows(c) - 1))
+
+    def value(digits):
+        return sum(d * (1 << (c * j)) for j, d in enumerate(digits))
+
+    assert value(signed_digits(scalar, c)) == scalar
+    assert value(signed_digits_top_carry_dropped(scalar, c)) == scalar - top_window_weight
+
+
+def test_oracles_catch_faults_without_expected_values():
+    """--oracle: the trapdoor sees the MSM fault, the h identity the NTT fault; the pairing check cannot
+    see swapped blinding scalars (a valid proof with other randomness), which is why the expected
+    values are the default judge."""
+    problem = _problem(BUNDLED_SMALL)
+    verdicts = {}
+    for fault, phase in (("msm-top-carry-dropped", "msm_h"), ("ntt-coset-generator-5", "ntt_h"), ("assemble-r-s-swapped", "assemble")):
+        backend = FaultyBackend(FAULTS[fault])
+        result = check_vector(problem, [backend], phases=(phase,), prefer_oracle=True)
+        verdicts[fault] = (result.phases[0].oracle, result.phases[0].backends[backend.name].status)
+    assert verdicts == {
+        "msm-top-carry-dropped": ("trapdoor", FAIL),
+        "ntt-coset-generator-5": ("h-identity", FAIL),
+        "assemble-r-s-swapped": ("pairing", PASS),
+    }
+
+
+def test_command_line_exits_1_and_names_the_phase(tmp_path, capsys):
+    assert main(["run", str(BUNDLED_SMALL), "--backends", "fault:assemble-r-s-swapped", "--report", str(tmp_path), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "porep-log05 assemble [fault:assemble-r-s-swapped, judged by expected]: circuit 0, proof.a" in out
