@@ -1,0 +1,137 @@
+"""Phase ``batch_add`` on the GPU: per circuit, the plain sum of the query points whose bit is set.
+
+    sum_c = sum_{i : bit i of circuit c's bitmap is set} Q_i      (L, A, B_G1 in G1; B_G2 in G2)
+
+Bit i is bit (i mod 8) of byte (i div 8), the same bits as little-endian 32-bit words. One kernel
+pass over the bases serves all circuits (gpu/kernels/batch_add.cu): the bases are read from memory
+once, whatever the number of circuits. A circuit with more than half of its bits set is summed over
+its clear bits and subtracted from the total of all bases (T - sum_clear), so a 99%-dense bitmap
+costs 1% of the additions; T is computed once (the first time a dense bitmap comes) and kept with
+the bases.
+
+The result is the same group element as reference/batch_add.py (addition order does not change it).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from reference.errors import SizeMismatchError
+from reference.keys import QuerySums
+
+from .msm import DeviceBases, as_device_queries, reduce_groups
+from .points import Group, backend, download_points, launch, u32
+
+BATCH_KERNELS = "batch_add.cu"
+MODE_BITS = 0
+"""Sum the bases whose bit is set (batch_add.cu BATCH_MODE_BITS)."""
+MODE_COMPLEMENT = 1
+"""Sum the bases whose bit is clear, then T - that sum (BATCH_MODE_COMPLEMENT)."""
+MODE_ALL = 2
+"""Sum every base: T (BATCH_MODE_ALL)."""
+WORD_BITS = 32
+TARGET_THREADS = 1 << 17
+"""Threads per pass: about four waves of resident threads on an H200 (132 SMs, ~256 threads each at
+~170 registers), so the uneven chunks even out."""
+
+
+class BatchAdder:
+    """Batch additions over one set of n bases on the device (G1 or G2)."""
+
+    def __init__(self, bases, group: Group):
+        """``bases``: device array (n, group.affine_words) uint32 of affine Montgomery points."""
+        self.bases = bases
+        self.group = group
+        self._total = None  # device (1, xyzz_words): sum of all bases, made the first time needed
+
+    @property
+    def n(self) -> int:
+        return int(self.bases.shape[0])
+
+    @property
+    def words_per_row(self) -> int:
+        """32-bit words that hold n bits."""
+        return -(-self.n // WORD_BITS)
+
+    def sums(self, bitmaps, popcounts=None):
+        """Device array (rows, affine_words): row c = sum of the bases whose bit is set in row c.
+
+        ``bitmaps``: device array (rows, words) uint32 with words >= ceil(n / 32); bits at or past n
+        are ignored. ``popcounts``: the set bits (below n) of each row if known, else counted on
+        the device."""
+        xp = backend().xp
+        group, n = self.group, self.n
+        if bitmaps.ndim != 2 or bitmaps.dtype != xp.uint32 or bitmaps.shape[1] < self.words_per_row:
+            raise SizeMismatchError(
+                "bitmaps", f"expected uint32 words of shape (circuits, >= {self.words_per_row}), got "
+                f"{bitmaps.dtype} {tuple(bitmaps.shape)}")
+        rows = int(bitmaps.shape[0])
+        out = xp.zeros((rows, group.affine_words), dtype=xp.uint32)  # zeros = identity
+        if rows == 0 or n == 0:
+            return out
+        bitmaps = xp.ascontiguousarray(bitmaps)
+        if popcounts is None:
+            popcounts = self._count_bits(bitmaps)
+        modes = [MODE_COMPLEMENT if 2 * count > n else MODE_BITS for count in popcounts]
+        if self._total is None and MODE_COMPLEMENT in modes:
+            # T in a pass of its own: as a row of the circuits' pass its chunks would hold 2 to 100
+            # times the work of theirs and finish last. Once per base set: then it is kept.
+            self._total = self._chunk_sums(bitmaps, [MODE_ALL])
+        sums = self._chunk_sums(bitmaps, modes)
+        total = self._total if self._total is not None else sums[0:1]  # read only by COMPLEMENT rows
+        mode_array = xp.asarray(np.asarray(modes[:rows], dtype=np.uint32))
+        launch(group.module(BATCH_KERNELS), group.kernel("batch_add_finish"), rows, sums, mode_array, total,
+               u32(rows), out)
+        backend().check(f"{group.name.upper()} batch addition over {n} points")
+        return out
+
+    def sums_from_bytes(self, bitmaps, field: str = "bitmaps") -> list:
+        """py_ecc points: for each bitmap (bytes, bit i = bit i%8 of byte i//8, at least ceil(n/8)
+        bytes), the sum of the bases whose bit is set."""
+        xp = backend().xp
+        needed = -(-self.n // 8)
+        row_bytes = self.words_per_row * WORD_BITS // 8
+        rows = np.zeros((len(bitmaps), row_bytes), dtype=np.uint8)
+        popcounts = []
+        for k, bitmap in enumerate(bitmaps):
+            if len(bitmap) < needed:
+                raise SizeMismatchError(f"{field}[{k}]", f"{len(bitmap)} bytes; {self.n} points need {needed}")
+            rows[k, :needed] = np.frombuffer(bytes(bitmap[:needed]), dtype=np.uint8)
+            popcounts.append((int.from_bytes(bitmap[:needed], "little") & ((1 << self.n) - 1)).bit_count())
+        words = xp.asarray(rows.view("<u4").astype(np.uint32))
+        return download_points(self.sums(words, popcounts), self.group)
+
+    def _count_bits(self, bitmaps) -> list[int]:
+        xp = backend().xp
+        rows = int(bitmaps.shape[0])
+        counts = xp.zeros(rows, dtype=xp.uint32)
+        launch(self.group.module(BATCH_KERNELS), "bitmap_popcount", rows * self.words_per_row, bitmaps, u32(rows),
+               u32(int(bitmaps.shape[1])), u32(self.n), counts)
+        return [int(c) for c in xp.asnumpy(counts)]
+
+    def _chunk_sums(self, bitmaps, modes: list[int]):
+        """(len(modes), xyzz_words): each row's selected sum, by chunks of words then a tree."""
+        xp = backend().xp
+        group, rows = self.group, len(modes)
+        chunk_words = max(1, -(-self.words_per_row * rows // TARGET_THREADS))
+        chunks = -(-self.words_per_row // chunk_words)
+        mode_array = xp.asarray(np.asarray(modes, dtype=np.uint32))
+        partial = xp.empty((rows * chunks, group.xyzz_words), dtype=xp.uint32)
+        launch(group.module(BATCH_KERNELS), group.kernel("batch_add_chunks"), rows * chunks, self.bases, u32(self.n),
+               bitmaps, u32(int(bitmaps.shape[1])), mode_array, u32(rows), u32(chunk_words), u32(chunks), partial)
+        return reduce_groups(BATCH_KERNELS, partial, rows, chunks, group)
+
+
+def batch_add_query(bases: DeviceBases, bitmaps, field: str = "bitmaps") -> list:
+    """py_ecc points: per circuit, the sum of ``bases``' points selected by its bitmap (bytes)."""
+    return bases.batch_adder().sums_from_bytes(bitmaps, field)
+
+
+def batch_add(prep, keys) -> list[QuerySums]:
+    """For each circuit c: the sums of L, A, B_G1 (G1) and B_G2 (G2) over c's bitmaps, as
+    reference/batch_add.py. ``keys``: a reference ProvingKey (uploaded here) or gpu.msm.DeviceQueries."""
+    queries = as_device_queries(keys)
+    l = batch_add_query(queries.l, prep.l.bitmaps, "prep.l.bitmaps")
+    a = batch_add_query(queries.a, prep.a.bitmaps, "prep.a.bitmaps")
+    b_g1 = batch_add_query(queries.b_g1, prep.b.bitmaps, "prep.b.bitmaps")
+    b_g2 = batch_add_query(queries.b_g2, prep.b.bitmaps, "prep.b.bitmaps")
+    return [QuerySums(l=l[c], a=a[c], b_g1=b_g1[c], b_g2=b_g2[c]) for c in range(len(l))]

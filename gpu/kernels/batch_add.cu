@@ -1,0 +1,99 @@
+// Batch addition: for each bitmap row, the sum of the bases whose bit is set, for G1 and G2.
+//
+//   sum_c = sum_{i : bit i of row c is set} P_i      (bit i = bit i%32 of little-endian word i/32)
+//
+// One pass over the bases serves every row: thread (chunk, row) walks the chunk's words of its
+// row and adds the selected points with madd-2008-s (ec.cuh). The rows of one chunk are adjacent
+// thread indices, so they read the same bases at about the same time and DRAM sees each base
+// once. Per-chunk sums are then reduced by sum_groups (a tree in global memory).
+//
+// Complement rule: a row with more than half of its bits set is summed over its CLEAR bits and
+// subtracted from the total of all bases, sum_c = T - sum_{i : bit clear} P_i. A Groth16 witness
+// is mostly ones, so this turns a 99% row into a 1% row; T is summed once (a row in ALL mode)
+// and then kept with the bases by gpu/batch_add.py.
+#include "ec_kernels.cuh"
+
+#define BATCH_MODE_BITS 0u        // sum the set bits
+#define BATCH_MODE_COMPLEMENT 1u  // sum the clear bits (finish: T - that sum)
+#define BATCH_MODE_ALL 2u         // sum every base (T); the row's bitmap is not read
+#define WORD_BITS 32u
+
+// Word `word_index` of a row as the mode selects it, with the bits past the last base cleared.
+__host__ __device__ inline unsigned int selected_word(const unsigned int* row_words, unsigned int word_index,
+                                                      unsigned int mode, unsigned int n) {
+    unsigned int word = mode == BATCH_MODE_ALL ? ~0u : row_words[word_index];
+    if (mode == BATCH_MODE_COMPLEMENT) word = ~word;
+    unsigned int valid = n - word_index * WORD_BITS;  // bases left from this word on (>= 1)
+    if (valid < WORD_BITS) word &= (1u << valid) - 1u;
+    return word;
+}
+
+// partial[row * chunks + chunk] = sum of the selected bases among words
+// [chunk * chunk_words, (chunk + 1) * chunk_words) of the row.
+template <class F>
+__host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned int* bases, unsigned int n,
+                                               const unsigned int* bitmaps, unsigned int words_per_row,
+                                               const unsigned int* modes, unsigned int rows,
+                                               unsigned int chunk_words, unsigned int chunks,
+                                               unsigned int* partial) {
+    if (tid >= (ec_index_t)chunks * rows) return;
+    unsigned int chunk = (unsigned int)(tid / rows);
+    unsigned int row = (unsigned int)(tid % rows);
+    unsigned int mode = modes[row];
+    const unsigned int* row_words = bitmaps + (ec_index_t)row * words_per_row;
+    unsigned int total_words = (n + WORD_BITS - 1) / WORD_BITS;
+    unsigned int first = chunk * chunk_words;
+    unsigned int last = first + chunk_words < total_words ? first + chunk_words : total_words;
+    const affine_t<F>* points = ec_affine<F>(bases);
+    xyzz_t<F> acc = xyzz_t<F>::identity();
+    for (unsigned int w = first; w < last; ++w) {
+        unsigned int word = selected_word(row_words, w, mode, n);
+        while (word != 0) {
+            unsigned int bit = ec_lowest_bit(word);
+            word &= word - 1u;
+            acc = xyzz_add_affine(acc, points[(ec_index_t)w * WORD_BITS + bit]);
+        }
+    }
+    ec_xyzz<F>(partial)[(ec_index_t)row * chunks + chunk] = acc;
+}
+EC_KERNEL_G1_G2(batch_add_chunks,
+                (const unsigned int* bases, unsigned int n, const unsigned int* bitmaps, unsigned int words_per_row,
+                 const unsigned int* modes, unsigned int rows, unsigned int chunk_words, unsigned int chunks,
+                 unsigned int* partial),
+                (EC_TID, bases, n, bitmaps, words_per_row, modes, rows, chunk_words, chunks, partial))
+
+// out[row] = to_affine(sums[row]), or to_affine(T - sums[row]) for a COMPLEMENT row.
+template <class F>
+__host__ __device__ void batch_add_finish_body(ec_index_t tid, const unsigned int* sums, const unsigned int* modes,
+                                               const unsigned int* total, unsigned int rows, unsigned int* out) {
+    if (tid >= rows) return;
+    xyzz_t<F> sum = ec_xyzz<F>(sums)[tid];
+    if (modes[tid] == BATCH_MODE_COMPLEMENT) sum = xyzz_add(ec_xyzz<F>(total)[0], sum.neg());
+    ec_affine<F>(out)[tid] = xyzz_to_affine(sum);
+}
+EC_KERNEL_G1_G2(batch_add_finish,
+                (const unsigned int* sums, const unsigned int* modes, const unsigned int* total, unsigned int rows,
+                 unsigned int* out),
+                (EC_TID, sums, modes, total, rows, out))
+
+// counts[row] += popcount of word (tid % words) of the row, bits past n cleared; one thread per
+// word of every row, for bitmaps that are already on the device.
+__host__ __device__ void bitmap_popcount_body(ec_index_t tid, const unsigned int* bitmaps, unsigned int rows,
+                                              unsigned int words_per_row, unsigned int n, unsigned int* counts) {
+    unsigned int total_words = (n + WORD_BITS - 1) / WORD_BITS;
+    if (tid >= (ec_index_t)rows * total_words) return;
+    unsigned int row = (unsigned int)(tid / total_words);
+    unsigned int word_index = (unsigned int)(tid % total_words);
+    const unsigned int* row_words = bitmaps + (ec_index_t)row * words_per_row;
+    unsigned int word = selected_word(row_words, word_index, BATCH_MODE_BITS, n);
+    if (word != 0) ec_atomic_add(&counts[row], ec_popcount(word));
+}
+EC_KERNEL(bitmap_popcount,
+          (const unsigned int* bitmaps, unsigned int rows, unsigned int words_per_row, unsigned int n,
+           unsigned int* counts),
+          (EC_TID, bitmaps, rows, words_per_row, n, counts))
+
+EC_KERNEL_G1_G2(sum_groups,
+                (const unsigned int* in, unsigned int* out, unsigned int groups, unsigned int in_per_group,
+                 unsigned int fold, unsigned int out_per_group),
+                (EC_TID, in, out, groups, in_per_group, fold, out_per_group))

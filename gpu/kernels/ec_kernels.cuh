@@ -1,0 +1,169 @@
+// Kernel bodies shared by msm.cu and batch_add.cu, and the plumbing that lets every kernel be
+// run on the CPU.
+//
+// Each kernel is a thin __global__ wrapper around a __host__ __device__ "body" that takes the
+// global thread index first: body(tid, args...). The GPU launches the wrapper; the host tests in
+// tests/native/ call the body once per thread index (tests/native/ec_emulate.cu), so that the same
+// code is checked without a GPU. Bodies therefore use no shared memory and no __syncthreads, and
+// reach atomics only through ec_atomic_add. Buffers are passed as u32 words and reinterpreted here,
+// which gives the G1 and G2 kernels the same parameter lists (see EC_KERNEL_G1_G2).
+#pragma once
+
+#include "ec.cuh"
+
+typedef unsigned long long ec_index_t;
+
+// Global thread index of a 1-D launch.
+#define EC_TID ((ec_index_t)blockIdx.x * blockDim.x + threadIdx.x)
+
+// EC_GROUP selects the group whose kernels a module holds: 1 = G1, 2 = G2, undefined = both.
+// gpu/points.py builds one module per group (-DEC_GROUP=1 / 2) so the two compile in parallel and
+// each NVRTC run stays short. Group-independent kernels are in every module.
+#if defined(EC_HOST_EMULATION)
+// Host build (tests/native/ec_emulate.cu): the bodies are called directly, no kernels.
+#define EC_KERNEL_G1(name, params, args)
+#define EC_KERNEL_G2(name, params, args)
+#define EC_KERNEL(name, params, args)
+#else
+#define EC_GLOBAL extern "C" __global__ void __launch_bounds__(EC_THREADS_PER_BLOCK)
+#if !defined(EC_GROUP) || EC_GROUP == 1
+#define EC_KERNEL_G1(name, params, args) EC_GLOBAL name##_g1 params { name##_body<fq_t> args; }
+#else
+#define EC_KERNEL_G1(name, params, args)
+#endif
+#if !defined(EC_GROUP) || EC_GROUP == 2
+#define EC_KERNEL_G2(name, params, args) EC_GLOBAL name##_g2 params { name##_body<fq2_t> args; }
+#else
+#define EC_KERNEL_G2(name, params, args)
+#endif
+// One group-independent kernel from name_body (extern "C", so cupy finds it unmangled).
+#define EC_KERNEL(name, params, args) EC_GLOBAL name params { name##_body args; }
+#endif
+// name_g1 and name_g2 from the template name_body<F>, F = fq_t (G1) or fq2_t (G2).
+#define EC_KERNEL_G1_G2(name, params, args) EC_KERNEL_G1(name, params, args) EC_KERNEL_G2(name, params, args)
+
+// Block size every launch uses (gpu/points.py THREADS_PER_BLOCK must match).
+#define EC_THREADS_PER_BLOCK 128
+
+// *addr += value, returning the old value: atomicAdd on the device; on the host the emulation
+// runs threads one after another, so a plain read-modify-write is exact.
+__host__ __device__ inline unsigned int ec_atomic_add(unsigned int* addr, unsigned int value) {
+#ifdef __CUDA_ARCH__
+    return atomicAdd(addr, value);
+#else
+    unsigned int old = *addr;
+    *addr = old + value;
+    return old;
+#endif
+}
+
+// Number of set bits of a 32-bit word.
+__host__ __device__ inline unsigned int ec_popcount(unsigned int word) {
+#ifdef __CUDA_ARCH__
+    return __popc(word);
+#else
+    return __builtin_popcount(word);
+#endif
+}
+
+// Index (0..31) of the lowest set bit of a non-zero word.
+__host__ __device__ inline unsigned int ec_lowest_bit(unsigned int word) {
+#ifdef __CUDA_ARCH__
+    return __ffs(word) - 1;
+#else
+    return __builtin_ctz(word);
+#endif
+}
+
+template <class F>
+__host__ __device__ inline const affine_t<F>* ec_affine(const unsigned int* words) {
+    return reinterpret_cast<const affine_t<F>*>(words);
+}
+template <class F>
+__host__ __device__ inline affine_t<F>* ec_affine(unsigned int* words) {
+    return reinterpret_cast<affine_t<F>*>(words);
+}
+template <class F>
+__host__ __device__ inline const xyzz_t<F>* ec_xyzz(const unsigned int* words) {
+    return reinterpret_cast<const xyzz_t<F>*>(words);
+}
+template <class F>
+__host__ __device__ inline xyzz_t<F>* ec_xyzz(unsigned int* words) {
+    return reinterpret_cast<xyzz_t<F>*>(words);
+}
+
+// out[g][k] = sum of in[g][k*fold .. min((k+1)*fold, in_per_group)), for every group g and
+// k < out_per_group = ceil(in_per_group / fold). Applied repeatedly by the host until one point is
+// left per group: a tree reduction in global memory, fold-ary.
+template <class F>
+__host__ __device__ void sum_groups_body(ec_index_t tid, const unsigned int* in, unsigned int* out,
+                                         unsigned int groups, unsigned int in_per_group, unsigned int fold,
+                                         unsigned int out_per_group) {
+    if (tid >= (ec_index_t)groups * out_per_group) return;
+    ec_index_t group = tid / out_per_group;
+    ec_index_t k = tid % out_per_group;
+    ec_index_t first = k * fold;
+    ec_index_t last = first + fold < in_per_group ? first + fold : in_per_group;
+    const xyzz_t<F>* row = ec_xyzz<F>(in) + group * in_per_group;
+    xyzz_t<F> acc = xyzz_t<F>::identity();
+    for (ec_index_t i = first; i < last; ++i) acc = xyzz_add(acc, row[i]);
+    ec_xyzz<F>(out)[tid] = acc;
+}
+
+// out[i] = to_affine(in[i]) for i < count (identity -> (0, 0)).
+template <class F>
+__host__ __device__ void xyzz_to_affine_body(ec_index_t tid, const unsigned int* in, unsigned int* out,
+                                             unsigned int count) {
+    if (tid >= count) return;
+    ec_affine<F>(out)[tid] = xyzz_to_affine(ec_xyzz<F>(in)[tid]);
+}
+
+// out[k] = bases[indices[k]] for k < count: the tail MSM's subset of a query's points.
+template <class F>
+__host__ __device__ void gather_points_body(ec_index_t tid, const unsigned int* bases, const unsigned int* indices,
+                                            unsigned int count, unsigned int* out) {
+    if (tid >= count) return;
+    ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid]];
+}
+
+// Points with known discrete logs for tests and benchmarks: out[i] = start + i * step (affine),
+// i.e. (b + i a) * G for start = b G and step = a G. Thread t makes the run i in
+// [t * run, (t + 1) * run): it starts from start + (t run) * step (double-and-add), then adds step
+// (madd-2008-s) once per point, keeping XYZZ points and the prefix products of their ZZZ in the
+// scratch arrays, and converts the whole run to affine with one inversion (Montgomery's
+// simultaneous inversion trick, Montgomery 1987, "Speeding the Pollard and elliptic curve methods
+// of factorization", section 10.3.1). The identity (ZZZ = 0) is skipped in the products.
+template <class F>
+__host__ __device__ void progression_points_body(ec_index_t tid, const unsigned int* start, const unsigned int* step,
+                                                 unsigned int count, unsigned int run, unsigned int* xyzz_scratch,
+                                                 unsigned int* prefix_scratch, unsigned int* out) {
+    ec_index_t first = tid * run;
+    if (first >= count) return;
+    ec_index_t last = first + run < count ? first + run : count;
+    const affine_t<F> step_point = ec_affine<F>(step)[0];
+    xyzz_t<F>* points = ec_xyzz<F>(xyzz_scratch);
+    F* prefix = reinterpret_cast<F*>(prefix_scratch);
+    xyzz_t<F> current = xyzz_add_affine(xyzz_mul_small(xyzz_from_affine(step_point), (unsigned int)first),
+                                        ec_affine<F>(start)[0]);
+    F product = F::one();
+    for (ec_index_t i = first; i < last; ++i) {
+        points[i] = current;
+        if (!current.is_identity()) product = ec_mul(product, current.ZZZ);
+        prefix[i] = product;
+        current = xyzz_add_affine(current, step_point);
+    }
+    // Walk back: inv holds (prod_{j <= i} ZZZ_j)^-1, so ZZZ_i^-1 = inv * prefix_{i-1}.
+    F inv = ec_inv(product);
+    for (ec_index_t i = last; i-- > first;) {
+        const xyzz_t<F> p = points[i];
+        if (p.is_identity()) {
+            ec_affine<F>(out)[i] = affine_t<F>::identity();
+            continue;
+        }
+        F before = i > first ? prefix[i - 1] : F::one();
+        F zzz_inv = ec_mul(inv, before);
+        inv = ec_mul(inv, p.ZZZ);
+        F z_inv = ec_mul(p.ZZ, zzz_inv);  // 1/Z = ZZ / ZZZ
+        ec_affine<F>(out)[i] = affine_t<F>{ec_mul(p.X, ec_sqr(z_inv)), ec_mul(p.Y, zzz_inv)};
+    }
+}

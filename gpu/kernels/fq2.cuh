@@ -1,0 +1,62 @@
+// Fq2 = Fq[u] / (u^2 + 1), the quadratic extension BLS12-381's G2 lives over.
+//
+// An element is c0 + c1*u with c0, c1 in Fq (Montgomery form, see field.cuh); u^2 = -1, the
+// same tower as py_ecc's FQ2 (modulus coefficients (1, 0)) and the IETF pairing-friendly-curves
+// draft. NVRTC-compatible: no host standard headers. Every operation is __host__ __device__ so
+// that tests/native/ can check it on the CPU.
+#pragma once
+
+#include "ec_field.cuh"
+
+struct fq2_t {
+    fq_t c0;  // real part
+    fq_t c1;  // coefficient of u
+
+    static __host__ __device__ fq2_t zero() { return fq2_t{fq_t::zero(), fq_t::zero()}; }
+    static __host__ __device__ fq2_t one() { return fq2_t{fq_t::one(), fq_t::zero()}; }
+
+    friend __host__ __device__ fq2_t operator+(const fq2_t& a, const fq2_t& b) {
+        return fq2_t{a.c0 + b.c0, a.c1 + b.c1};
+    }
+    friend __host__ __device__ fq2_t operator-(const fq2_t& a, const fq2_t& b) {
+        return fq2_t{a.c0 - b.c0, a.c1 - b.c1};
+    }
+
+    // (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u:
+    // Karatsuba, 3 Fq multiplications (Devegili, O hEigeartaigh, Scott, Dahab, "Multiplication
+    // and Squaring on Pairing-Friendly Fields", ePrint 2006/471, section 3).
+    friend __host__ __device__ EC_NOINLINE fq2_t operator*(const fq2_t& a, const fq2_t& b) {
+        fq_t v0 = fq_mul(a.c0, b.c0);
+        fq_t v1 = fq_mul(a.c1, b.c1);
+        fq_t cross = fq_mul(a.c0 + a.c1, b.c0 + b.c1);
+        return fq2_t{v0 - v1, cross - v0 - v1};
+    }
+
+    // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: "complex squaring", 2 Fq multiplications
+    // (same paper, section 3.2; valid because u^2 = -1).
+    __host__ __device__ EC_NOINLINE fq2_t sqr() const {
+        fq_t cross = fq_mul(c0, c1);
+        return fq2_t{fq_mul(c0 + c1, c0 - c1), cross + cross};
+    }
+
+    __host__ __device__ fq2_t neg() const { return fq2_t{c0.neg(), c1.neg()}; }
+
+    // (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2): multiply by the conjugate, whose product with
+    // the element is its norm in Fq (Guide to Pairing-Based Cryptography, 2017, Algorithm 5.16).
+    // 0 maps to 0, as Fq's inverse does.
+    __host__ __device__ EC_NOINLINE fq2_t inverse() const {
+        fq_t norm_inv = fq_inv(fq_sqr(c0) + fq_sqr(c1));
+        return fq2_t{fq_mul(c0, norm_inv), fq_mul(c1, norm_inv).neg()};
+    }
+
+    __host__ __device__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+
+    friend __host__ __device__ bool operator==(const fq2_t& a, const fq2_t& b) {
+        return a.c0 == b.c0 && a.c1 == b.c1;
+    }
+    friend __host__ __device__ bool operator!=(const fq2_t& a, const fq2_t& b) { return !(a == b); }
+};
+
+__host__ __device__ inline fq2_t ec_mul(const fq2_t& a, const fq2_t& b) { return a * b; }
+__host__ __device__ inline fq2_t ec_sqr(const fq2_t& a) { return a.sqr(); }
+__host__ __device__ inline fq2_t ec_inv(const fq2_t& a) { return a.inverse(); }

@@ -1,0 +1,230 @@
+// Pippenger multi-scalar multiplication, sum_i s_i * P_i, for G1 and G2 (Pippenger 1976; the
+// bucket method as in Bernstein, Doumen, Lange, Oosterwijk, "Faster batch forgery identification",
+// INDOCRYPT 2012, section 4), with signed digits (each window's digit in [-2^(c-1), 2^(c-1)]).
+//
+// Steps (gpu/msm.py drives them, one circuit's scalars at a time):
+//   1. msm_digits        scalar i -> W signed c-bit digits; histogram of |digit| per window
+//   2. (host) offsets    exclusive prefix sum of the histogram (cupy.cumsum)
+//   3. msm_scatter       counting sort: (window, |digit|) bucket -> list of (point index, sign)
+//   4. msm_piece_count   a bucket's run is cut into pieces of ~sqrt(run) points, so a bucket that
+//                        holds many points (equal scalars) does not serialise one thread
+//   5. msm_piece_sum     one thread per piece: mixed additions over its points
+//   6. msm_bucket_sum    one thread per bucket: sum of its pieces
+//   7. msm_window_segments  running-sum reduction sum_b (b+1) B_b of each window, cut into segments
+//   8. sum_groups        tree reduction of the segments -> one point per window
+//   9. msm_combine       Horner over windows: sum_w 2^(c w) S_w, then to affine
+// Points are affine (identity (0, 0)); accumulators XYZZ (see ec.cuh). Scalars are 8 little-endian
+// u32 limbs, in Montgomery form (as ntt_h leaves them) or plain, and must be < r.
+#include "ec_kernels.cuh"
+
+// A digit word: bit 31 is the sign (1 = negative), bits 0..30 the magnitude |d| (0 = no bucket).
+#define MSM_SIGN_BIT 0x80000000u
+#define MSM_MAGNITUDE_MASK 0x7fffffffu
+#define FR_LIMBS 8
+#define LIMB_BITS 32
+// A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
+#define MSM_PIECE_MIN_POINTS 64
+
+// The c bits of a 256-bit little-endian scalar starting at bit `offset` (offset < 256, c <= 31).
+__host__ __device__ inline unsigned int scalar_window(const unsigned int* limbs, unsigned int offset,
+                                                      unsigned int c) {
+    unsigned int limb = offset / LIMB_BITS;
+    unsigned int shift = offset % LIMB_BITS;
+    unsigned long long bits = limbs[limb] >> shift;
+    if (shift + c > LIMB_BITS && limb + 1 < FR_LIMBS) bits |= (unsigned long long)limbs[limb + 1] << (LIMB_BITS - shift);
+    return (unsigned int)(bits & ((1ull << c) - 1));
+}
+
+// Scalar i -> digits[w * n + i] for w < windows, and counts[w * 2^(c-1) + |d| - 1] += 1.
+// Signed-digit recoding: v = window bits + carry; if v > 2^(c-1) the digit is v - 2^c (negative)
+// and 1 is carried into the next window. With windows = ceil(256 / c) and s < r < 2^255 the top
+// window's bits are < 2^(c-1), so the last carry is always absorbed (no digit past the top).
+__host__ __device__ void msm_digits_body(ec_index_t tid, const unsigned int* scalars, unsigned int n,
+                                         unsigned int montgomery, unsigned int c, unsigned int windows,
+                                         unsigned int* digits, unsigned int* counts) {
+    if (tid >= n) return;
+    fr_t s;
+    for (int k = 0; k < FR_LIMBS; ++k) s.l[k] = scalars[tid * FR_LIMBS + k];
+    if (montgomery) s = s.from_mont();
+    const unsigned int half = 1u << (c - 1);
+    unsigned int carry = 0;
+    for (unsigned int w = 0; w < windows; ++w) {
+        unsigned int v = scalar_window(s.l, w * c, c) + carry;
+        unsigned int word = 0;
+        if (v > half) {
+            word = ((1u << c) - v) | MSM_SIGN_BIT;  // d = v - 2^c < 0
+            carry = 1;
+        } else {
+            word = v;
+            carry = 0;
+        }
+        if (v == (1u << c)) word = 0;  // v - 2^c = 0: nothing in this window, the carry moves on
+        digits[(ec_index_t)w * n + tid] = word;
+        if (word != 0) ec_atomic_add(&counts[w * half + (word & MSM_MAGNITUDE_MASK) - 1], 1u);
+    }
+}
+EC_KERNEL(msm_digits,
+          (const unsigned int* scalars, unsigned int n, unsigned int montgomery, unsigned int c,
+           unsigned int windows, unsigned int* digits, unsigned int* counts),
+          (EC_TID, scalars, n, montgomery, c, windows, digits, counts))
+
+// Counting sort's scatter: thread w * n + i puts (i | sign) at the next free slot of its bucket.
+// The order inside a bucket depends on the atomics, but a bucket's sum does not.
+__host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* digits, unsigned int n,
+                                          unsigned int windows, unsigned int buckets_per_window,
+                                          unsigned int* cursor, unsigned int* sorted) {
+    if (tid >= (ec_index_t)n * windows) return;
+    unsigned int word = digits[tid];
+    if (word == 0) return;
+    unsigned int window = (unsigned int)(tid / n);
+    unsigned int point = (unsigned int)(tid % n);
+    unsigned int bucket = window * buckets_per_window + (word & MSM_MAGNITUDE_MASK) - 1;
+    unsigned int slot = ec_atomic_add(&cursor[bucket], 1u);
+    sorted[slot] = point | (word & MSM_SIGN_BIT);
+}
+EC_KERNEL(msm_scatter,
+          (const unsigned int* digits, unsigned int n, unsigned int windows, unsigned int buckets_per_window,
+           unsigned int* cursor, unsigned int* sorted),
+          (EC_TID, digits, n, windows, buckets_per_window, cursor, sorted))
+
+// ceil(sqrt(x)) for x < 2^32, by binary search on the integers (exact, no floating point).
+__host__ __device__ inline unsigned int ceil_sqrt(unsigned int x) {
+    unsigned long long lo = 0, hi = 1ull << 16;  // invariant: lo^2 < x <= hi^2, or x == 0
+    if (x == 0) return 0;
+    while (hi - lo > 1) {
+        unsigned long long mid = (lo + hi) / 2;
+        if (mid * mid >= x) hi = mid; else lo = mid;
+    }
+    return (unsigned int)hi;
+}
+
+// Points per piece for a bucket of `run` points.
+__host__ __device__ inline unsigned int piece_length(unsigned int run) {
+    unsigned int root = ceil_sqrt(run);
+    return root > MSM_PIECE_MIN_POINTS ? root : MSM_PIECE_MIN_POINTS;
+}
+
+// pieces[b] = ceil(run_b / piece_length(run_b)), run_b = offsets[b + 1] - offsets[b].
+__host__ __device__ void msm_piece_count_body(ec_index_t tid, const unsigned int* offsets, unsigned int buckets,
+                                              unsigned int* pieces) {
+    if (tid >= buckets) return;
+    unsigned int run = offsets[tid + 1] - offsets[tid];
+    unsigned int length = piece_length(run);
+    pieces[tid] = (run + length - 1) / length;
+}
+EC_KERNEL(msm_piece_count, (const unsigned int* offsets, unsigned int buckets, unsigned int* pieces),
+          (EC_TID, offsets, buckets, pieces))
+
+// The bucket b with piece_offsets[b] <= piece < piece_offsets[b + 1] (binary search; the array
+// is non-decreasing and has buckets + 1 entries).
+__host__ __device__ inline unsigned int bucket_of_piece(const unsigned int* piece_offsets, unsigned int buckets,
+                                                        unsigned int piece) {
+    unsigned int lo = 0, hi = buckets;  // invariant: piece_offsets[lo] <= piece < piece_offsets[hi]
+    while (hi - lo > 1) {
+        unsigned int mid = lo + (hi - lo) / 2;
+        if (piece_offsets[mid] <= piece) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// piece_sums[p] = sum of the (signed) bases of piece p's slice of its bucket's sorted run.
+template <class F>
+__host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned int* bases, const unsigned int* sorted,
+                                            const unsigned int* offsets, const unsigned int* piece_offsets,
+                                            unsigned int buckets, unsigned int total_pieces,
+                                            unsigned int* piece_sums) {
+    if (tid >= total_pieces) return;
+    unsigned int piece = (unsigned int)tid;
+    unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
+    unsigned int run_start = offsets[bucket];
+    unsigned int run_end = offsets[bucket + 1];
+    unsigned int length = piece_length(run_end - run_start);
+    unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
+    unsigned int last = first + length < run_end ? first + length : run_end;
+    const affine_t<F>* points = ec_affine<F>(bases);
+    xyzz_t<F> acc = xyzz_t<F>::identity();
+    for (unsigned int e = first; e < last; ++e) {
+        unsigned int entry = sorted[e];
+        affine_t<F> p = points[entry & MSM_MAGNITUDE_MASK];
+        acc = xyzz_add_affine(acc, (entry & MSM_SIGN_BIT) ? p.neg() : p);
+    }
+    ec_xyzz<F>(piece_sums)[piece] = acc;
+}
+EC_KERNEL_G1_G2(msm_piece_sum,
+                (const unsigned int* bases, const unsigned int* sorted, const unsigned int* offsets,
+                 const unsigned int* piece_offsets, unsigned int buckets, unsigned int total_pieces,
+                 unsigned int* piece_sums),
+                (EC_TID, bases, sorted, offsets, piece_offsets, buckets, total_pieces, piece_sums))
+
+// bucket_sums[b] = sum of the pieces piece_offsets[b] .. piece_offsets[b + 1] (identity if none).
+template <class F>
+__host__ __device__ void msm_bucket_sum_body(ec_index_t tid, const unsigned int* piece_sums,
+                                             const unsigned int* piece_offsets, unsigned int buckets,
+                                             unsigned int* bucket_sums) {
+    if (tid >= buckets) return;
+    const xyzz_t<F>* pieces = ec_xyzz<F>(piece_sums);
+    xyzz_t<F> acc = xyzz_t<F>::identity();
+    for (unsigned int p = piece_offsets[tid]; p < piece_offsets[tid + 1]; ++p) acc = xyzz_add(acc, pieces[p]);
+    ec_xyzz<F>(bucket_sums)[tid] = acc;
+}
+EC_KERNEL_G1_G2(msm_bucket_sum,
+                (const unsigned int* piece_sums, const unsigned int* piece_offsets, unsigned int buckets,
+                 unsigned int* bucket_sums),
+                (EC_TID, piece_sums, piece_offsets, buckets, bucket_sums))
+
+// A window's sum is sum_{b < K} (b + 1) B_b. Segment j of a window holds buckets
+// [j L, (j + 1) L), L = K / segments. With running sums from the top of the segment
+// (running += B_b; total += running), total = sum_b (b - jL + 1) B_b and running = sum_b B_b, so the
+// segment contributes total + (j L) * running. contributions[w * segments + j] receives it.
+template <class F>
+__host__ __device__ void msm_window_segments_body(ec_index_t tid, const unsigned int* bucket_sums,
+                                                  unsigned int windows, unsigned int buckets_per_window,
+                                                  unsigned int segments, unsigned int* contributions) {
+    if (tid >= (ec_index_t)windows * segments) return;
+    unsigned int window = (unsigned int)(tid / segments);
+    unsigned int segment = (unsigned int)(tid % segments);
+    unsigned int length = buckets_per_window / segments;
+    const xyzz_t<F>* row = ec_xyzz<F>(bucket_sums) + (ec_index_t)window * buckets_per_window + segment * length;
+    xyzz_t<F> running = xyzz_t<F>::identity();
+    xyzz_t<F> total = xyzz_t<F>::identity();
+    for (unsigned int b = length; b-- > 0;) {
+        running = xyzz_add(running, row[b]);
+        total = xyzz_add(total, running);
+    }
+    ec_xyzz<F>(contributions)[tid] = xyzz_add(total, xyzz_mul_small(running, segment * length));
+}
+EC_KERNEL_G1_G2(msm_window_segments,
+                (const unsigned int* bucket_sums, unsigned int windows, unsigned int buckets_per_window,
+                 unsigned int segments, unsigned int* contributions),
+                (EC_TID, bucket_sums, windows, buckets_per_window, segments, contributions))
+
+// out = to_affine(sum_w 2^(c w) S_w) by Horner's rule from the top window (one thread).
+template <class F>
+__host__ __device__ void msm_combine_body(ec_index_t tid, const unsigned int* window_sums, unsigned int windows,
+                                          unsigned int c, unsigned int* out) {
+    if (tid != 0) return;
+    const xyzz_t<F>* sums = ec_xyzz<F>(window_sums);
+    xyzz_t<F> acc = sums[windows - 1];
+    for (unsigned int w = windows - 1; w-- > 0;) {
+        for (unsigned int k = 0; k < c; ++k) acc = xyzz_double(acc);
+        acc = xyzz_add(acc, sums[w]);
+    }
+    ec_affine<F>(out)[0] = xyzz_to_affine(acc);
+}
+EC_KERNEL_G1_G2(msm_combine,
+                (const unsigned int* window_sums, unsigned int windows, unsigned int c, unsigned int* out),
+                (EC_TID, window_sums, windows, c, out))
+
+EC_KERNEL_G1_G2(sum_groups,
+                (const unsigned int* in, unsigned int* out, unsigned int groups, unsigned int in_per_group,
+                 unsigned int fold, unsigned int out_per_group),
+                (EC_TID, in, out, groups, in_per_group, fold, out_per_group))
+EC_KERNEL_G1_G2(xyzz_to_affine, (const unsigned int* in, unsigned int* out, unsigned int count),
+                (EC_TID, in, out, count))
+EC_KERNEL_G1_G2(gather_points,
+                (const unsigned int* bases, const unsigned int* indices, unsigned int count, unsigned int* out),
+                (EC_TID, bases, indices, count, out))
+EC_KERNEL_G1_G2(progression_points,
+                (const unsigned int* start, const unsigned int* step, unsigned int count, unsigned int run,
+                 unsigned int* xyzz_scratch, unsigned int* prefix_scratch, unsigned int* out),
+                (EC_TID, start, step, count, run, xyzz_scratch, prefix_scratch, out))

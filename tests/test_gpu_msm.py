@@ -1,0 +1,433 @@
+"""GPU Pippenger MSM, batch addition and the msm_h / batch_add / tail_msm phases.
+
+Oracles: py_ecc (reference.msm.msm_naive, one double-and-add per point), and bases with known
+discrete logs (point i = (b + i a) G, made on the device) where expected = (sum_i s_i (b + i a)) G
+needs one scalar multiplication. Results are compared as ZCash encodings (reference.curve).
+
+Two backends run the same Python drivers (gpu/msm.py, gpu/batch_add.py, ...):
+* ``emulated`` tests: the kernels' host build over NumPy (tests/native/ec_host.py), small sizes, on
+  any machine with a C++ compiler or nvcc (else skipped with the reason printed);
+* ``gpu`` tests (marker ``gpu``): the real kernels, every size and edge case of the brief.
+"""
+import importlib.util
+import random
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, curve_order, multiply, neg
+
+from gpu.points import (
+    G1_GROUP,
+    G2_GROUP,
+    download_points,
+    scalars_to_limbs,
+    scalars_to_montgomery_limbs,
+    use_backend,
+)
+from reference.curve import encode_g1, encode_g2
+from reference.errors import ScalarRangeError, SizeMismatchError
+from reference.msm import msm_naive
+from reference.prep import bitmap_bytes, split_query
+
+R = curve_order
+GROUPS = {"g1": (G1_GROUP, G1, encode_g1), "g2": (G2_GROUP, G2, encode_g2)}
+
+
+def _load_host_module():
+    spec = importlib.util.spec_from_file_location("ec_host", Path(__file__).parent / "native" / "ec_host.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ec_host = _load_host_module()
+
+
+@pytest.fixture(scope="module")
+def emulated():
+    """Run the drivers on the host build of the kernels (skip, saying why, without a compiler)."""
+    try:
+        ec_host.host_library("msm.cu")
+        ec_host.host_library("batch_add.cu")
+    except ec_host.NoHostCompiler as exc:
+        pytest.skip(f"host build of the kernels skipped: {exc}")
+    with use_backend(ec_host.emulation_backend()):
+        yield
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def encode(points, name):
+    return [GROUPS[name][2](p) for p in points]
+
+
+def random_points(base, count, rng):
+    return [multiply(base, rng.randrange(1, R)) for _ in range(count)]
+
+
+def gpu_msm(points, scalar_rows, name, window_bits=None, montgomery=False):
+    """py_ecc points: the GPU MSM of each row of scalars over the points (via the active backend)."""
+    from gpu.msm import MsmEngine
+
+    group = GROUPS[name][0]
+    engine = MsmEngine.from_points(points, group)
+    if not montgomery:
+        return engine.msm_ints(scalar_rows, window_bits=window_bits)
+    from gpu.points import backend
+
+    limbs = backend().xp.asarray(np.stack([scalars_to_montgomery_limbs(row) for row in scalar_rows]))
+    return download_points(engine.msm(limbs, montgomery=True, window_bits=window_bits), group)
+
+
+def known_log_bases(count, name, seed):
+    """(device bases (b + i a) G, their logs) made by the progression kernel."""
+    from gpu.msm import progression_bases
+
+    group, base, _ = GROUPS[name]
+    rng = random.Random(seed)
+    a, b = rng.randrange(1, R), rng.randrange(1, R)
+    words = progression_bases(count, multiply(base, b), multiply(base, a), group)
+    return words, [(b + i * a) % R for i in range(count)]
+
+
+def expected_from_logs(logs, scalars, name):
+    base = GROUPS[name][1]
+    return multiply(base, sum(s * k for s, k in zip(scalars, logs)) % R)
+
+
+def special_scalars(kind, n, rng):
+    """The scalar sets of the brief."""
+    half = (R - 1) // 2
+    table = {
+        "zeros": [0] * n,
+        "ones": [1] * n,
+        "r-1": [R - 1] * n,
+        "equal": [rng.randrange(R)] * n,
+        "0/1/-1": [rng.choice([0, 1, R - 1]) for _ in range(n)],
+        "2^254": [1 << 254] * n,
+        "(r-1)/2 and (r+1)/2": [half if i % 2 else half + 1 for i in range(n)],
+        "near r/2": [half + rng.randrange(-3, 4) for _ in range(n)],
+        "random": [rng.randrange(R) for _ in range(n)],
+    }
+    return table[kind]
+
+
+# ------------------------------------------------------------------ window choice (CPU)
+
+
+def test_window_choice_keeps_the_top_window_full():
+    """window_bits_for picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar
+    bits), c = 16 at the benchmarked 2^20 and 2^24; with c = 17 the top window's digits of random
+    scalars are only 0 or 1 (the skew that the restriction avoids)."""
+    from gpu.msm import window_bits_for
+    from reference.msm import num_windows, signed_digits
+
+    for log2 in range(0, 28):
+        c = window_bits_for(1 << log2)
+        assert c * num_windows(c) == 256, (log2, c)
+    assert window_bits_for(1 << 20) == window_bits_for(1 << 24) == 16
+    rng = random.Random("top-window")
+    top17 = {signed_digits(rng.randrange(R), 17)[-1] for _ in range(200)}
+    assert top17 <= {0, 1}
+    top16 = {signed_digits(rng.randrange(R), 16)[-1] for _ in range(200)}
+    assert len(top16) > 150
+
+
+# ------------------------------------------------------------------ emulated (CPU) tests
+
+
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_emulated_msm_matches_naive_with_edge_cases(emulated, name):
+    """Random scalars plus P, -P, repeated points, the identity, 0, 1, r-1, in one MSM."""
+    group, base, _ = GROUPS[name]
+    rng = random.Random(f"emulated-{name}")
+    p, q = random_points(base, 2, rng)
+    points = [p, neg(p), q, q, q, group.identity] + random_points(base, 8, rng)
+    scalars = [7, 7, 5, 5, 5, 3, 0, 1, R - 1] + [rng.randrange(R) for _ in range(5)]
+    got = gpu_msm(points, [scalars], name)
+    assert encode(got, name) == encode([msm_naive(points, scalars, identity=group.identity)], name)
+
+
+@pytest.mark.parametrize("window_bits", [1, 3, 8])
+def test_emulated_msm_forced_windows_and_montgomery_scalars(emulated, window_bits):
+    rng = random.Random(f"windows-{window_bits}")
+    points = random_points(G1, 5, rng)
+    rows = [[rng.randrange(R) for _ in points], [R - 1, 1 << 254, (R + 1) // 2, 0, 1]]
+    expected = encode([msm_naive(points, row, identity=Z1) for row in rows], "g1")
+    assert encode(gpu_msm(points, rows, "g1", window_bits=window_bits), "g1") == expected
+    assert encode(gpu_msm(points, rows, "g1", window_bits=window_bits, montgomery=True), "g1") == expected
+
+
+def test_emulated_msm_many_equal_scalars_split_into_pieces(emulated):
+    """A bucket far larger than a piece (150 points, pieces of 64) and a window carry chain."""
+    words, logs = known_log_bases(150, "g1", "pieces")
+    from gpu.msm import MsmEngine
+
+    engine = MsmEngine(words, G1_GROUP)
+    scalars = [(1 << 200) - 1] * 150
+    got = engine.msm_ints([scalars])
+    assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
+
+
+def test_emulated_msm_empty_and_all_identity(emulated):
+    from gpu.msm import MsmEngine
+
+    assert MsmEngine.from_points([], G1_GROUP).msm_ints([[]]) == [Z1]
+    got = gpu_msm([Z2] * 3, [[1, 2, R - 1]], "g2")
+    assert encode(got, "g2") == encode([Z2], "g2")
+
+
+def test_emulated_msm_rejects_bad_scalars(emulated):
+    from gpu.msm import MsmEngine
+
+    engine = MsmEngine.from_points([G1, G1], G1_GROUP)
+    with pytest.raises(ScalarRangeError, match=r"scalars\[0\]\[1\]"):
+        engine.msm_ints([[1, R]])
+    with pytest.raises(SizeMismatchError, match="scalars"):
+        engine.msm_ints([[1]])
+
+
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_emulated_batch_add_dense_sparse_and_complement(emulated, name):
+    """Rows with no bit, random bits, 99% and all bits (complement rule, total made in the same
+    pass of its own, then reused from the cache), and bits past n that must be ignored."""
+    from gpu.batch_add import BatchAdder
+
+    group, base, _ = GROUPS[name]
+    n = 70
+    words, logs = known_log_bases(n, name, f"batch-{name}")
+    rng = random.Random(f"batch-{name}")
+    rows = [[False] * n, [rng.random() < 0.5 for _ in range(n)], [i != 17 for i in range(n)], [True] * n]
+    adder = BatchAdder(words, group)
+    bitmaps = [bitmap_bytes(bits) for bits in rows]
+    bitmaps[3] = bitmaps[3][:-1] + b"\xff"  # bits 64..71 set past n = 70: ignored
+    for _ in range(2):  # the second call uses the cached total of all bases
+        got = adder.sums_from_bytes(bitmaps)
+        expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
+        assert encode(got, name) == encode(expected, name)
+    with pytest.raises(SizeMismatchError, match=r"bitmaps\[0\]"):
+        adder.sums_from_bytes([b"\x00"])
+
+
+def _random_prep_and_key(rng, circuits=2, points=24):
+    """A key with random query points and a prep from reference.prep.split_query, split and unsplit."""
+    def query(base, count):
+        return [multiply(base, rng.randrange(1, R)) for _ in range(count)]
+
+    b_logs = [rng.randrange(1, R) for _ in range(points)]
+    key = SimpleNamespace(
+        h=query(G1, 3), l=query(G1, points), a=query(G1, points),
+        b_g1=[multiply(G1, k) for k in b_logs], b_g2=[multiply(G2, k) for k in b_logs],
+    )
+
+    def scalars(mostly_ones):
+        pick = [0, 1, 1, 1, 1, 1, 1, 1, 1, 2] if mostly_ones else [0, 5, R - 2, rng.randrange(R)]
+        return [[rng.choice(pick) for _ in range(points)] for _ in range(circuits)]
+
+    is_input = [i < 2 for i in range(points)]
+    prep = SimpleNamespace(
+        l=split_query(scalars(True), [False] * points),
+        a=split_query(scalars(False), is_input),
+        b=split_query(scalars(True), is_input),
+    )
+    return key, prep
+
+
+def _assert_query_sums_equal(got, expected):
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert [encode_g1(g.l), encode_g1(g.a), encode_g1(g.b_g1), encode_g2(g.b_g2)] == [
+            encode_g1(e.l), encode_g1(e.a), encode_g1(e.b_g1), encode_g2(e.b_g2)]
+
+
+def test_emulated_phases_match_reference(emulated):
+    """batch_add, tail_msm and msm_h through their phase functions, against reference/."""
+    import gpu.batch_add
+    import gpu.msm_h
+    import gpu.tail_msm
+    import reference.batch_add
+    import reference.tail_msm
+
+    rng = random.Random("phases")
+    key, prep = _random_prep_and_key(rng)
+    assert prep.l.split and not prep.a.split, "the fixture must cover a split and an unsplit query"
+    _assert_query_sums_equal(gpu.batch_add.batch_add(prep, key), reference.batch_add.batch_add(prep, key))
+    _assert_query_sums_equal(gpu.tail_msm.tail_msm(prep, key), reference.tail_msm.tail_msm(prep, key))
+    h = [rng.randrange(R) for _ in key.h]
+    assert encode_g1(gpu.msm_h.msm_h(h, key.h)) == encode_g1(msm_naive(key.h, h, identity=Z1))
+
+
+# ------------------------------------------------------------------ GPU tests
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+@pytest.mark.parametrize("n", [1, 2, 31, 33, 237])
+def test_gpu_msm_random_matches_naive(name, n):
+    group, base, _ = GROUPS[name]
+    rng = random.Random(f"gpu-naive-{name}-{n}")
+    points = random_points(base, n, rng)
+    scalars = [rng.randrange(R) for _ in range(n)]
+    got = gpu_msm(points, [scalars], name)
+    assert encode(got, name) == encode([msm_naive(points, scalars, identity=group.identity)], name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+@pytest.mark.parametrize("n", [(1 << 10) - 1, (1 << 10) + 1, (1 << 16) + 1])
+def test_gpu_msm_known_logs(name, n):
+    from gpu.msm import MsmEngine
+
+    words, logs = known_log_bases(n, name, f"logs-{name}-{n}")
+    rng = random.Random(f"logs-{name}-{n}")
+    rows = [[rng.randrange(R) for _ in range(n)] for _ in range(2)]
+    got = MsmEngine(words, GROUPS[name][0]).msm_ints(rows)
+    assert encode(got, name) == encode([expected_from_logs(logs, row, name) for row in rows], name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+@pytest.mark.parametrize("kind", ["zeros", "ones", "r-1", "equal", "0/1/-1", "2^254", "(r-1)/2 and (r+1)/2",
+                                  "near r/2"])
+def test_gpu_msm_special_scalars(name, kind):
+    from gpu.msm import MsmEngine
+
+    n = 237
+    words, logs = known_log_bases(n, name, f"special-{name}")
+    scalars = special_scalars(kind, n, random.Random(f"special-{name}-{kind}"))
+    for montgomery in (False, True):
+        engine = MsmEngine(words, GROUPS[name][0])
+        if montgomery:
+            from gpu.points import backend
+
+            limbs = backend().xp.asarray(scalars_to_montgomery_limbs(scalars))
+            got = download_points(engine.msm(limbs, montgomery=True), GROUPS[name][0])
+        else:
+            got = engine.msm_ints([scalars])
+        assert encode(got, name) == encode([expected_from_logs(logs, scalars, name)], name), montgomery
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_gpu_msm_doubling_cancellation_and_identity_bases(name):
+    """Repeated bases with equal scalars (P + P in a bucket), P with -P, identity bases."""
+    group, base, _ = GROUPS[name]
+    rng = random.Random(f"gpu-degenerate-{name}")
+    p, q = random_points(base, 2, rng)
+    points = [p] * 40 + [q, neg(q)] * 20 + [group.identity] * 10 + random_points(base, 5, rng)
+    s = rng.randrange(R)
+    scalars = [s] * 80 + [rng.randrange(R) for _ in range(15)]
+    expected = msm_naive(points, scalars, identity=group.identity)
+    assert encode(gpu_msm(points, [scalars], name), name) == encode([expected], name)
+    assert encode(gpu_msm([group.identity] * 9, [[rng.randrange(R) for _ in range(9)]], name), name) == encode(
+        [group.identity], name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("window_bits", [1, 2, 3, 4, 5, 8, 15, 16, 17])
+def test_gpu_msm_window_widths_dividing_255_or_256(window_bits):
+    from gpu.msm import MsmEngine
+
+    n = 237
+    words, logs = known_log_bases(n, "g1", "widths")
+    rng = random.Random(f"widths-{window_bits}")
+    scalars = [rng.randrange(R) for _ in range(n - 3)] + [R - 1, 1 << 254, (R - 1) // 2]
+    got = MsmEngine(words, G1_GROUP).msm_ints([scalars], window_bits=window_bits)
+    assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("window_bits", [5, 16])
+def test_gpu_msm_g2_window_widths(window_bits):
+    from gpu.msm import MsmEngine
+
+    n = 100
+    words, logs = known_log_bases(n, "g2", "g2-widths")
+    rng = random.Random(f"g2-widths-{window_bits}")
+    scalars = [rng.randrange(R) for _ in range(n)]
+    got = MsmEngine(words, G2_GROUP).msm_ints([scalars], window_bits=window_bits)
+    assert encode(got, "g2") == encode([expected_from_logs(logs, scalars, "g2")], "g2")
+
+
+@pytest.mark.gpu
+def test_gpu_msm_large_n_known_logs_and_repeatable():
+    """2^20 + 1 G1 points (c = 16): device-made bases with known logs, three circuits, three runs
+    bit-identical."""
+    from gpu.msm import MsmEngine
+    from gpu.points import backend
+
+    n = (1 << 20) + 1
+    words, logs = known_log_bases(n, "g1", "large")
+    rng = np.random.default_rng(2026)
+    rows = [[(int(x) << 192) % R for x in rng.integers(0, 1 << 62, n)]]  # only the top windows
+    rows.append([int.from_bytes(rng.bytes(32), "little") % R for _ in range(n)])
+    rows.append([R - 1 if i % 3 else 1 for i in range(n)])
+    xp = backend().xp
+    engine = MsmEngine(words, G1_GROUP)
+    limbs = xp.asarray(np.stack([scalars_to_limbs(row, "row") for row in rows]))
+    runs = [xp.asnumpy(engine.msm(limbs, montgomery=False)) for _ in range(3)]
+    assert all(np.array_equal(runs[0], run) for run in runs[1:]), "repeated runs differ"
+    got = download_points(runs[0], G1_GROUP)
+    assert encode(got, "g1") == encode([expected_from_logs(logs, row, "g1") for row in rows], "g1")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_gpu_batch_add_known_logs(name):
+    from gpu.batch_add import BatchAdder
+
+    group = GROUPS[name][0]
+    n = 5000 if name == "g1" else 1000
+    words, logs = known_log_bases(n, name, f"gpu-batch-{name}")
+    rng = random.Random(f"gpu-batch-{name}")
+    densities = [0.0, 0.5, 0.99, 1.0, 0.01]
+    rows = [[rng.random() < d for _ in range(n)] for d in densities]
+    adder = BatchAdder(words, group)
+    for _ in range(2):  # the second call reuses the cached total
+        got = adder.sums_from_bytes([bitmap_bytes(bits) for bits in rows])
+        expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
+        assert encode(got, name) == encode(expected, name)
+        rows.reverse()
+
+
+@pytest.mark.gpu
+def test_gpu_batch_add_device_bitmaps_counted_on_device():
+    from gpu.batch_add import BatchAdder
+    from gpu.points import backend
+
+    n = 3000
+    words, logs = known_log_bases(n, "g1", "device-bitmaps")
+    rng = np.random.default_rng(7)
+    bits = rng.random((3, n)) < np.array([[0.3], [0.8], [0.999]])
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    packed = np.pad(packed, ((0, 0), (0, (-packed.shape[1]) % 4)))
+    xp = backend().xp
+    got = download_points(BatchAdder(words, G1_GROUP).sums(xp.asarray(packed.view("<u4").astype(np.uint32))), G1_GROUP)
+    expected = [expected_from_logs(logs, row.astype(int).tolist(), "g1") for row in bits]
+    assert encode(got, "g1") == encode(expected, "g1")
+
+
+@pytest.mark.gpu
+def test_gpu_phases_match_reference():
+    import gpu.batch_add
+    import gpu.msm_h
+    import gpu.tail_msm
+    import reference.batch_add
+    import reference.tail_msm
+    from gpu.msm import DeviceQueries
+
+    rng = random.Random("gpu-phases")
+    key, prep = _random_prep_and_key(rng, circuits=3, points=40)
+    queries = DeviceQueries.from_proving_key(key)
+    _assert_query_sums_equal(gpu.batch_add.batch_add(prep, queries), reference.batch_add.batch_add(prep, key))
+    _assert_query_sums_equal(gpu.tail_msm.tail_msm(prep, queries), reference.tail_msm.tail_msm(prep, key))
+    h = [rng.randrange(R) for _ in key.h]
+    expected = encode_g1(msm_naive(key.h, h, identity=Z1))
+    assert encode_g1(gpu.msm_h.msm_h(h, queries.h)) == expected
+    from gpu.points import backend
+
+    device_h = backend().xp.asarray(scalars_to_montgomery_limbs(h))
+    assert encode_g1(gpu.msm_h.msm_h(device_h, key.h)) == expected
