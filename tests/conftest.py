@@ -21,18 +21,10 @@ def pytest_addoption(parser):
 
 @functools.lru_cache(maxsize=1)
 def gpu_unavailable_reason():
-    """None when a CUDA device is usable through CuPy, else a sentence saying why not."""
-    try:
-        import cupy
-    except Exception as exc:  # ImportError, or a broken CUDA install
-        return f"CuPy is not importable ({type(exc).__name__}: {exc})"
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:
-        return f"no CUDA driver or device ({type(exc).__name__}: {exc})"
-    if count == 0:
-        return "no CUDA device is visible"
-    return None
+    """None when a CUDA device is usable through CuPy, else a sentence saying why not (gpu/device.py decides)."""
+    from gpu.device import _unavailable_reason
+
+    return _unavailable_reason()
 
 
 def pytest_collection_modifyitems(config, items):
