@@ -22,9 +22,10 @@ num_circuits. All randomness is Python's ``random.Random`` seeded with a string 
 import random
 from dataclasses import dataclass
 
-from reference.domain import BELLMAN
+from reference.domain import BELLMAN, DomainConvention
 from reference.errors import InvalidInputError
 from reference.field import R
+from reference.keys import ProvingKey
 from reference.prover import Witness, prove
 from reference.r1cs import R1CS
 from reference.setup import Trapdoor, derive_scalar, setup, trapdoor_from_seed
@@ -241,12 +242,29 @@ def make_vector(
     say(f"setup for 2^{r1cs.log_n} ({r1cs.num_constraints} constraints, {r1cs.num_inputs} inputs, {r1cs.num_aux} aux)")
     pk = setup(r1cs, trapdoor, progress=say)
     say("proving with the reference")
-    outputs, _ = prove(r1cs, pk, witnesses, progress=say)
+    return vector_from_key(r1cs, pk, witnesses, BELLMAN, vector_id, comment, flags, generator, trapdoor, say)
+
+
+def vector_from_key(
+    r1cs: R1CS,
+    pk: ProvingKey,
+    witnesses: list[Witness],
+    convention: DomainConvention,
+    vector_id: str,
+    comment: str,
+    flags: list[str],
+    generator: dict,
+    trapdoor: Trapdoor | None = None,
+    progress=None,
+) -> Vector:
+    """A complete vector for keys made elsewhere (a zkey, a bellman Parameters file, or ``setup`` with any convention):
+    every phase's expected output from the reference prover, in ``convention``."""
+    outputs, _ = prove(r1cs, pk, witnesses, convention, progress=progress)
     return Vector(
         id=vector_id,
         comment=comment,
         flags=flags,
-        convention=BELLMAN,
+        convention=convention,
         r1cs=r1cs,
         pk=pk,
         circuits=[CircuitCase(witness=w, expected=outputs.circuit(c)) for c, w in enumerate(witnesses)],

@@ -32,11 +32,12 @@ from reference.domain import SNARKJS, DomainConvention
 from reference.errors import InvalidInputError, PointEncodingError, ScalarRangeError, SizeMismatchError
 from reference.field import P, R, SCALAR_BYTES
 from reference.keys import ProvingKey, VerifyingKey
-from reference.prover import Witness, prove
+from reference.prover import Witness
 from reference.r1cs import R1CS
-from reference.setup import Trapdoor, derive_scalar
+from reference.setup import derive_scalar
 
-from .format import CircuitCase, Vector
+from .format import Vector
+from .generate import vector_from_key
 
 # ----------------------------------------------------------------------------------------------
 # Constants
@@ -637,35 +638,6 @@ def is_snarkjs_verifying_key(doc) -> bool:
 
 # ----------------------------------------------------------------------------------------------
 # Vectors
-
-
-def vector_from_key(
-    r1cs: R1CS,
-    pk: ProvingKey,
-    witnesses: list[Witness],
-    convention: DomainConvention,
-    vector_id: str,
-    comment: str,
-    flags: list[str],
-    generator: dict,
-    trapdoor: Trapdoor | None = None,
-    progress=None,
-) -> Vector:
-    """A complete vector for keys made elsewhere (a zkey, a bellman Parameters file, or ``setup`` with any convention):
-    every phase's expected output from the reference prover, in ``convention``."""
-    outputs, _ = prove(r1cs, pk, witnesses, convention, progress=progress)
-    return Vector(
-        id=vector_id,
-        comment=comment,
-        flags=flags,
-        convention=convention,
-        r1cs=r1cs,
-        pk=pk,
-        circuits=[CircuitCase(witness=w, expected=outputs.circuit(c)) for c, w in enumerate(witnesses)],
-        trapdoor=trapdoor,
-        expected_prep=outputs.prep,
-        generator=generator,
-    )
 
 
 def blinded_witness(public: list[int], aux: list[int], seed: str, circuit: int) -> Witness:
