@@ -7,6 +7,12 @@ reference.r1cs.R1CS.rows), zero-padded to the domain size n: the same values as
 reference/evaluate.py. The matrices become one CSR (compressed sparse rows) on the host, built
 once per R1CS with numpy; the products run on the device for all circuits in one launch
 (kernel evaluate_rows, gpu/kernels/evaluate.cu).
+
+A convention with ``c_from_product`` (snarkjs, whose key has no C matrix; reference/evaluate.py) checks
+every row against C on the device (``check_rows``: UnsatisfiedConstraintError names the first failing
+row) and then sets c_j = a_j * b_j for every j < n, as the reference does. For a satisfying witness the
+values are the same as C.z; the product is written anyway so that the output is the reference's by
+construction, not by an argument about the witness.
 """
 from __future__ import annotations
 
@@ -15,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference.errors import SizeMismatchError
+from reference.domain import BELLMAN, DomainConvention
+from reference.errors import SizeMismatchError, UnsatisfiedConstraintError
 from reference.r1cs import R1CS
 
 from . import device
-from .field import limbs_to_device, to_ints
+from .field import apply_op, limbs_to_device, to_ints
 from .limbs import FR, ints_to_limbs
 
 MATRICES = ("a", "b", "c")
@@ -48,6 +55,8 @@ class DeviceR1cs:
     row_start: object
     var: object
     coeff: object
+    num_rows: int
+    """The R1CS's rows (constraints and input rows): the rows a c_from_product convention checks against C."""
 
 
 def build_csr(r1cs: R1CS) -> HostCsr:
@@ -73,7 +82,7 @@ def upload_r1cs(r1cs: R1CS) -> DeviceR1cs:
     csr = build_csr(r1cs)
     coeff = limbs_to_device(csr.coeff) if len(csr.var) else cupy.zeros((1, FR.num_limbs), dtype=np.uint32)
     var = cupy.asarray(csr.var) if len(csr.var) else cupy.zeros(1, dtype=np.int32)
-    return DeviceR1cs(csr.log_n, csr.num_variables, cupy.asarray(csr.row_start), var, coeff)
+    return DeviceR1cs(csr.log_n, csr.num_variables, cupy.asarray(csr.row_start), var, coeff, r1cs.num_rows)
 
 
 def witnesses_to_device(witnesses, num_variables: int):
@@ -88,11 +97,13 @@ def witnesses_to_device(witnesses, num_variables: int):
     return limbs_to_device(limbs)
 
 
-def evaluate(r1cs, witnesses):
+def evaluate(r1cs, witnesses, convention: DomainConvention = BELLMAN):
     """(a, b, c): device arrays (circuits, n, 8), Montgomery Fr, a[k, j] = <A_j, z_k> etc.
 
     ``r1cs`` is a reference.r1cs.R1CS or an upload_r1cs() result (to reuse the CSR); ``witnesses``
     a sequence of full witness vectors z (each num_variables ints in [0, r)).
+    With ``convention.c_from_product`` (snarkjs's groth16_prove.js, buildABC1): c[k, j] = a[k, j] * b[k, j],
+    once every row has been checked against C (``check_rows``: UnsatisfiedConstraintError names the first failing one).
     """
     import cupy
 
@@ -107,7 +118,27 @@ def evaluate(r1cs, witnesses):
     args = (csr.row_start, csr.var, csr.coeff, z, np.uint64(csr.num_variables), np.uint64(n), out)
     device.launch(kernel, (blocks, circuits), EVALUATE_THREADS, args, "evaluate")
     device.launch_check("evaluate", sync=True)
-    return out[0], out[1], out[2]
+    a, b, c = out[0], out[1], out[2]
+    if convention.c_from_product:
+        check_rows(a, b, c, csr.num_rows)
+        c[...] = apply_op("mul", a, b)
+        device.launch_check(f"evaluate ({convention.name}: c = a * b)", sync=True)
+    return a, b, c
+
+
+def check_rows(a, b, c, num_rows: int) -> None:
+    """Raise UnsatisfiedConstraintError at the first (circuit, row j < num_rows) with a_j b_j != c_j.
+
+    a * b - c is computed on the device and only the first failing row (if any) is copied back, so the
+    check costs no transfer of a, b, c (a prover must not go on with an unsatisfied witness)."""
+    import cupy
+
+    residual = apply_op("sub", apply_op("mul", a, b), c)[:, :num_rows]
+    failing = cupy.argwhere(residual.any(axis=2))
+    if failing.size:
+        circuit, row = (int(v) for v in failing[0].get())
+        a_j, b_j, c_j = (to_ints(x[circuit, row : row + 1])[0] for x in (a, b, c))
+        raise UnsatisfiedConstraintError(circuit, row, a_j, b_j, c_j)
 
 
 def evaluations_to_ints(values) -> list[list[int]]:

@@ -1,7 +1,9 @@
 """NTTs over Fr on the device: forward, inverse, coset forward, coset inverse; natural order in and out.
 
 Conventions (docs/ARCHITECTURE.md, reference/domain.py, "bellman"): for n = 2^k,
-omega = 7^((r-1)/n) mod r and the coset generator is g = 7.
+omega = 7^((r-1)/n) mod r and the coset generator is g = 7. ``transform`` takes the root generator
+as a parameter (default 7); snarkjs's convention uses 5 (omega = 5^((r-1)/n)), and its coset
+factors are plain ``Scale`` tables (gpu/ntt_h.py).
 
     forward:        NTT(v)_j  = sum_i v_i omega^(ij)
     inverse:        INTT(e)_i = n^-1 sum_j e_j omega^(-ij)
@@ -12,7 +14,7 @@ Arrays are cupy uint32 arrays of shape (n, 8) or (batch, n, 8), Fr elements in M
 a batch (several circuits' vectors) is transformed by one launch per pass. The algorithm
 (Stockham autosort, at most 3 passes of radix <= 2^10, shared-memory DFTs) is described in
 gpu/kernels/ntt.cu. Twiddle tables are computed on the device by the fr_powers kernel and cached
-per log n; only the two scalars each table starts from (its base and its first entry) are sent.
+per (root generator, log n); only the two scalars each table starts from (its base and its first entry) are sent.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ from .field import check_device_array
 from .limbs import FR, ints_to_limbs
 
 ROOT_GENERATOR = 7
-"""omega_n = 7^((r-1)/n) (bellman's convention)."""
+"""omega_n = 7^((r-1)/n) (bellman's convention): the default root generator of every transform.
+snarkjs's convention passes root_generator=5 (reference/domain.py SNARKJS); twiddles are cached per generator."""
 COSET_GENERATOR = 7
 """g: the coset g*H on which ntt_h divides by Z."""
 
@@ -55,9 +58,11 @@ FR_LIMBS = FR.num_limbs
 ELEMENT_BYTES = FR.element_bytes
 
 
-def omega(log_n: int) -> int:
-    """The primitive 2^log_n-th root of unity 7^((r-1)/2^log_n) mod r."""
-    return pow(ROOT_GENERATOR, (R - 1) >> log_n, R)
+def omega(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
+    """The primitive 2^log_n-th root of unity root_generator^((r-1)/2^log_n) mod r (7: bellman, 5: snarkjs).
+
+    root_generator must be a quadratic non-residue mod r so that the power is primitive (reference/domain.py)."""
+    return pow(root_generator, (R - 1) >> log_n, R)
 
 
 def plan_passes(log_n: int) -> tuple[int, ...]:
@@ -103,16 +108,19 @@ def powers(base: int, count: int, constant: int = 1):
 
 
 @functools.lru_cache(maxsize=None)
-def _roots(inverse: bool):
-    """w^e for e < 2^(MAX_LOG_RADIX - 1), w = omega_{2^MAX_LOG_RADIX} (or its inverse): the in-pass stage twiddles."""
-    w = omega(MAX_LOG_RADIX)
+def _roots(inverse: bool, root_generator: int = ROOT_GENERATOR):
+    """w^e for e < 2^(MAX_LOG_RADIX - 1), w = omega_{2^MAX_LOG_RADIX} (or its inverse): the in-pass stage twiddles.
+
+    Same generator as the pass twiddles, so that w_R = w_{2^10}^(2^10 / R) equals w_n^(n / R)."""
+    w = omega(MAX_LOG_RADIX, root_generator)
     return powers(pow(w, -1, R) if inverse else w, 1 << (MAX_LOG_RADIX - 1))
 
 
 @functools.lru_cache(maxsize=None)
-def _twiddles(log_n: int, inverse: bool):
-    """(hi, lo, b): hi[i] = w_n^(i 2^b), lo[i] = w_n^i, b = log2 of the last pass's radix (see ntt.cu)."""
-    w = omega(log_n)
+def _twiddles(log_n: int, inverse: bool, root_generator: int = ROOT_GENERATOR):
+    """(hi, lo, b): hi[i] = w_n^(i 2^b), lo[i] = w_n^i, b = log2 of the last pass's radix (see ntt.cu); cached per
+    (log n, direction, root generator)."""
+    w = omega(log_n, root_generator)
     if inverse:
         w = pow(w, -1, R)
     b = plan_passes(log_n)[-1]
@@ -169,7 +177,8 @@ def _overlaps(a, b) -> bool:
     return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
 
 
-def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_scale, out_scale) -> None:
+def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_scale, out_scale,
+                   root_generator: int = ROOT_GENERATOR) -> None:
     """Run the passes src -> ... -> dst, alternating dst and scratch so that the last pass writes dst."""
     import cupy
 
@@ -182,8 +191,8 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
         cupy.copyto(other, src)
         src = other
     kernel = _module().get_function("ntt_pass")
-    roots = _roots(inverse)
-    tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse) if last > 0 else (_placeholder(), _placeholder(), 0)
+    roots = _roots(inverse, root_generator)
+    tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse, root_generator) if last > 0 else (_placeholder(), _placeholder(), 0)
     none = (_placeholder(), _placeholder(), 0)
     in_lo, in_hi, in_bits = _scale_tables(log_n, in_scale) if in_scale else none
     out_lo, out_hi, out_bits = _scale_tables(log_n, out_scale) if out_scale else none
@@ -208,8 +217,10 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
 
 
 def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_scale: Scale | None = None,
-              out=None, scratch=None):
+              out=None, scratch=None, root_generator: int = ROOT_GENERATOR):
     """y_j = sum_i (x_i s_i) w^(ij) t_j, with w = omega^(+-1), s = in_scale, t = out_scale (None: 1).
+
+    omega = root_generator^((r-1)/n): 7 (bellman, the default) or 5 (snarkjs).
 
     Returns ``out`` (allocated if None), same shape as x. x is left unchanged unless it is ``out``
     (in place works). ``scratch`` (allocated if None) must not overlap x or out.
@@ -229,12 +240,12 @@ def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_sc
     scratch = cupy.empty_like(x) if scratch is None else scratch
     if _overlaps(scratch, x) or _overlaps(scratch, out):
         raise InvalidInputError("scratch", "must not overlap x or out")
-    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale)
+    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator)
     return out
 
 
 def transform_in_pair(x, other, *, inverse: bool = False, in_scale: Scale | None = None,
-                      out_scale: Scale | None = None):
+                      out_scale: Scale | None = None, root_generator: int = ROOT_GENERATOR):
     """Transform x using only the buffers x and other (same shape); return whichever holds the result.
 
     x's contents are consumed. The output buffer is chosen so that no copy is needed: with an odd
@@ -245,7 +256,7 @@ def transform_in_pair(x, other, *, inverse: bool = False, in_scale: Scale | None
         dst, scratch = other, x
     else:
         dst, scratch = x, other
-    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale)
+    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator)
     return dst
 
 

@@ -10,17 +10,23 @@ Fused on the device (each is a per-element factor applied in a pass the transfor
 INTT's 1/n and coset_NTT's g^i become one output factor g^i / n of the INTT's last pass, and
 coset_INTT's 1/n, g^-i and the constant (g^n - 1)^-1 become one factor g^-i / (n (g^n - 1)).
 Everything stays on the device; h is copied back only by ``h_to_ints``.
+
+The snarkjs convention (reference/domain.py SNARKJS: omega = 5^((r-1)/n), g = omega_2n =
+5^((r-1)/2n), quotient basis COSET) runs the same first half with root generator 5 and
+g = omega_2n, and stops at E: its n values A_j B_j - C_j on the odd powers of omega_2n leave the
+phase undivided (snarkjs folds Z(g) = -2 into its H query), exactly as reference/ntt_h.py does.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from reference.domain import BELLMAN, Basis, DomainConvention
 from reference.errors import SizeMismatchError
 from reference.field import R
 
 from . import device
 from .field import to_ints
-from .ntt import COSET_GENERATOR, Scale, table_bytes, transform, transform_in_pair, vector_shape
+from .ntt import Scale, table_bytes, transform, transform_in_pair, vector_shape
 from .limbs import FR
 
 WORK_BUFFERS = 4
@@ -29,11 +35,14 @@ WORK_BUFFERS = 4
 MUL_SUB_THREADS = 256
 
 
-def ntt_h_scales(log_n: int) -> tuple[Scale, Scale]:
-    """(factor after INTT = g^i / n, factor after the final inverse transform = g^-i / (n (g^n - 1)))."""
+def ntt_h_scales(log_n: int, convention: DomainConvention = BELLMAN) -> tuple[Scale, Scale]:
+    """(factor after INTT = g^i / n, factor after the final inverse transform = g^-i / (n (g^n - 1))).
+
+    g = convention.coset_shift(log_n): 7 for bellman, omega_2n = 5^((r-1)/2n) for snarkjs (whose ntt_h
+    stops before the final inverse transform and uses only the first factor)."""
     n = 1 << log_n
     n_inv = pow(n, -1, R)
-    g = COSET_GENERATOR
+    g = convention.coset_shift(log_n)
     z_on_coset = (pow(g, n, R) - 1) % R
     to_coset = Scale(n_inv, g)
     from_coset = Scale(n_inv * pow(z_on_coset, -1, R) % R, pow(g, -1, R))
@@ -71,37 +80,47 @@ def _mul_sub_(e, b, c) -> None:
     device.launch(kernel, blocks, MUL_SUB_THREADS, (e, b, c, np.uint64(count)), "ntt_h A*B - C")
 
 
-def ntt_h(a, b, c, log_n: int):
-    """h_0..h_{n-2} of (a(x) b(x) - c(x)) / (x^n - 1) for each circuit, on the device.
+def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN):
+    """ntt_h's output for ``convention`` (reference/ntt_h.py), for each circuit, on the device.
+
+    bellman (default): h_0..h_{n-2} of (a(x) b(x) - c(x)) / (x^n - 1), shape (n - 1, 8) or (batch, n - 1, 8).
+    snarkjs: the n values E_j = (a b - c)(g omega^j), g = omega_2n (the odd powers of the 2n-th root),
+    undivided, shape (n, 8) or (batch, n, 8).
 
     a, b, c: Montgomery Fr arrays (n, 8) or (batch, n, 8), the evaluations on H (evaluate's
-    output); they are not modified. Returns a device array (n - 1, 8) or (batch, n - 1, 8),
-    Montgomery form (a view into a work buffer). Raises GpuUnavailableError without a device and
-    GpuMemoryError, saying how much is needed, when the work buffers do not fit.
+    output); they are not modified. Returns a device array in Montgomery form (a view into a work
+    buffer). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
+    needed, when the work buffers do not fit.
     """
     import cupy
 
     device.require_device()
     batch = _check_inputs(a, b, c, log_n)
     require_memory(batch, log_n)
-    to_coset, from_coset = ntt_h_scales(log_n)
+    to_coset, from_coset = ntt_h_scales(log_n, convention)
+    root = convention.root_generator
 
     spare = cupy.empty_like(a)
     on_coset = []
     for x in (a, b, c):
-        coefficients = transform(x, inverse=True, out_scale=to_coset, out=cupy.empty_like(a), scratch=spare)
-        values = transform_in_pair(coefficients, spare)  # coset NTT: the g^i is already applied
+        coefficients = transform(
+            x, inverse=True, out_scale=to_coset, out=cupy.empty_like(a), scratch=spare, root_generator=root
+        )
+        values = transform_in_pair(coefficients, spare, root_generator=root)  # coset NTT: the g^i is already applied
         on_coset.append(values)
         spare = coefficients if values is spare else spare
     e, b_values, c_values = on_coset
     _mul_sub_(e, b_values, c_values)
-    h = transform(e, inverse=True, out_scale=from_coset, out=b_values, scratch=c_values)
+    if convention.quotient_basis is Basis.COSET:  # snarkjs: E itself leaves the phase (Z(g) is in the H query)
+        device.launch_check(f"ntt_h ({convention.name}) at n = 2^{log_n}", sync=True)
+        return e
+    h = transform(e, inverse=True, out_scale=from_coset, out=b_values, scratch=c_values, root_generator=root)
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
     return h[..., : (1 << log_n) - 1, :]
 
 
 def h_to_ints(h) -> list:
-    """Copy h back: a list of n - 1 ints for an (n - 1, 8) array, a list of such lists for a batch."""
+    """Copy h back: a list of ints (n - 1 for bellman, n for snarkjs) for a 2-d array, a list of such lists for a batch."""
     values = to_ints(h.copy() if not h.flags.c_contiguous else h)
     if h.ndim == 2:
         return values

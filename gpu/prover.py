@@ -11,15 +11,15 @@ timed separately as transfers, so a phase's time is device work only.
 """
 from dataclasses import dataclass, field
 
-from reference.errors import SizeMismatchError, UnsatisfiedConstraintError
+from reference.domain import BELLMAN, DomainConvention
+from reference.errors import SizeMismatchError
 from reference.keys import QuerySums
 from reference.prover import PHASES, Witness
 from reference.r1cs import R1CS, witness_vector
 
 from . import device
 from .assemble import Proof, assemble
-from .evaluate import evaluate, upload_r1cs
-from .field import apply_op, to_ints
+from .evaluate import check_rows, evaluate, upload_r1cs
 from .limbs import FR, ints_to_limbs
 from .msm import DeviceQueries
 from .msm_h import msm_h_many
@@ -89,11 +89,14 @@ def _tail_msm(queries: DeviceQueries, splits) -> list[QuerySums]:
     return [QuerySums(**{q: sums[q][c] for q in sums}) for c in range(len(sums["l"]))]
 
 
-def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None) -> GpuProofRun:
-    """Groth16 proofs for every witness, bit-identical to reference.prover.prove's.
+def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
+          convention: DomainConvention = BELLMAN) -> GpuProofRun:
+    """Groth16 proofs for every witness, bit-identical to reference.prover.prove's with the same ``convention``.
 
-    ``queries``: the proving key's points already on the device (from an earlier call); uploaded here
-    if None. Raises UnsatisfiedConstraintError (checked on the device's a, b, c) before any MSM runs.
+    ``convention``: the vector's domain convention (reference/domain.py; ``vector.convention``): bellman
+    (default) or snarkjs (omega = 5^((r-1)/n), c = a*b, h as n coset values). ``queries``: the proving key's
+    points already on the device (from an earlier call); uploaded here if None. Raises
+    UnsatisfiedConstraintError (checked on the device's a, b, c) before any MSM runs.
     """
     device.require_device()
     import cupy
@@ -109,9 +112,10 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
     )
     csr = upload_r1cs(r1cs)
 
-    a, b, c = timer.run("evaluate", evaluate, csr, zs)
-    _check_rows(a, b, c, r1cs.num_rows)
-    h = timer.run("ntt_h", ntt_h, a, b, c, r1cs.log_n)
+    a, b, c = timer.run("evaluate", evaluate, csr, zs, convention)
+    if not convention.c_from_product:  # (a c_from_product evaluate has checked the rows itself)
+        check_rows(a, b, c, r1cs.num_rows)
+    h = timer.run("ntt_h", ntt_h, a, b, c, r1cs.log_n, convention)
     del a, b, c
     h_sums = timer.run("msm_h", msm_h_many, h, queries.h)
     del h
@@ -124,15 +128,3 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
     )
     return GpuProofRun(proofs=proofs, ms=timer.ms)
 
-
-def _check_rows(a, b, c, num_rows: int) -> None:
-    """Every row must satisfy a_j b_j = c_j: a * b - c is computed on the device and only the first
-    failing row (if any) is copied back, so the check costs no transfer of a, b, c."""
-    import cupy
-
-    residual = apply_op("sub", apply_op("mul", a, b), c)[:, :num_rows]
-    failing = cupy.argwhere(residual.any(axis=2))
-    if failing.size:
-        circuit, row = (int(v) for v in failing[0].get())
-        a_j, b_j, c_j = (to_ints(x[circuit, row : row + 1])[0] for x in (a, b, c))
-        raise UnsatisfiedConstraintError(circuit, row, a_j, b_j, c_j)

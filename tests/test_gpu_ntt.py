@@ -10,6 +10,10 @@ transforms and quotient h are known in closed form:
 * for sparse a(X), b(X) and c = a b on H, c(X) = a(X) b(X) mod (X^n - 1) and
   h(X) = sum over term pairs with e + f >= n of alpha beta X^(e + f - n)  (the whole vector is checked).
 
+The snarkjs convention (omega = 5^((r-1)/n), coset = odd powers of omega_2n, ntt_h leaves n coset
+values, evaluate sets c = a*b) is checked against reference/domain.py and reference/ntt_h.py with
+SNARKJS: on the CPU through the host emulation of ntt.cu, on the GPU for log n 1..12.
+
 GPU tests carry @pytest.mark.gpu; sizes above 2^14 also carry @pytest.mark.slow.
 """
 import random
@@ -20,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference.domain import EvaluationDomain
+from reference.domain import SNARKJS, EvaluationDomain
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.field import R
 
@@ -35,10 +39,16 @@ TOP_LIMB_MASK = 0x3FFFFFFF
 """Masking limb 7 to 30 bits keeps a random element below 2^254 < r."""
 HALF_LIMB_BITS = 16
 SAMPLED_OUTPUTS = 24
+BELLMAN_ROOT_GENERATOR = 7
+SNARKJS_ROOT_GENERATOR = 5
+"""ffjavascript's Fr.w: omega_n = 5^((r-1)/n) (reference/domain.py SNARKJS)."""
+SNARKJS_LOG_NS = range(1, 13)
+EMULATED_SNARKJS_MAX_LOG_N = 10
+SNARKJS_VECTOR = ROOT / "interop" / "snarkjs" / "vector.json"
 
 
-def omega(log_n: int) -> int:
-    return pow(7, (R - 1) >> log_n, R)
+def omega(log_n: int, root_generator: int = BELLMAN_ROOT_GENERATOR) -> int:
+    return pow(root_generator, (R - 1) >> log_n, R)
 
 
 def naive_dft(values: list[int], root: int) -> list[int]:
@@ -115,6 +125,23 @@ def test_fused_scales_reproduce_reference_ntt_h():
         assert h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain))
 
 
+def test_snarkjs_scales_put_values_on_the_odd_powers_of_omega_2n():
+    """ntt_h_scales(SNARKJS)'s first factor g^i / n, g = omega_2n = 5^((r-1)/2n): NTT_n(INTT_n(x)_i g^i)_j = x(g omega_n^j),
+    checked at each j by Horner on the coefficients of the naive inverse DFT with omega_n = 5^((r-1)/n)."""
+    from gpu.ntt_h import ntt_h_scales
+
+    rng = random.Random(SEED + 1)
+    for log_n in (1, 2, 4, 6):
+        n = 1 << log_n
+        w_n, w_2n = omega(log_n, SNARKJS_ROOT_GENERATOR), omega(log_n + 1, SNARKJS_ROOT_GENERATOR)
+        to_coset, _ = ntt_h_scales(log_n, SNARKJS)
+        values = random_ints(n, rng)
+        n_times_intt = naive_dft(values, pow(w_n, -1, R))
+        scaled = [x * to_coset.constant * pow(to_coset.base, i, R) % R for i, x in enumerate(n_times_intt)]
+        coefficients = [x * pow(n, -1, R) % R for x in n_times_intt]
+        assert naive_dft(scaled, w_n) == [horner(coefficients, pow(w_2n, 2 * j + 1, R)) for j in range(n)]
+
+
 def test_pass_plan_covers_every_size():
     from gpu.ntt import MAX_LOG_N, MAX_LOG_RADIX, plan_passes
 
@@ -153,9 +180,10 @@ def emulator(request, tmp_path_factory):
     return request.param, binary
 
 
-def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0)):
+def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0),
+            root_generator=BELLMAN_ROOT_GENERATOR):
     """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base)."""
-    root_n, root_max = omega(log_n), omega(max_log_radix)
+    root_n, root_max = omega(log_n, root_generator), omega(max_log_radix, root_generator)
     if inverse:
         root_n, root_max = pow(root_n, -1, R), pow(root_max, -1, R)
     lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}"]
@@ -182,6 +210,29 @@ def test_emulated_kernels_match_reference_domain(emulator):
         assert run(inverse=True, out_scale=(1, domain.n_inv, 1)) == both(domain.intt), log_n
         assert run(in_scale=(2, 1, domain.g)) == both(domain.coset_ntt), log_n
         assert run(inverse=True, out_scale=(2, domain.n_inv, domain.g_inv)) == both(domain.coset_intt), log_n
+
+
+def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
+    """gpu/ntt_h.py's snarkjs path (INTT with g^i/n fused, NTT, a*b - c), with the ntt.cu kernels run on the CPU on
+    root-5 twiddles, against reference/ntt_h.py with the SNARKJS domain (n coset values)."""
+    from gpu.ntt_h import ntt_h_scales
+    from reference.evaluate import Evaluations
+    from reference.ntt_h import ntt_h as reference_ntt_h
+
+    config, binary = emulator
+    max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
+    rng = random.Random(SEED + 300 + max_log_radix)
+    for log_n in range(1, min(largest, EMULATED_SNARKJS_MAX_LOG_N) + 1):
+        n = 1 << log_n
+        a, b, c = (random_ints(n, rng) for _ in range(3))
+        to_coset, _ = ntt_h_scales(log_n, SNARKJS)
+        root_5 = dict(root_generator=SNARKJS_ROOT_GENERATOR)
+        scale = (2, to_coset.constant, to_coset.base)
+        coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, out_scale=scale, **root_5)
+        on_coset = emulate(binary, log_n, coefficients, max_log_radix, **root_5)
+        a_, b_, c_ = (on_coset[k * n : (k + 1) * n] for k in range(3))
+        e = [(x * y - z) % R for x, y, z in zip(a_, b_, c_)]
+        assert e == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, SNARKJS))), log_n
 
 
 # ---------------------------------------------------------------- GPU: small sizes, exact
@@ -460,3 +511,76 @@ def test_repeated_runs_are_bit_identical():
     assert bool((ntt.forward(a) == first).all())
     h1 = ntt_h(a, b, c, log_n).copy()
     assert bool((ntt_h(a, b, c, log_n) == h1).all())
+
+
+# ---------------------------------------------------------------- GPU: the snarkjs convention
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", range(1, NAIVE_MAX_LOG_N + 1))
+def test_root_5_transforms_match_snarkjs_domain(log_n):
+    """transform(root_generator=5) forward and inverse against reference/domain.py's SNARKJS domain (omega = 5^((r-1)/n))."""
+    from gpu import ntt
+    from gpu.field import to_device, to_ints
+
+    n = 1 << log_n
+    domain = EvaluationDomain(log_n, SNARKJS)
+    rng = random.Random(SEED + 700 + log_n)
+    batch = [random_ints(n, rng) for _ in range(2)]
+    x = to_device([v for vec in batch for v in vec]).reshape(2, n, 8)
+    forward = ntt.transform(x, root_generator=SNARKJS_ROOT_GENERATOR)
+    assert to_ints(forward) == [y for vec in batch for y in domain.ntt(vec)]
+    inverse = ntt.transform(x, inverse=True, out_scale=ntt.Scale(domain.n_inv), root_generator=SNARKJS_ROOT_GENERATOR)
+    assert to_ints(inverse) == [y for vec in batch for y in domain.intt(vec)]
+    assert to_ints(ntt.forward(x)) == [y for vec in batch for y in EvaluationDomain(log_n).ntt(vec)], "bellman after root 5"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", SNARKJS_LOG_NS)
+def test_snarkjs_ntt_h_matches_reference(log_n):
+    """gpu ntt_h(convention=SNARKJS): n values per circuit, bit-identical to reference/ntt_h.py and across runs."""
+    from gpu.field import to_device
+    from gpu.ntt_h import h_to_ints, ntt_h
+    from reference.evaluate import Evaluations
+    from reference.ntt_h import ntt_h as reference_ntt_h
+
+    n = 1 << log_n
+    circuits = 2
+    rng = random.Random(SEED + 800 + log_n)
+    values = [[random_ints(n, rng) for _ in range(3)] for _ in range(circuits)]
+    a, b, c = (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
+    h = ntt_h(a, b, c, log_n, SNARKJS)
+    assert h.shape == (circuits, n, 8)
+    domain = EvaluationDomain(log_n, SNARKJS)
+    expected = [list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values]
+    assert h_to_ints(h) == expected
+    assert h_to_ints(ntt_h(a, b, c, log_n, SNARKJS)) == expected, "a second run must be bit-identical"
+    assert h_to_ints(ntt_h(a[0], b[0], c[0], log_n, SNARKJS)) == expected[0]
+
+
+@pytest.mark.gpu
+def test_snarkjs_evaluate_sets_c_to_a_times_b():
+    """gpu evaluate(convention=SNARKJS) on the snarkjs interop vector equals reference/evaluate.py (c = a*b); an
+    unsatisfied witness is refused at the same (circuit, row) as the reference refuses it."""
+    from gpu.evaluate import evaluate, evaluations_to_ints, upload_r1cs
+    from reference.errors import UnsatisfiedConstraintError
+    from reference.evaluate import evaluate as reference_evaluate
+    from reference.r1cs import witness_vector
+    from vectors.format import load_vector
+
+    vector = load_vector(SNARKJS_VECTOR)
+    r1cs = vector.r1cs
+    zs = [witness_vector(r1cs, w.public_inputs, w.aux, k) for k, w in enumerate(vector.witnesses)]
+    expected = [reference_evaluate(r1cs, z, SNARKJS, k) for k, z in enumerate(zs)]
+    for source in (r1cs, upload_r1cs(r1cs)):
+        a, b, c = evaluate(source, zs, SNARKJS)
+        assert evaluations_to_ints(a) == [list(e.a) for e in expected]
+        assert evaluations_to_ints(b) == [list(e.b) for e in expected]
+        assert evaluations_to_ints(c) == [list(e.c) for e in expected]
+    broken = [zs[0], list(zs[1])]
+    broken[1][-1] = (broken[1][-1] + 1) % R
+    with pytest.raises(UnsatisfiedConstraintError) as reference_error:
+        reference_evaluate(r1cs, broken[1], SNARKJS, 1)
+    with pytest.raises(UnsatisfiedConstraintError) as gpu_error:
+        evaluate(r1cs, broken, SNARKJS)
+    assert str(gpu_error.value) == str(reference_error.value)

@@ -1,4 +1,9 @@
-"""The whole GPU prover: proofs bit-identical to the reference's on every checked-in vector (GPU only)."""
+"""The whole GPU prover: proofs bit-identical to the reference's on every checked-in vector (GPU only),
+the snarkjs-convention interop vector included (its expected proofs, and a pairing check against
+snarkjs's own verification_key.json)."""
+import json
+from pathlib import Path
+
 import pytest
 
 from reference.cli import proof_json
@@ -11,6 +16,8 @@ from vectors.format import load_vector
 pytestmark = pytest.mark.gpu
 
 VECTORS = bundled_paths()
+SNARKJS_DIR = Path(__file__).resolve().parent.parent / "interop" / "snarkjs"
+SNARKJS_VECTOR = SNARKJS_DIR / "vector.json"
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +30,7 @@ def gpu_prove():
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
 def test_gpu_proofs_equal_the_reference(gpu_prove, path):
     vector = load_vector(path)
-    run = gpu_prove(vector.r1cs, vector.pk, vector.witnesses)
+    run = gpu_prove(vector.r1cs, vector.pk, vector.witnesses, convention=vector.convention)
     expected = [proof_json(c.expected.assemble) for c in vector.circuits]
     assert [proof_json(p) for p in run.proofs] == expected
     assert set(run.ms) >= {"evaluate", "ntt_h", "msm_h", "prep", "batch_add", "tail_msm", "assemble"}
@@ -43,3 +50,34 @@ def test_unsatisfied_witness_is_refused(gpu_prove):
     aux[0] = (aux[0] + 1) % R
     with pytest.raises(UnsatisfiedConstraintError, match="constraint"):
         gpu_prove(vector.r1cs, vector.pk, [Witness(w.public_inputs, aux, w.r, w.s)])
+
+
+def test_snarkjs_vector_proofs_equal_its_expected_proofs(gpu_prove):
+    """interop/snarkjs/vector.json (snarkjs convention: omega = 5^((r-1)/n), c = a*b, h on the odd powers of omega_2n)
+    proved on the GPU: the vector's expected proofs, each accepted by the pairing check with snarkjs's verifying key."""
+    from reference.verifier import verify
+    from vectors.snarkjs import verifying_key_from_json
+
+    vector = load_vector(SNARKJS_VECTOR)
+    assert vector.convention.name == "snarkjs"
+    run = gpu_prove(vector.r1cs, vector.pk, vector.witnesses, convention=vector.convention)
+    assert [proof_json(p) for p in run.proofs] == [proof_json(c.expected.assemble) for c in vector.circuits]
+    vk = verifying_key_from_json(json.loads((SNARKJS_DIR / "verification_key.json").read_text()), "verification_key.json")
+    assert verify(vk, vector.witnesses[0].public_inputs, run.proofs[0])
+
+
+def test_cli_snarkjs_format_writes_what_the_reference_writes(tmp_path):
+    """python -m gpu prove --format snarkjs --public: snarkjs proof.json / public.json documents of the vector's expected
+    proofs and public inputs (vectors/snarkjs.py's writers), as python -m reference prove writes them."""
+    from gpu.__main__ import main
+    from reference.errors import InvalidInputError
+    from vectors.snarkjs import proof_to_json, public_to_json
+
+    vector = load_vector(SNARKJS_VECTOR)
+    proofs, public = tmp_path / "proof.json", tmp_path / "public.json"
+    argv = ["prove", str(SNARKJS_VECTOR), "--format", "snarkjs", "--out", str(proofs), "--public", str(public), "--quiet"]
+    assert main(argv) == 0
+    assert json.loads(proofs.read_text()) == [proof_to_json(c.expected.assemble) for c in vector.circuits]
+    assert json.loads(public.read_text()) == [public_to_json(w.public_inputs) for w in vector.witnesses]
+    with pytest.raises(InvalidInputError, match="--public"):
+        main(["prove", str(SNARKJS_VECTOR), "--public", str(public), "--quiet"])

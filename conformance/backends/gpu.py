@@ -24,8 +24,6 @@ from .base import CUDA_EVENTS, Backend, PhaseNotImplemented, PhaseRun
 MS_PER_S = 1000.0
 GIB = 1 << 30
 GPU_PACKAGE = "gpu"
-BELLMAN_GENERATOR = 7
-"""gpu/ntt.py hard-codes bellman's omega and coset generator (7)."""
 
 
 def _gpu_module(name: str):
@@ -104,10 +102,10 @@ def _per_circuit(values: list[int], circuits: int) -> list[tuple[int, ...]]:
 
 
 def _evaluate(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.evaluate.evaluate(csr, witnesses) -> (a, b, c) device arrays (circuits, n, 8), Montgomery.
+    """gpu.evaluate.evaluate(csr, witnesses, convention) -> (a, b, c) device arrays (circuits, n, 8), Montgomery.
 
     The R1CS upload (CSR) is a transfer; evaluate() converts and uploads the witnesses itself, so
-    that copy is inside the phase time."""
+    that copy is inside the phase time. The vector's convention decides c (snarkjs: c = a * b)."""
     gpu_evaluate = _gpu_module("evaluate")
     from gpu import device
     from reference.evaluate import Evaluations
@@ -115,7 +113,7 @@ def _evaluate(problem: Problem, inputs: dict, clock: Stopwatch):
     with clock.device("transfer"):
         csr = gpu_evaluate.upload_r1cs(problem.vector.r1cs)
     with clock.device("phase"):
-        a, b, c = gpu_evaluate.evaluate(csr, problem.zs)
+        a, b, c = gpu_evaluate.evaluate(csr, problem.zs, problem.vector.convention)
     device.launch_check("evaluate (conformance)", sync=True)
     circuits = len(problem.zs)
     columns = [_per_circuit(_download_ints(clock, x), circuits) for x in (a, b, c)]
@@ -147,13 +145,12 @@ def _prep(problem: Problem, inputs: dict, clock: Stopwatch):
 
 
 def _ntt_h(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.ntt_h.ntt_h(a, b, c, log_n) on (circuits, n, 8) Montgomery arrays -> h as ints per circuit."""
+    """gpu.ntt_h.ntt_h(a, b, c, log_n, convention) on (circuits, n, 8) Montgomery arrays -> h as ints per circuit
+    (bellman: n - 1 coefficients; snarkjs: n coset values)."""
     run_ntt_h = _gpu_function("ntt_h", "ntt_h")
     from gpu import device, field, limbs
 
     convention = problem.vector.convention
-    if (convention.root_generator, convention.coset_generator) != (BELLMAN_GENERATOR, BELLMAN_GENERATOR):
-        raise PhaseNotImplemented(f"gpu/ntt_h.py implements the bellman convention only, not {convention.name}")
     evaluations = inputs["evaluate"]
     circuits, n, log_n = len(evaluations), problem.domain.n, problem.domain.log_n
     with clock.host():
@@ -164,7 +161,7 @@ def _ntt_h(problem: Problem, inputs: dict, clock: Stopwatch):
     with clock.device("transfer"):
         a, b, c = (field.limbs_to_device(x, limbs.FR) for x in host)
     with clock.device("phase"):
-        h = run_ntt_h(a, b, c, log_n)
+        h = run_ntt_h(a, b, c, log_n, convention)
     device.launch_check("ntt_h (conformance)", sync=True)
     return _per_circuit(_download_ints(clock, h), circuits)
 

@@ -24,7 +24,8 @@
 //   hi[i] = w_n^(i 2^b) (i < n / 2^b), lo[i] = w_n^i (i < 2^b), b = log2 R_{P-1};
 // every pass but the last has e divisible by 2^b and needs hi only; the last multiplies hi by lo.
 // Inside a DFT of size R the stage twiddles are powers of w_{2^MAX_LOG_RADIX} (a 512-entry table):
-// all roots come from one generator (w_n = 7^((r-1)/n)), so w_R = w_{2^10}^(2^10 / R).
+// all roots come from one generator (w_n = g^((r-1)/n), g = 7 for bellman, 5 for snarkjs; gpu/ntt.py
+// builds both tables from the same g), so w_R = w_{2^10}^(2^10 / R).
 #include "field.cuh"
 
 // NTT_MAX_LOG_RADIX / NTT_BLOCK_LOG_ELEMENTS may be overridden (never above 10) only by the host
