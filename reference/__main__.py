@@ -45,17 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Run every prover phase on every circuit of VECTOR (with the vector's keys, witnesses, r and s) "
         "and write the proofs: {\"a\", \"b\", \"c\"} in ZCash compressed hex, or a list with several circuits.",
     )
-    pr.add_argument("vector", help="test vector JSON (see vectors/FORMAT.md)")
-    pr.add_argument("--out", help="write the proofs here (default: standard output)")
-    pr.add_argument(
-        "--format",
-        choices=PROOF_FORMATS,
-        default="zcash",
-        help="zcash: {\"a\", \"b\", \"c\"} compressed hex (default); snarkjs: snarkjs's proof.json "
-        "{pi_a, pi_b, pi_c, protocol, curve: bls12381}, accepted by `snarkjs groth16 verify`",
-    )
-    pr.add_argument("--public", help="with --format snarkjs: also write the public signals (snarkjs public.json) here")
-    pr.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_prove_arguments(pr)
     ve = sub.add_parser(
         "verify",
         help="verify proofs against a verifying key and public inputs",
@@ -71,34 +61,63 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments every `prove` command shares (reference and GPU): the vector and where and how to write proofs."""
+    parser.add_argument("vector", help="test vector JSON (see vectors/FORMAT.md)")
+    parser.add_argument("--out", help="write the proofs here (default: standard output)")
+    parser.add_argument(
+        "--format",
+        choices=PROOF_FORMATS,
+        default="zcash",
+        help="zcash: {\"a\", \"b\", \"c\"} compressed hex (default); snarkjs: snarkjs's proof.json "
+        "{pi_a, pi_b, pi_c, protocol, curve: bls12381}, accepted by `snarkjs groth16 verify`",
+    )
+    parser.add_argument("--public", help="with --format snarkjs: also write the public signals (snarkjs public.json) here")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def check_prove_arguments(args) -> None:
+    """Refuse argument combinations before any work is done."""
+    if args.public and args.format != "snarkjs":
+        raise InvalidInputError("--public", "goes with --format snarkjs (snarkjs's public.json)")
+
+
 def _one_or_list(docs: list):
     """One document for one circuit, the list for several (as proofs_document does)."""
     return docs[0] if len(docs) == 1 else docs
 
 
-def _json_bytes(doc) -> bytes:
+def json_bytes(doc) -> bytes:
+    """A JSON document as written by every command: one-space indentation and a final newline."""
     return (json.dumps(doc, indent=1) + "\n").encode()
 
 
-def _prove(args) -> int:
-    if args.public and args.format != "snarkjs":
-        raise InvalidInputError("--public", "goes with --format snarkjs (snarkjs's public.json)")
-    say = Progress(args.quiet)
-    vector = load_vector(args.vector, progress=say)
-    outputs, seconds = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention, progress=say)
+def write_proofs(args, vector, proofs: list, say, extra_files: dict | None = None) -> None:
+    """Write ``proofs`` as `prove --format/--out/--public` ask (standard output without --out), with any
+    ``extra_files`` ({path: bytes}), all atomically: no partial output on error."""
     if args.format == "snarkjs":
-        proofs = _one_or_list([proof_to_json(p) for p in outputs.assemble])
+        document = _one_or_list([proof_to_json(p) for p in proofs])
         public = _one_or_list([public_to_json(w.public_inputs) for w in vector.witnesses])
     else:
-        proofs, public = proofs_document(outputs.assemble), None
-    if not args.out:
-        sys.stdout.write(_json_bytes(proofs).decode())
-    files = {Path(args.out): _json_bytes(proofs)} if args.out else {}
+        document, public = proofs_document(proofs), None
+    files = dict(extra_files or {})
+    if args.out:
+        files[Path(args.out)] = json_bytes(document)
     if args.public:
-        files[Path(args.public)] = _json_bytes(public)
+        files[Path(args.public)] = json_bytes(public)
     write_files_atomically(files)
+    if not args.out:
+        sys.stdout.write(json_bytes(document).decode())
     if files:
-        say(f"wrote {len(outputs.assemble)} proof(s): " + ", ".join(str(f) for f in files))
+        say(f"wrote {len(proofs)} proof(s): " + ", ".join(str(f) for f in files))
+
+
+def _prove(args) -> int:
+    check_prove_arguments(args)
+    say = Progress(args.quiet)
+    vector = load_vector(args.vector, progress=say)
+    outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention, progress=say)
+    write_proofs(args, vector, outputs.assemble, say)
     return EXIT_OK
 
 
