@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
     r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
+    r.add_argument("--gpus", metavar="N|all", help="run the GPU backend once per GPU: gpu replaced by gpu:0 .. gpu:N-1 "
+                   "(all: every visible device), each named in the report by device number, model and PCI bus id, "
+                   "so that one faulty card shows as its own failures")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), 0 otherwise.")
     g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
@@ -79,7 +82,7 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
     """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
     problems = []
     if GPU not in backend_names or any(n.startswith(FAULT_PREFIX) for n in backend_names):
-        problems.append("--backends must include gpu and no planted fault")
+        problems.append("--backends must include gpu (the current device: no --gpus) and no planted fault")
     if tuple(phases) != PHASES:
         problems.append("every phase must run")
     if args.mode != "isolated":
@@ -88,6 +91,25 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
     if problems:
         raise InvalidInputError("--record-gate", "; ".join(problems))
+
+
+def _per_gpu_backends(names: list[str], gpus: str) -> list[str]:
+    """names with gpu replaced by gpu:0 .. gpu:N-1 (--gpus N, or all visible devices)."""
+    from gpu.device import device_count
+
+    visible = device_count()
+    if gpus == "all":
+        count = visible
+    elif gpus.isdigit() and int(gpus) >= 1:
+        count = int(gpus)
+    else:
+        raise InvalidInputError("--gpus", f"expected a number of GPUs (>= 1) or 'all', got {gpus!r}")
+    if count > visible:
+        raise InvalidInputError("--gpus", f"asks for {count} GPU(s) but {visible} CUDA device(s) are visible")
+    if GPU not in names:
+        raise InvalidInputError("--gpus", "--backends must include gpu")
+    at = names.index(GPU)
+    return names[:at] + [f"{GPU}:{k}" for k in range(count)] + names[at + 1 :]
 
 
 def _backend_facts(backend) -> dict:
@@ -103,6 +125,8 @@ def _run(args, argv) -> int:
     names = list(dict.fromkeys(_split(args.backends)))
     if not names:
         raise InvalidInputError("--backends", "names no backend")
+    if args.gpus is not None:
+        names = _per_gpu_backends(names, args.gpus)
     backends = [make_backend(name) for name in names]
     if args.repeat < 1:
         raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
@@ -120,12 +144,14 @@ def _run(args, argv) -> int:
         else:
             unavailable[backend.name] = reason
             facts[backend.name] = {"available": False, "reason": reason, "device": None}
-    if GPU in unavailable:
+    gpu_unavailable = {name: reason for name, reason in unavailable.items() if name == GPU or name.startswith(GPU + ":")}
+    if gpu_unavailable:
+        name, reason = next(iter(gpu_unavailable.items()))
         if require_gpu:
-            print(f"error: --require-gpu: the GPU backend cannot run here: {unavailable[GPU]}", file=sys.stderr)
+            print(f"error: --require-gpu: the GPU backend {name} cannot run here: {reason}", file=sys.stderr)
             return EXIT_GPU_REQUIRED
         others = ", ".join(b.name for b in running) or "nothing"
-        print(f"No usable CUDA device ({unavailable[GPU]}): checking {others} against the vectors' expected outputs only.", file=sys.stderr)
+        print(f"No usable CUDA device ({reason}): checking {others} against the vectors' expected outputs only.", file=sys.stderr)
 
     fingerprint_before = fingerprint()
     info = RunInfo(

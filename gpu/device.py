@@ -65,6 +65,15 @@ def _unavailable_reason() -> str | None:
     return None
 
 
+def device_count() -> int:
+    """CUDA devices visible to this process (0 without CuPy or a driver)."""
+    if _unavailable_reason() is not None:
+        return 0
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceCount()
+
+
 def require_device() -> None:
     """Return if a CUDA device is usable through CuPy; else raise GpuUnavailableError saying why."""
     reason = _unavailable_reason()
@@ -95,8 +104,16 @@ def _module_source(cu_files: tuple[str, ...]) -> str:
     return "\n".join(parts)
 
 
-@functools.lru_cache(maxsize=None)
 def _compiled(source: str, options: tuple[str, ...]):
+    """The module for the current device: a RawModule is loaded into one device's context, so each device of a
+    multi-GPU run (gpu/multi.py) gets its own (the compiled binary itself is shared through CuPy's disk cache)."""
+    import cupy
+
+    return _compiled_on(source, options, cupy.cuda.Device().id)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_on(source: str, options: tuple[str, ...], device_id: int):
     import cupy
 
     module = cupy.RawModule(code=source, options=COMPILE_OPTIONS + (f"-I{KERNEL_DIR}",) + options)

@@ -26,7 +26,7 @@ from reference.errors import SizeMismatchError, UnsatisfiedConstraintError
 from reference.r1cs import R1CS
 
 from . import device
-from .field import apply_op, limbs_to_device, to_ints
+from .field import apply_op, limbs_to_device, to_ints, to_montgomery_
 from .limbs import FR, ints_to_limbs
 
 MATRICES = ("a", "b", "c")
@@ -76,13 +76,25 @@ def build_csr(r1cs: R1CS) -> HostCsr:
 
 def upload_r1cs(r1cs: R1CS) -> DeviceR1cs:
     """Build the CSR and put it on the device (coefficients converted to Montgomery form there)."""
+    return csr_to_device(build_csr(r1cs), r1cs.num_rows)
+
+
+def csr_to_device(csr: HostCsr, num_rows: int, consume: bool = False) -> DeviceR1cs:
+    """A stacked CSR (numpy or already CuPy arrays, plain coefficient limbs) on the device, coefficients in
+    Montgomery form (converted there on a copy; with ``consume``, a CuPy ``csr.coeff`` is converted in place
+    instead, which saves a copy of the largest array of a large circuit but leaves csr.coeff in Montgomery form)."""
     import cupy
 
     device.require_device()
-    csr = build_csr(r1cs)
-    coeff = limbs_to_device(csr.coeff) if len(csr.var) else cupy.zeros((1, FR.num_limbs), dtype=np.uint32)
-    var = cupy.asarray(csr.var) if len(csr.var) else cupy.zeros(1, dtype=np.int32)
-    return DeviceR1cs(csr.log_n, csr.num_variables, cupy.asarray(csr.row_start), var, coeff, r1cs.num_rows)
+    if len(csr.var):
+        in_place = consume and isinstance(csr.coeff, cupy.ndarray) and csr.coeff.dtype == np.uint32
+        coeff = csr.coeff if in_place else cupy.array(csr.coeff, dtype=np.uint32, copy=True)
+        to_montgomery_(coeff)
+        var = cupy.asarray(csr.var, dtype=np.int32)
+    else:  # (a zero-length device array cannot be passed to a kernel)
+        coeff = cupy.zeros((1, FR.num_limbs), dtype=np.uint32)
+        var = cupy.zeros(1, dtype=np.int32)
+    return DeviceR1cs(csr.log_n, csr.num_variables, cupy.asarray(csr.row_start, dtype=np.int64), var, coeff, num_rows)
 
 
 def witnesses_to_device(witnesses, num_variables: int):
@@ -105,29 +117,40 @@ def evaluate(r1cs, witnesses, convention: DomainConvention = BELLMAN):
     With ``convention.c_from_product`` (snarkjs's groth16_prove.js, buildABC1): c[k, j] = a[k, j] * b[k, j],
     once every row has been checked against C (``check_rows``: UnsatisfiedConstraintError names the first failing one).
     """
+    csr = r1cs if isinstance(r1cs, DeviceR1cs) else upload_r1cs(r1cs)
+    return evaluate_device(csr, witnesses_to_device(witnesses, csr.num_variables), convention)
+
+
+def evaluate_device(csr: DeviceR1cs, z, convention: DomainConvention = BELLMAN, first_circuit: int = 0):
+    """evaluate() for witnesses already on the device: ``z`` (circuits, num_variables, 8) Montgomery Fr;
+    ``first_circuit`` numbers the circuits in errors when ``z`` is a block of a larger call."""
     import cupy
 
     device.require_device()
-    csr = r1cs if isinstance(r1cs, DeviceR1cs) else upload_r1cs(r1cs)
-    z = witnesses_to_device(witnesses, csr.num_variables)
+    if z.ndim != 3 or z.shape[1:] != (csr.num_variables, FR.num_limbs):
+        raise SizeMismatchError("witnesses", f"device array has shape {tuple(z.shape)}; expected "
+                                f"(circuits, {csr.num_variables}, {FR.num_limbs})")
+    if not 1 <= z.shape[0] <= MAX_CIRCUITS:
+        raise SizeMismatchError("witnesses", f"has {z.shape[0]} circuits; give 1..{MAX_CIRCUITS}")
     circuits, n = z.shape[0], 1 << csr.log_n
     device.check_free_memory(3 * circuits * n * FR.element_bytes, f"evaluate for {circuits} circuit(s) at n = 2^{csr.log_n}")
     out = cupy.empty((len(MATRICES), circuits, n, FR.num_limbs), dtype=np.uint32)
     blocks = (len(MATRICES) * n + EVALUATE_THREADS - 1) // EVALUATE_THREADS
     kernel = device.load_module("evaluate.cu").get_function("evaluate_rows")
-    args = (csr.row_start, csr.var, csr.coeff, z, np.uint64(csr.num_variables), np.uint64(n), out)
+    args = (csr.row_start, csr.var, csr.coeff, cupy.ascontiguousarray(z), np.uint64(csr.num_variables), np.uint64(n), out)
     device.launch(kernel, (blocks, circuits), EVALUATE_THREADS, args, "evaluate")
     device.launch_check("evaluate", sync=True)
     a, b, c = out[0], out[1], out[2]
     if convention.c_from_product:
-        check_rows(a, b, c, csr.num_rows)
+        check_rows(a, b, c, csr.num_rows, first_circuit)
         c[...] = apply_op("mul", a, b)
         device.launch_check(f"evaluate ({convention.name}: c = a * b)", sync=True)
     return a, b, c
 
 
-def check_rows(a, b, c, num_rows: int) -> None:
-    """Raise UnsatisfiedConstraintError at the first (circuit, row j < num_rows) with a_j b_j != c_j.
+def check_rows(a, b, c, num_rows: int, first_circuit: int = 0) -> None:
+    """Raise UnsatisfiedConstraintError at the first (circuit, row j < num_rows) with a_j b_j != c_j (circuits
+    numbered from ``first_circuit``, for a block of a larger call).
 
     a * b - c is computed on the device and only the first failing row (if any) is copied back, so the
     check costs no transfer of a, b, c (a prover must not go on with an unsatisfied witness)."""
@@ -138,7 +161,7 @@ def check_rows(a, b, c, num_rows: int) -> None:
     if failing.size:
         circuit, row = (int(v) for v in failing[0].get())
         a_j, b_j, c_j = (to_ints(x[circuit, row : row + 1])[0] for x in (a, b, c))
-        raise UnsatisfiedConstraintError(circuit, row, a_j, b_j, c_j)
+        raise UnsatisfiedConstraintError(first_circuit + circuit, row, a_j, b_j, c_j)
 
 
 def evaluations_to_ints(values) -> list[list[int]]:

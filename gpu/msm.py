@@ -244,7 +244,7 @@ def progression_bases(count: int, start, step, group: Group, run: int = 256):
 def gather_bases(bases, indices, group: Group):
     """Device array (len(indices), affine_words) of bases[indices] (msm.cu gather_points)."""
     xp = backend().xp
-    index_array = xp.asarray(np.asarray(indices, dtype=np.uint32))
+    index_array = xp.asarray(indices).astype(xp.uint32)
     out = xp.empty((len(indices), group.affine_words), dtype=xp.uint32)
     launch(group.module(MSM_KERNELS), group.kernel("gather_points"), len(indices), bases, index_array, u32(len(indices)), out)
     return out
@@ -279,6 +279,10 @@ class DeviceBases:
 
             self._engines["batch"] = BatchAdder(self.words, self.group)
         return self._engines["batch"]
+
+    def gather(self, indices) -> "DeviceBases":
+        """The points at ``indices``, an integer array (numpy or device) of valid indices."""
+        return DeviceBases(gather_bases(self.words, indices, self.group), self.group)
 
     def subset(self, indices) -> "DeviceBases":
         """The points at ``indices`` (all of them when indices is range(n), without a copy)."""

@@ -49,14 +49,16 @@ def ntt_h_scales(log_n: int, convention: DomainConvention = BELLMAN) -> tuple[Sc
     return to_coset, from_coset
 
 
-def memory_needed(batch: int, log_n: int) -> int:
-    """Bytes ntt_h allocates beyond its inputs: WORK_BUFFERS vectors per circuit plus the twiddle tables."""
-    return WORK_BUFFERS * batch * (FR.element_bytes << log_n) + table_bytes(log_n)
+def memory_needed(batch: int, log_n: int, consume: bool = False) -> int:
+    """Bytes ntt_h allocates beyond its inputs: WORK_BUFFERS vectors per circuit (one when it may overwrite its
+    inputs) plus the twiddle tables."""
+    buffers = 1 if consume else WORK_BUFFERS
+    return buffers * batch * (FR.element_bytes << log_n) + table_bytes(log_n)
 
 
-def require_memory(batch: int, log_n: int) -> None:
+def require_memory(batch: int, log_n: int, consume: bool = False) -> None:
     """Raise GpuMemoryError (amount needed and free) if ntt_h's work buffers for this batch do not fit."""
-    device.check_free_memory(memory_needed(batch, log_n), f"ntt_h for {batch} circuit(s) at n = 2^{log_n}")
+    device.check_free_memory(memory_needed(batch, log_n, consume), f"ntt_h for {batch} circuit(s) at n = 2^{log_n}")
 
 
 def _check_inputs(a, b, c, log_n: int) -> int:
@@ -80,7 +82,7 @@ def _mul_sub_(e, b, c) -> None:
     device.launch(kernel, blocks, MUL_SUB_THREADS, (e, b, c, np.uint64(count)), "ntt_h A*B - C")
 
 
-def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN):
+def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: bool = False):
     """ntt_h's output for ``convention`` (reference/ntt_h.py), for each circuit, on the device.
 
     bellman (default): h_0..h_{n-2} of (a(x) b(x) - c(x)) / (x^n - 1), shape (n - 1, 8) or (batch, n - 1, 8).
@@ -88,15 +90,16 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN):
     undivided, shape (n, 8) or (batch, n, 8).
 
     a, b, c: Montgomery Fr arrays (n, 8) or (batch, n, 8), the evaluations on H (evaluate's
-    output); they are not modified. Returns a device array in Montgomery form (a view into a work
-    buffer). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
+    output); they are not modified, unless ``consume``: then they serve as the work buffers (3 of the 4
+    vectors per circuit, see memory_needed) and hold garbage afterwards. Returns a device array in
+    Montgomery form (a view into a work buffer). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
     needed, when the work buffers do not fit.
     """
     import cupy
 
     device.require_device()
     batch = _check_inputs(a, b, c, log_n)
-    require_memory(batch, log_n)
+    require_memory(batch, log_n, consume)
     to_coset, from_coset = ntt_h_scales(log_n, convention)
     root = convention.root_generator
 
@@ -104,7 +107,8 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN):
     on_coset = []
     for x in (a, b, c):
         coefficients = transform(
-            x, inverse=True, out_scale=to_coset, out=cupy.empty_like(a), scratch=spare, root_generator=root
+            x, inverse=True, out_scale=to_coset, out=x if consume else cupy.empty_like(a), scratch=spare,
+            root_generator=root,
         )
         values = transform_in_pair(coefficients, spare, root_generator=root)  # coset NTT: the g^i is already applied
         on_coset.append(values)

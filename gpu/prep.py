@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu.limbs import limbs_to_ints
-from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, query_variables
-from reference.r1cs import Density
+from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit
+from reference.errors import SizeMismatchError
 
 FR_LIMBS = 8
 
@@ -82,15 +82,57 @@ def _pack_bits(bits, words: int, xp):
     return xp.ascontiguousarray(packed).view(xp.uint64).reshape(bits.shape[0], words)
 
 
-def prep(z_limbs, num_inputs: int, num_aux: int, density: Density) -> dict[str, DeviceSplit]:
-    """The L, A and B splits for every circuit; ``z_limbs`` (circuits, variables, 8) holds z = [1, inputs, aux]."""
+def value_classes(z_limbs):
+    """(is_zero, is_one): (circuits, variables) bool arrays of which witness values are 0 and which are 1,
+    one circuit at a time so that the temporaries stay at one circuit's size."""
     xp = _array_module(z_limbs)
-    splits = {}
-    for query, variables in query_variables(num_inputs, num_aux, density).items():
-        index = xp.asarray(np.asarray(variables, dtype=np.int64))
-        is_input = index < num_inputs
-        splits[query] = split_query(z_limbs[:, index, :], is_input)
-    return splits
+    shape = z_limbs.shape[:2]
+    is_zero, is_one = xp.empty(shape, dtype=bool), xp.empty(shape, dtype=bool)
+    for k in range(shape[0]):
+        high_zero = ~z_limbs[k, :, 1:].any(axis=1)
+        is_zero[k] = high_zero & (z_limbs[k, :, 0] == 0)
+        is_one[k] = high_zero & (z_limbs[k, :, 0] == 1)
+    return is_zero, is_one
+
+
+def split_query_of(z_limbs, variables, num_inputs: int, classes) -> DeviceSplit:
+    """split_query for the query whose points are the witness indices ``variables``, without gathering the
+    whole query's scalars: the decisions use ``classes`` (value_classes(z_limbs)); only the tail is gathered."""
+    xp = _array_module(z_limbs)
+    is_zero, is_one = classes
+    index = xp.asarray(variables, dtype=xp.int64)
+    num_circuits, num_points = z_limbs.shape[0], int(index.size)
+    is_input = index < num_inputs
+    one = is_one[:, index]
+    tail_mask = is_input | (~is_zero[:, index] & ~one).any(axis=0)
+    tail_indices = xp.flatnonzero(tail_mask).astype(xp.int64)
+    words = -(-num_points // WORD_BITS)
+    if 2 * int(tail_indices.size) > num_points:
+        return DeviceSplit(
+            split=False,
+            bitmaps=xp.zeros((num_circuits, words), dtype=xp.uint64),
+            tail_indices=xp.arange(num_points, dtype=xp.int64),
+            tail_scalars=z_limbs[:, index, :],
+        )
+    batched = one & ~is_input[None, :]
+    tail_scalars = z_limbs[:, index[tail_indices], :]
+    tail_scalars[batched[:, tail_indices]] = 0  # counted by batch addition instead
+    return DeviceSplit(split=True, bitmaps=_pack_bits(batched, words, xp), tail_indices=tail_indices, tail_scalars=tail_scalars)
+
+
+def prep(z_limbs, num_inputs: int, num_aux: int, density, variables: dict | None = None) -> dict[str, DeviceSplit]:
+    """The L, A and B splits for every circuit; ``z_limbs`` (circuits, variables, 8) holds z = [1, inputs, aux];
+    ``density`` a reference.r1cs.Density or a gpu.circuit.QueryDensity; ``variables``: its query_variables()
+    already in z_limbs's array module (DeviceCircuit.device_query_variables), computed here if None."""
+    from gpu.circuit import QueryDensity
+
+    if not isinstance(density, QueryDensity):
+        density = QueryDensity.from_density(density)
+    if len(density.a_aux) != num_aux:
+        raise SizeMismatchError("density", f"has {len(density.a_aux)} aux entries; the circuit has {num_aux}")
+    classes = value_classes(z_limbs)
+    variables = variables if variables is not None else density.query_variables(num_inputs)
+    return {query: split_query_of(z_limbs, indices, num_inputs, classes) for query, indices in variables.items()}
 
 
 def to_reference(splits: dict[str, DeviceSplit]) -> Prep:

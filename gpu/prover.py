@@ -1,14 +1,27 @@
-"""The whole GPU prover: the reference's phases, in the same order, with data kept on the device.
+"""The whole GPU prover: the reference's phases, with data kept on the device.
 
-    upload keys (once per key) and witnesses
-    evaluate -> ntt_h -> msm_h          all circuits in one launch sequence; h never leaves the device
-    prep                                on the device (gpu/prep.py: CuPy array operations)
+    keys on the device (uploaded from a ProvingKey, or made there by gpu/keygen.py), witnesses uploaded once
+    prep                                first (it needs only the witnesses; gpu/prep.py, CuPy array operations),
+                                        so that the memory plan knows the tails before any MSM runs
+    evaluate -> ntt_h -> msm_h          per block of circuits (``BatchPlan``); a, b, c and h never leave the device
     batch_add, tail_msm                 one pass over each query's bases for all circuits
-    assemble                            on the host (gpu/assemble.py says why)
+    assemble                            on the device (gpu/assemble.py), all circuits in one launch per step
 
-Each phase is timed once, at its boundary, with CUDA events (``GpuPhaseTimer``); the uploads are
-timed separately as transfers, so a phase's time is device work only.
+The outputs are the reference's, phase by phase; only prep's place in the order differs (no phase reads
+another's output except as the reference does).
+
+Many circuits share the keys: every phase reads a query's bases for all circuits of the call (MSMs one
+circuit after another against the same device bases, batch addition in one pass for all bitmaps).
+Memory is planned before any witness is uploaded (``plan_batch``) and again, exactly, once prep has
+measured the tails: when the batch does not fit, the call fails with BatchTooLargeError naming the
+largest batch that does, before any MSM.
+
+Each phase is timed once, at its boundary, with CUDA events (``GpuPhaseTimer``); the uploads are timed
+separately as transfers, so a phase's time is device work only. A phase run per block of circuits adds
+up its blocks' times.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 
 from reference.domain import BELLMAN, DomainConvention
@@ -18,17 +31,23 @@ from reference.prover import PHASES, Witness
 from reference.r1cs import R1CS, witness_vector
 
 from . import device
-from .assemble import Proof, assemble
-from .evaluate import check_rows, evaluate, upload_r1cs
+from .assemble import Proof, assemble_device
+from .circuit import DeviceCircuit
+from .evaluate import evaluate_device
+from .field import to_montgomery_
+from .keygen import DeviceKey
 from .limbs import FR, ints_to_limbs
-from .msm import DeviceQueries
-from .msm_h import msm_h_many
+from .msm import DeviceQueries, _Plan, window_bits_for
+from .msm_h import msm_h_device
+from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
-from .points import download_points
+from .points import G1_GROUP, G2_GROUP, download_points
 from .prep import prep
 
 TRANSFERS = ("upload_keys", "upload_witnesses")
 """Host-to-device copies (with their host-side conversion), reported apart from the phases."""
+QUERY_PHASE_NAMES = (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b"))
+"""(key query, prep split) pairs of the batch_add and tail_msm phases."""
 
 
 class GpuPhaseTimer:
@@ -53,10 +72,22 @@ class GpuPhaseTimer:
 
 
 @dataclass
+class CircuitSums:
+    """One circuit's MSM-type phase outputs (py_ecc points), as reference/assemble.py takes them."""
+
+    h: tuple
+    batch: QuerySums
+    tail: QuerySums
+
+
+@dataclass
 class GpuProofRun:
     proofs: list[Proof]
     ms: dict[str, float] = field(default_factory=dict)
     """Per phase (PHASES) and per transfer (TRANSFERS), milliseconds by CUDA events."""
+    sums: list[CircuitSums] = field(default_factory=list)
+    """Per circuit, the msm_h, batch_add and tail_msm outputs (for phase checks)."""
+    plan: "BatchPlan | None" = None
 
     def breakdown(self) -> str:
         """A small table: every phase, then the transfers, then the totals."""
@@ -69,24 +100,169 @@ class GpuProofRun:
         return "\n".join(lines)
 
 
-def _batch_add(queries: DeviceQueries, splits) -> list[QuerySums]:
-    """Per circuit, the four batch-addition sums from the device bitmaps (u64 words seen as u32 words)."""
-    sums = {}
-    for name, split_name in (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b")):
-        bases = getattr(queries, name)
-        words = splits[split_name].bitmaps.view("uint32")
-        sums[name] = download_points(bases.batch_adder().sums(words), bases.group)
-    return [QuerySums(**{q: sums[q][c] for q in sums}) for c in range(len(sums["l"]))]
+# ---------------------------------------------------------------------------------------------
+# Memory plan
+# ---------------------------------------------------------------------------------------------
 
 
-def _tail_msm(queries: DeviceQueries, splits) -> list[QuerySums]:
-    """Per circuit, the four tail MSMs: the tail points gathered once, every circuit's scalars in one call."""
+class BatchTooLargeError(device.GpuMemoryError):
+    """The circuits of one call do not fit in device memory next to the keys; names the largest batch that does."""
+
+    def __init__(self, circuits: int, log_n: int, bytes_needed: int, bytes_free: int, largest: int):
+        self.largest = largest
+        fits = f"the largest batch that fits is {largest} circuit(s)" if largest else "not even one circuit fits"
+        device.GpuMemoryError.__init__(self, f"{circuits} circuit(s) at n = 2^{log_n}", bytes_needed, bytes_free)
+        self.args = (f"{self.args[0]}; {fits} (prove the rest in another call, or free device memory)",)
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """How a call's circuits are laid out in device memory: ``block`` circuits at a time through
+    evaluate -> ntt_h -> msm_h; ``bytes_needed`` beyond what is already allocated (keys, circuit)."""
+
+    circuits: int
+    block: int
+    bytes_needed: int
+    bytes_free: int
+
+
+SCRATCH_SLACK = 1 << 30
+"""Bytes kept free for the small buffers of a phase that the plan does not itemise (batch-addition partial sums,
+twiddle and window tables, the reductions of the MSMs' last steps), and for the memory pool's rounding."""
+
+
+def _msm_scratch(points: int, group) -> int:
+    return _Plan(points, window_bits_for(points)).device_bytes(group) if points else 0
+
+
+def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, block: int,
+                witnesses_resident: bool = False, tail_points: dict | None = None) -> int:
+    """Device bytes a call of ``circuits`` circuits needs beyond the keys and the circuit, with ``block`` circuits at
+    a time in evaluate/ntt_h/msm_h: the peak over the phases of what each allocates.
+
+    ``tail_points``: prep's tail length per split query ('l', 'a', 'b'), known once prep has run; None before
+    (the tails are then counted as empty, and prove_on_device checks again with the real lengths)."""
+    element, n, v = FR.element_bytes, circuit.n, circuit.num_variables
+    tails = tail_points or {"l": 0, "a": 0, "b": 0}
+    witnesses = 0 if witnesses_resident else circuits * v * element  # canonical limbs, kept for prep
+    query_points = (queries.l.n, queries.a.n, queries.b_g1.n)
+    bitmaps = circuits * sum(-(-points // 64) * 8 for points in query_points)
+    tail_scalars = circuits * element * sum(tails.values())
+    kept = witnesses + bitmaps + tail_scalars  # alive from prep to tail_msm
+    prep_peak = 2 * circuits * v + 2 * circuits * max(query_points)  # value classes, then one query's masks
+    ntt_peak = block * 3 * n * element + ntt_h_memory(block, circuit.log_n, consume=True)
+    msm_h_peak = block * n * element + _msm_scratch(queries.h.n, G1_GROUP)
+    front = block * v * element + max(ntt_peak, msm_h_peak)
+    tail_peak = max(_msm_scratch(tails["l"], G1_GROUP), _msm_scratch(tails["a"], G1_GROUP),
+                    _msm_scratch(tails["b"], G2_GROUP))
+    return kept + max(prep_peak, front, tail_peak) + SCRATCH_SLACK
+
+
+def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, witnesses_resident: bool = False,
+               bytes_free: int | None = None, tail_points: dict | None = None) -> BatchPlan:
+    """The largest block (<= circuits) that fits in free device memory (see batch_bytes), or BatchTooLargeError naming
+    the largest number of circuits that would fit with blocks of one."""
+    free = device.free_device_memory() if bytes_free is None else bytes_free
+    for block in sorted({min(circuits, b) for b in (circuits, 8, 4, 2, 1)}, reverse=True):
+        needed = batch_bytes(circuit, queries, circuits, block, witnesses_resident, tail_points)
+        if needed <= free:
+            return BatchPlan(circuits, block, needed, free)
+    largest = 0
+    while largest < circuits and batch_bytes(circuit, queries, largest + 1, 1, witnesses_resident, tail_points) <= free:
+        largest += 1
+    raise BatchTooLargeError(circuits, circuit.log_n,
+                             batch_bytes(circuit, queries, circuits, 1, witnesses_resident, tail_points), free, largest)
+
+
+# ---------------------------------------------------------------------------------------------
+# The phases over device data
+# ---------------------------------------------------------------------------------------------
+
+
+def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, convention, timer):
+    """evaluate -> ntt_h -> msm_h per block of circuits; returns the H sums, (circuits, 24) device words."""
+    import cupy
+
+    from .evaluate import check_rows
+
+    h_sums = []
+    for first in range(0, z_plain.shape[0], block):
+        z = z_plain[first : first + block].copy()
+        to_montgomery_(z)
+        a, b, c = timer.run("evaluate", evaluate_device, circuit.csr, z, convention, first)
+        del z
+        if not convention.c_from_product:  # (a c_from_product evaluate has checked the rows itself)
+            check_rows(a, b, c, circuit.csr.num_rows, first)
+        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True)  # a, b, c are its work buffers
+        del a, b, c
+        h_sums.append(timer.run("msm_h", msm_h_device, h, queries.h))
+        del h
+    return cupy.concatenate(h_sums)
+
+
+def _batch_add(queries: DeviceQueries, splits) -> dict:
+    """Per query, (circuits, affine_words) device words of the batch-addition sums (u64 bitmap words seen as u32)."""
+    return {name: getattr(queries, name).batch_adder().sums(splits[split_name].bitmaps.view("uint32"))
+            for name, split_name in QUERY_PHASE_NAMES}
+
+
+def _tail_msm(queries: DeviceQueries, splits) -> dict:
+    """Per query, (circuits, affine_words) device words of the tail MSMs: the tail points gathered once (on the
+    device), every circuit's scalars in one call."""
     sums = {}
-    for name, split_name in (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b")):
-        split = splits[split_name]
-        subset = getattr(queries, name).subset(split.tail_indices.get().tolist())
-        sums[name] = download_points(subset.msm_engine().msm(split.tail_scalars, montgomery=False), subset.group)
-    return [QuerySums(**{q: sums[q][c] for q in sums}) for c in range(len(sums["l"]))]
+    for name, split_name in QUERY_PHASE_NAMES:
+        split, bases = splits[split_name], getattr(queries, name)
+        subset = bases.gather(split.tail_indices) if split.split else bases
+        sums[name] = subset.msm_engine().msm(split.tail_scalars, montgomery=False)
+    return sums
+
+
+def _download_sums(h, batch: dict, tail: dict) -> list[CircuitSums]:
+    """The MSM phases' outputs as py_ecc points, per circuit (GpuProofRun.sums)."""
+    groups = {"l": G1_GROUP, "a": G1_GROUP, "b_g1": G1_GROUP, "b_g2": G2_GROUP}
+    h_points = download_points(h, G1_GROUP)
+    per_query = {kind: {q: download_points(words[q], groups[q]) for q in groups} for kind, words in
+                 (("batch", batch), ("tail", tail))}
+    return [CircuitSums(h_points[k], *(QuerySums(**{q: per_query[kind][q][k] for q in groups}) for kind in ("batch", "tail")))
+            for k in range(len(h_points))]
+
+
+def _split_bytes(splits) -> int:
+    """Device bytes prep's output holds (counted again by batch_bytes, so added back to the free memory)."""
+    return sum(s.bitmaps.nbytes + s.tail_scalars.nbytes for s in splits.values())
+
+
+def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness: list[tuple[int, int]],
+                    convention: DomainConvention = BELLMAN, progress=None, timer: GpuPhaseTimer | None = None,
+                    plan: BatchPlan | None = None) -> GpuProofRun:
+    """Groth16 proofs for witnesses already on the device: ``z_plain`` (circuits, V, 8) canonical Fr limbs of
+    z = [1, inputs, aux] (values < r), ``randomness`` each circuit's (r, s). Bit-identical to the reference.
+
+    ``plan``: from plan_batch (witnesses_resident=True is assumed when None). Raises UnsatisfiedConstraintError
+    (checked on the device's a, b, c) before any other MSM than msm_h runs on an unsatisfied block."""
+    device.require_device()
+    circuits = int(z_plain.shape[0])
+    if z_plain.ndim != 3 or z_plain.shape[1:] != (circuit.num_variables, FR.num_limbs):
+        raise SizeMismatchError("witnesses", f"device array has shape {tuple(z_plain.shape)}; expected "
+                                f"(circuits, {circuit.num_variables}, {FR.num_limbs})")
+    if len(randomness) != circuits:
+        raise SizeMismatchError("randomness", f"has {len(randomness)} (r, s) pairs for {circuits} circuits")
+    timer = timer or GpuPhaseTimer(progress)
+    queries = key.queries
+    # prep needs only the witnesses, so it runs first: its tails' lengths make the memory plan exact before any
+    # MSM work (a batch whose tails do not fit fails here, not after msm_h).
+    splits = timer.run("prep", prep, z_plain, circuit.num_inputs, circuit.num_aux, circuit.density,
+                       circuit.device_query_variables())
+    tails = {q: int(split.tail_indices.size) for q, split in splits.items()}
+    resident_plan = plan_batch(circuit, queries, circuits, witnesses_resident=True,
+                               tail_points=tails, bytes_free=device.free_device_memory() + _split_bytes(splits))
+    block = min(plan.block, resident_plan.block) if plan else resident_plan.block
+    h_sums = _front(circuit, queries, z_plain, block, convention, timer)
+    batch = timer.run("batch_add", _batch_add, queries, splits)
+    tail = timer.run("tail_msm", _tail_msm, queries, splits)
+    del splits
+    proofs = timer.run("assemble", assemble_device, key.vk, h_sums, batch, tail, randomness)
+    return GpuProofRun(proofs=proofs, ms=timer.ms, sums=_download_sums(h_sums, batch, tail), plan=resident_plan)
 
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
@@ -95,8 +271,9 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
 
     ``convention``: the vector's domain convention (reference/domain.py; ``vector.convention``): bellman
     (default) or snarkjs (omega = 5^((r-1)/n), c = a*b, h as n coset values). ``queries``: the proving key's
-    points already on the device (from an earlier call); uploaded here if None. Raises
-    UnsatisfiedConstraintError (checked on the device's a, b, c) before any MSM runs.
+    points already on the device (from an earlier call); uploaded here if None. Raises BatchTooLargeError
+    before uploading the witnesses when they do not fit, UnsatisfiedConstraintError (checked on the device's
+    a, b, c) before the batch-add and tail MSMs run.
     """
     device.require_device()
     import cupy
@@ -106,25 +283,13 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
     timer = GpuPhaseTimer(progress)
     if queries is None:
         queries = timer.run("upload_keys", DeviceQueries.from_proving_key, pk)
+    circuit = DeviceCircuit.from_r1cs(r1cs)
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
-    z_limbs = timer.run(
-        "upload_witnesses", lambda: cupy.asarray(ints_to_limbs([v for z in zs for v in z], FR).reshape(len(zs), -1, FR.num_limbs))
+    plan = plan_batch(circuit, queries, len(zs))
+    z_plain = timer.run(
+        "upload_witnesses",
+        lambda: cupy.asarray(ints_to_limbs([v for z in zs for v in z], FR).reshape(len(zs), -1, FR.num_limbs)),
     )
-    csr = upload_r1cs(r1cs)
-
-    a, b, c = timer.run("evaluate", evaluate, csr, zs, convention)
-    if not convention.c_from_product:  # (a c_from_product evaluate has checked the rows itself)
-        check_rows(a, b, c, r1cs.num_rows)
-    h = timer.run("ntt_h", ntt_h, a, b, c, r1cs.log_n, convention)
-    del a, b, c
-    h_sums = timer.run("msm_h", msm_h_many, h, queries.h)
-    del h
-    splits = timer.run("prep", prep, z_limbs, r1cs.num_inputs, r1cs.num_aux, pk.density)
-    batch = timer.run("batch_add", _batch_add, queries, splits)
-    tail = timer.run("tail_msm", _tail_msm, queries, splits)
-    proofs = timer.run(
-        "assemble",
-        lambda: [assemble(pk.vk, h_sums[k], batch[k], tail[k], w.r, w.s) for k, w in enumerate(witnesses)],
-    )
-    return GpuProofRun(proofs=proofs, ms=timer.ms)
+    key = DeviceKey(vk=pk.vk, queries=queries)
+    return prove_on_device(circuit, key, z_plain, [(w.r, w.s) for w in witnesses], convention, timer=timer, plan=plan)
 

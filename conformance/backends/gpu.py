@@ -279,9 +279,11 @@ GPU_MODULES = {
 
 
 class GpuBackend(Backend):
-    """gpu/: CuPy and CUDA kernels on the current device."""
+    """gpu/: CuPy and CUDA kernels on the current device, or on CUDA device ``device_index`` (named gpu:K)."""
 
-    name = "gpu"
+    def __init__(self, device_index: int | None = None):
+        self.device_index = device_index
+        self.name = "gpu" if device_index is None else f"gpu:{device_index}"
 
     def unavailable_reason(self) -> str | None:
         try:
@@ -292,16 +294,27 @@ class GpuBackend(Backend):
             device.require_device()
         except device.GpuUnavailableError as exc:
             return str(exc)
+        if self.device_index is not None and self.device_index >= device.device_count():
+            return f"CUDA device {self.device_index} is not visible ({device.device_count()} device(s) are)"
         return None
+
+    def _on_device(self):
+        import cupy
+
+        return cupy.cuda.Device(self.device_index) if self.device_index is not None else contextlib.nullcontext()
 
     def describe(self) -> dict:
         import cupy
 
         runtime = cupy.cuda.runtime
-        device_id = cupy.cuda.Device().id
+        with self._on_device():
+            device_id = cupy.cuda.Device().id
+            pci_bus_id = cupy.cuda.Device().pci_bus_id
         props = runtime.getDeviceProperties(device_id)
         name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         return {
+            "device_index": device_id,
+            "pci_bus_id": pci_bus_id,
             "name": name,
             "compute_capability": f"{props['major']}.{props['minor']}",
             "memory_gib": round(props["totalGlobalMem"] / GIB, 1),
@@ -316,8 +329,9 @@ class GpuBackend(Backend):
         if phase not in ADAPTERS:
             _gpu_module(module)  # PhaseNotImplemented when the module does not exist yet
             raise PhaseNotImplemented(f"gpu/{module}.py exists, but conformance/backends/gpu.py has no adapter for it yet")
-        clock = Stopwatch()
-        output = ADAPTERS[phase](problem, inputs, clock)
+        with self._on_device():
+            clock = Stopwatch()
+            output = ADAPTERS[phase](problem, inputs, clock)
         return PhaseRun(
             output=output,
             seconds=clock.seconds["phase"],

@@ -75,6 +75,17 @@ __host__ __device__ inline unsigned int ec_lowest_bit(unsigned int word) {
 #endif
 }
 
+// The c bits of a 256-bit little-endian scalar (8 u32 limbs) starting at bit `offset` (offset < 256, c <= 31).
+__host__ __device__ inline unsigned int scalar_window(const unsigned int* limbs, unsigned int offset,
+                                                      unsigned int c) {
+    const unsigned int limb_bits = 32, scalar_limbs = 8;
+    unsigned int limb = offset / limb_bits;
+    unsigned int shift = offset % limb_bits;
+    unsigned long long bits = limbs[limb] >> shift;
+    if (shift + c > limb_bits && limb + 1 < scalar_limbs) bits |= (unsigned long long)limbs[limb + 1] << (limb_bits - shift);
+    return (unsigned int)(bits & ((1ull << c) - 1));
+}
+
 template <class F>
 __host__ __device__ inline const affine_t<F>* ec_affine(const unsigned int* words) {
     return reinterpret_cast<const affine_t<F>*>(words);
@@ -126,13 +137,35 @@ __host__ __device__ void gather_points_body(ec_index_t tid, const unsigned int* 
     ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid]];
 }
 
+// out[i] = to_affine(points[i]) for i in [first, last) with one field inversion (Montgomery's
+// simultaneous inversion trick, Montgomery 1987, "Speeding the Pollard and elliptic curve methods
+// of factorization", section 10.3.1): prefix[i] holds the product of the ZZZ of the non-identity
+// points first..i and `product` the product of all of them. The identity maps to (0, 0).
+template <class F>
+__host__ __device__ void xyzz_run_to_affine(const xyzz_t<F>* points, const F* prefix, ec_index_t first, ec_index_t last,
+                                            F product, unsigned int* out) {
+    // Walk back: inv holds (prod_{j <= i} ZZZ_j)^-1, so ZZZ_i^-1 = inv * prefix_{i-1}.
+    F inv = ec_inv(product);
+    for (ec_index_t i = last; i-- > first;) {
+        const xyzz_t<F> p = points[i];
+        if (p.is_identity()) {
+            ec_affine<F>(out)[i] = affine_t<F>::identity();
+            continue;
+        }
+        F before = i > first ? prefix[i - 1] : F::one();
+        F zzz_inv = ec_mul(inv, before);
+        inv = ec_mul(inv, p.ZZZ);
+        F z_inv = ec_mul(p.ZZ, zzz_inv);  // 1/Z = ZZ / ZZZ
+        ec_affine<F>(out)[i] = affine_t<F>{ec_mul(p.X, ec_sqr(z_inv)), ec_mul(p.Y, zzz_inv)};
+    }
+}
+
 // Points with known discrete logs for tests and benchmarks: out[i] = start + i * step (affine),
 // i.e. (b + i a) * G for start = b G and step = a G. Thread t makes the run i in
 // [t * run, (t + 1) * run): it starts from start + (t run) * step (double-and-add), then adds step
 // (madd-2008-s) once per point, keeping XYZZ points and the prefix products of their ZZZ in the
-// scratch arrays, and converts the whole run to affine with one inversion (Montgomery's
-// simultaneous inversion trick, Montgomery 1987, "Speeding the Pollard and elliptic curve methods
-// of factorization", section 10.3.1). The identity (ZZZ = 0) is skipped in the products.
+// scratch arrays, and converts the whole run to affine with one inversion (xyzz_run_to_affine).
+// The identity (ZZZ = 0) is skipped in the products.
 template <class F>
 __host__ __device__ void progression_points_body(ec_index_t tid, const unsigned int* start, const unsigned int* step,
                                                  unsigned int count, unsigned int run, unsigned int* xyzz_scratch,
@@ -152,18 +185,5 @@ __host__ __device__ void progression_points_body(ec_index_t tid, const unsigned 
         prefix[i] = product;
         current = xyzz_add_affine(current, step_point);
     }
-    // Walk back: inv holds (prod_{j <= i} ZZZ_j)^-1, so ZZZ_i^-1 = inv * prefix_{i-1}.
-    F inv = ec_inv(product);
-    for (ec_index_t i = last; i-- > first;) {
-        const xyzz_t<F> p = points[i];
-        if (p.is_identity()) {
-            ec_affine<F>(out)[i] = affine_t<F>::identity();
-            continue;
-        }
-        F before = i > first ? prefix[i - 1] : F::one();
-        F zzz_inv = ec_mul(inv, before);
-        inv = ec_mul(inv, p.ZZZ);
-        F z_inv = ec_mul(p.ZZ, zzz_inv);  // 1/Z = ZZ / ZZZ
-        ec_affine<F>(out)[i] = affine_t<F>{ec_mul(p.X, ec_sqr(z_inv)), ec_mul(p.Y, zzz_inv)};
-    }
+    xyzz_run_to_affine(points, prefix, first, last, product, out);
 }

@@ -25,16 +25,6 @@
 // A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
 #define MSM_PIECE_MIN_POINTS 64
 
-// The c bits of a 256-bit little-endian scalar starting at bit `offset` (offset < 256, c <= 31).
-__host__ __device__ inline unsigned int scalar_window(const unsigned int* limbs, unsigned int offset,
-                                                      unsigned int c) {
-    unsigned int limb = offset / LIMB_BITS;
-    unsigned int shift = offset % LIMB_BITS;
-    unsigned long long bits = limbs[limb] >> shift;
-    if (shift + c > LIMB_BITS && limb + 1 < FR_LIMBS) bits |= (unsigned long long)limbs[limb + 1] << (LIMB_BITS - shift);
-    return (unsigned int)(bits & ((1ull << c) - 1));
-}
-
 // Scalar i -> digits[w * n + i] for w < windows, and counts[w * 2^(c-1) + |d| - 1] += 1.
 // Signed-digit recoding: v = window bits + carry; if v > 2^(c-1) the digit is v - 2^c (negative)
 // and 1 is carried into the next window. With windows = ceil(256 / c) and s < r < 2^255 the top

@@ -83,6 +83,17 @@ extern "C" void ec_scalar_digits(const u32* scalar, u32 montgomery, u32 c, u32 w
 extern "C" u32 ec_ceil_sqrt(u32 x) { return ceil_sqrt(x); }
 #endif
 
+#ifdef EC_EMULATE_KEYGEN
+EMULATE(qap_pieces, qap_pieces_body)
+EMULATE(qap_columns, qap_columns_body)
+EMULATE(fr_combine, fr_combine_body)
+EMULATE_G1_G2(fixed_base)
+#endif
+
+#ifdef EC_EMULATE_ASSEMBLE
+EMULATE_G1_G2(linear_combination)
+#endif
+
 #ifdef EC_EMULATE_BATCH_ADD
 EMULATE_G1_G2(batch_add_chunks)
 EMULATE_G1_G2(batch_add_finish)

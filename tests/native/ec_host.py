@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 KERNEL_DIR = ROOT / "gpu" / "kernels"
 EMULATOR_SOURCE = Path(__file__).resolve().parent / "ec_emulate.cu"
 BUILD_DIR = Path(os.environ.get("EC_HOST_BUILD_DIR", Path(tempfile.gettempdir()) / "ec_host_builds"))
-EMULATED_FILES = {"msm.cu": "EC_EMULATE_MSM", "batch_add.cu": "EC_EMULATE_BATCH_ADD"}
+EMULATED_FILES = {"msm.cu": "EC_EMULATE_MSM", "batch_add.cu": "EC_EMULATE_BATCH_ADD", "keygen.cu": "EC_EMULATE_KEYGEN",
+                  "assemble.cu": "EC_EMULATE_ASSEMBLE"}
 CXX_CANDIDATES = ("c++", "g++", "clang++")
 CXX_FLAGS = ("-std=c++17", "-O2", "-x", "c++", "-shared", "-fPIC")
 NVCC_FLAGS = ("-std=c++17", "-O2", "-x", "cu", "-shared", "-Xcompiler", "-fPIC", "-arch=sm_90")
@@ -117,7 +118,9 @@ def _numpy_as_xp() -> types.SimpleNamespace:
     return types.SimpleNamespace(
         uint32=np.uint32, uint64=np.uint64, empty=np.empty, zeros=np.zeros, asarray=np.asarray,
         ascontiguousarray=np.ascontiguousarray, asnumpy=np.asarray, cumsum=np.cumsum,
-        concatenate=np.concatenate, stack=np.stack,
+        concatenate=np.concatenate, stack=np.stack, int64=np.int64, arange=np.arange, argsort=np.argsort,
+        searchsorted=np.searchsorted, flatnonzero=np.flatnonzero, empty_like=np.empty_like,
+        broadcast_to=np.broadcast_to, maximum=np.maximum,
     )
 
 

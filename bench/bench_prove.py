@@ -1,0 +1,218 @@
+"""Whole-proof benchmark of the GPU prover on synthetic PoRep-shaped circuits, with correctness checks.
+
+    python3 bench/bench_prove.py [--log-n 20 24 27] [--circuits 1 10] [--runs 3] [--check]
+                                 [--seed S] [--key-transfer] [--json out.json]
+
+Per size: the circuit and its witnesses are built on the device (vectors/porep_arrays.py; the witnesses
+are then copied to pinned host memory, where a GPU prover stages its witnesses), the test-only keys are generated
+on the device (gpu/keygen.py, timed as ``keygen``). Per batch size: the memory plan (a batch that does
+not fit is reported with the largest that does), the witness upload (a timed transfer, pinned host
+memory), one warm-up proof (module loading and NVRTC compilation stay out of the numbers), then --runs
+proofs, each phase timed with CUDA events at its boundary (gpu/prover.py); the table gives the median
+of each phase over the runs. Repeated runs must give identical proofs. ``--check`` verifies circuit 0
+(and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
+``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
+prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
+the timed runs (its pool keeps what it allocated), keys and circuit included.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gpu.circuit import DeviceCircuit  # noqa: E402
+from gpu.keygen import generate_keys  # noqa: E402
+from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
+from reference.cli import proof_json as proof_to_json  # noqa: E402
+from reference.prover import PHASES  # noqa: E402
+from reference.setup import trapdoor_from_seed  # noqa: E402
+from vectors.porep_arrays import porep_circuit, porep_witnesses  # noqa: E402
+
+GIB = 1 << 30
+GOAL_MS_2_27 = 1000.0
+"""Issue 5: one PoRep-shaped 2^27 circuit, all phases, data on the device, in <= 1.0 s on one H200."""
+
+
+def say(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def cuda_ms(fn):
+    import cupy
+
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    result = fn()
+    end.record()
+    end.synchronize()
+    return result, cupy.cuda.get_elapsed_time(start, end)
+
+
+def build(log_n: int, seed: str, max_circuits: int, check: bool) -> dict:
+    """The device circuit, host witnesses and device keys for one size, with the time each took."""
+    import cupy
+    import numpy as np
+
+    t0 = time.perf_counter()
+    arrays = porep_circuit(log_n, seed, xp=cupy)
+    summary = arrays.summary()
+    import cupyx
+
+    # Host staging in pinned (page-locked) memory, as a GPU prover keeps its witness buffers.
+    host_z = cupyx.empty_pinned((max_circuits, arrays.num_variables, 8), dtype=np.uint32)
+    rs = []
+    for c in range(max_circuits):
+        z, pair = porep_witnesses(arrays, seed, 1, cupy, first=c)
+        z[0].get(out=host_z[c])
+        rs += pair
+        del z
+    circuit = DeviceCircuit.from_arrays(arrays, consume=True)
+    del arrays
+    cupy.cuda.Device().synchronize()
+    built_s = time.perf_counter() - t0
+    say(f"2^{log_n}: circuit and {max_circuits} witness(es) built in {built_s:.1f} s: {summary}")
+    t0 = time.perf_counter()
+    key = generate_keys(circuit, trapdoor_from_seed(seed), keep_scalars=check, progress=say)
+    cupy.cuda.Device().synchronize()
+    keygen_s = time.perf_counter() - t0
+    pool = cupy.get_default_memory_pool()
+    resident = pool.used_bytes()
+    say(f"2^{log_n}: keys generated in {keygen_s:.1f} s; resident (keys + circuit) {resident / GIB:.1f} GiB")
+    return dict(circuit=circuit, key=key, host_z=host_z, rs=rs, summary=summary, built_s=built_s, keygen_s=keygen_s,
+                resident_bytes=resident)
+
+
+def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Random) -> dict:
+    import cupy
+
+    circuit, key = built["circuit"], built["key"]
+    row = {"log_n": circuit.log_n, "circuits": circuits}
+    try:
+        plan = plan_batch(circuit, key.queries, circuits)
+    except BatchTooLargeError as exc:
+        say(f"2^{circuit.log_n} x {circuits}: does not fit: {exc}")
+        return {**row, "fits": False, "message": str(exc), "largest": exc.largest}
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    z, upload_ms = cuda_ms(lambda: cupy.asarray(built["host_z"][:circuits]))
+    rs = built["rs"][:circuits]
+    warm = prove_on_device(circuit, key, z, rs, plan=plan)
+    reference_proofs = [proof_to_json(p) for p in warm.proofs]
+    per_run = []
+    for _ in range(runs):
+        result = prove_on_device(circuit, key, z, rs, timer=GpuPhaseTimer(), plan=plan)
+        if [proof_to_json(p) for p in result.proofs] != reference_proofs:
+            raise SystemExit(f"2^{circuit.log_n} x {circuits}: repeated runs gave different proofs")
+        per_run.append(result.ms)
+    phases = {p: statistics.median(ms[p] for ms in per_run) for p in PHASES}
+    total = sum(phases.values())
+    row.update(fits=True, block=plan.block, phases_ms=phases, total_ms=total, per_circuit_ms=total / circuits,
+               upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
+               totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run])
+    say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
+        f"peak {pool.total_bytes() / GIB:.1f} GiB; " + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
+    if check:
+        row["checks"] = run_checks(built, z, warm, sorted({0, circuits - 1}), rng)
+    del z
+    return row
+
+
+def run_checks(built: dict, z, run, which: list[int], rng: random.Random) -> list[dict]:
+    from gpu.trapdoor import check_circuit, check_pairing
+
+    circuit, key = built["circuit"], built["key"]
+    results = []
+    for k in which:
+        one = z[k : k + 1]
+        checks = [check_pairing(key, circuit, one, run.proofs[k])] + check_circuit(circuit, key, one, run.sums[k], rng)
+        for c in checks:
+            say(f"  circuit {k}: {'ok  ' if c.ok else 'FAIL'} {c.name} {c.detail}")
+        results += [{"circuit": k, "check": c.name, "ok": c.ok, "detail": c.detail} for c in checks]
+    if not all(r["ok"] for r in results):
+        raise SystemExit("a check failed (see above)")
+    return results
+
+
+def key_transfer(built: dict) -> dict:
+    """Time the upload of every key query from host memory (each query is copied down, freed on the device, and
+    uploaded again with CUDA events around the copy)."""
+    import cupy
+
+    out = {}
+    for name in ("h", "l", "a", "b_g1", "b_g2"):
+        bases = getattr(built["key"].queries, name)
+        host = bases.words.get()
+        bases.words = None
+        bases._engines.clear()
+        cupy.get_default_memory_pool().free_all_blocks()
+        bases.words, ms = cuda_ms(lambda data=host: cupy.asarray(data))
+        out[name] = {"bytes": host.nbytes, "ms": ms}
+        del host
+    total_ms = sum(v["ms"] for v in out.values())
+    total_bytes = sum(v["bytes"] for v in out.values())
+    say(f"key upload: {total_bytes / GIB:.1f} GiB in {total_ms:.0f} ms ({total_bytes / GIB / (total_ms / 1000):.1f} GiB/s)")
+    return {"queries": out, "total_ms": total_ms, "total_bytes": total_bytes}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27], help="domain sizes (log2), 2..27")
+    parser.add_argument("--circuits", type=int, nargs="+", default=[1, 10], help="batch sizes to time at each size")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per batch (median reported)")
+    parser.add_argument("--seed", default="bench-prove", help="seed of the circuit, witnesses and test-only keys")
+    parser.add_argument("--check", action="store_true", help="pairing and trapdoor checks of circuits 0 and last")
+    parser.add_argument("--key-transfer", action="store_true", help="also time uploading the keys from host memory")
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args(argv)
+    import cupy
+
+    rng = random.Random(f"{args.seed}|check points")
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "gpu": props["name"].decode(), "commit": commit or "unknown", "seed": args.seed}
+    say(f"{meta}")
+    sizes = []
+    for log_n in args.log_n:
+        built = build(log_n, args.seed, max(args.circuits), args.check)
+        entry = {"log_n": log_n, "summary": built["summary"], "built_s": built["built_s"], "keygen_s": built["keygen_s"],
+                 "resident_bytes": built["resident_bytes"], "batches": []}
+        for circuits in args.circuits:
+            entry["batches"].append(run_batch(built, circuits, args.runs, args.check, rng))
+        if args.key_transfer:
+            entry["key_transfer"] = key_transfer(built)
+        sizes.append(entry)
+        del built
+        cupy.get_default_memory_pool().free_all_blocks()
+        if args.json:
+            args.json.write_text(json.dumps({"meta": meta, "sizes": sizes}, indent=1))
+    print_table(meta, sizes)
+    return 0
+
+
+def print_table(meta: dict, sizes: list[dict]) -> None:
+    print(f"\nGPU {meta['gpu']}, commit {meta['commit']}, {meta['date']}")
+    header = "| n | circuits | " + " | ".join(PHASES) + " | total ms | ms/circuit | witness upload ms | peak GiB |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for entry in sizes:
+        for b in entry["batches"]:
+            if not b["fits"]:
+                print(f"| 2^{b['log_n']} | {b['circuits']} | does not fit: largest batch {b['largest']} |")
+                continue
+            cells = " | ".join(f"{b['phases_ms'][p]:.1f}" for p in PHASES)
+            print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {b['per_circuit_ms']:.1f} | "
+                  f"{b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Many circuits over several GPUs of one host, as supraseal-c2's generate_groth16_proofs_c spreads them.
+
+    blocks      the circuits of one call are cut into contiguous blocks, one per GPU, in device order:
+                with C circuits on N GPUs, the first C mod N GPUs take ceil(C / N) circuits and the
+                others floor(C / N) (``split_blocks``), so block sizes differ by at most one
+    keys        the proving key's points are uploaded once to every GPU used (``keys_on``) and stay there
+    streams     one host thread per block; each makes its GPU current, runs the one-GPU prover
+                (gpu/prover.py) on a stream of its own, so the GPUs work at the same time
+    merge       the proofs come back in circuit order: block k's proofs follow block k-1's
+
+N = 1 is the same path with one block. ``devices`` may repeat a device: blocks [0, 0] run two blocks on
+device 0 (concurrently, on two streams), which is how the split is checked on a one-GPU machine.
+Every block's proofs are bit-identical to a one-GPU run of the same circuits (each circuit's proof
+depends only on its witness, r, s and the keys).
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from reference.domain import BELLMAN, DomainConvention
+from reference.errors import InvalidInputError, SizeMismatchError
+
+from . import device
+from .assemble import Proof
+from .prover import GpuProofRun, prove
+
+
+def split_blocks(circuits: int, gpus: int) -> list[range]:
+    """Contiguous blocks of circuit indices, one per GPU: the first circuits % gpus blocks hold one more.
+    A GPU gets an empty block when there are fewer circuits than GPUs."""
+    if gpus < 1:
+        raise InvalidInputError("--gpus", f"must be at least 1, got {gpus}")
+    base, extra = divmod(circuits, gpus)
+    blocks, start = [], 0
+    for k in range(gpus):
+        size = base + (1 if k < extra else 0)
+        blocks.append(range(start, start + size))
+        start += size
+    return blocks
+
+
+def resolve_devices(gpus: int | None = None, devices: list[int] | None = None) -> list[int]:
+    """The device of each block: ``devices`` as given (repeats allowed: several blocks on one GPU), else
+    0 .. gpus-1, else every visible device. Refuses a device that is not visible, saying how many are."""
+    visible = device.device_count()
+    if devices is None:
+        count = visible if gpus is None else gpus
+        if count < 1:
+            raise InvalidInputError("--gpus", f"must be at least 1, got {count}")
+        if count > visible:
+            raise InvalidInputError("--gpus", f"asks for {count} GPUs but {visible} CUDA device(s) are visible")
+        devices = list(range(count))
+    for d in devices:
+        if not 0 <= d < visible:
+            raise InvalidInputError("--devices", f"device {d} is not visible; devices 0..{visible - 1} are")
+    return list(devices)
+
+
+@dataclass
+class MultiGpuRun:
+    """Proofs in circuit order, with each block's one-GPU run (its per-phase CUDA-event times)."""
+
+    proofs: list[Proof]
+    devices: list[int]
+    blocks: list[range]
+    runs: list[GpuProofRun | None] = field(default_factory=list)
+    """Per block, the one-GPU run (None for an empty block)."""
+
+    def breakdown(self) -> str:
+        lines = []
+        for d, block, run in zip(self.devices, self.blocks, self.runs):
+            label = f"GPU {d}: circuits {block.start}..{block.stop - 1}" if len(block) else f"GPU {d}: no circuits"
+            lines.append(label)
+            if run is not None:
+                lines.append(run.breakdown())
+        return "\n".join(lines)
+
+
+def keys_on(pk, devices: list[int]) -> dict:
+    """The proving key's queries uploaded once to each distinct device: {device: DeviceQueries}. Raises
+    GpuMemoryError naming the device whose memory cannot hold them."""
+    import cupy
+
+    from .msm import DeviceQueries
+
+    queries = {}
+    for d in dict.fromkeys(devices):
+        with cupy.cuda.Device(d):
+            try:
+                queries[d] = DeviceQueries.from_proving_key(pk)
+            except cupy.cuda.memory.OutOfMemoryError as exc:
+                raise device.GpuMemoryError(f"the proving key on GPU {d}", int(getattr(exc, "size", 0)),
+                                            device.free_device_memory()) from exc
+    return queries
+
+
+def prove_multi(r1cs, pk, witnesses, gpus: int | None = None, devices: list[int] | None = None,
+                convention: DomainConvention = BELLMAN, progress=None, queries: dict | None = None) -> MultiGpuRun:
+    """Groth16 proofs for every witness, the circuits spread over GPUs (module docstring); bit-identical to
+    gpu.prover.prove on one GPU. ``queries``: keys_on()'s result from an earlier call, to reuse the uploads."""
+    import cupy
+
+    if not witnesses:
+        raise SizeMismatchError("witnesses", "give at least one circuit")
+    devices = resolve_devices(gpus, devices)
+    blocks = split_blocks(len(witnesses), len(devices))
+    queries = queries or keys_on(pk, devices)
+
+    def run_block(k: int) -> GpuProofRun | None:
+        if not len(blocks[k]):
+            return None
+        with cupy.cuda.Device(devices[k]):
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                say = (lambda m: progress(f"GPU {devices[k]} block {k}: {m}")) if progress else None
+                run = prove(r1cs, pk, [witnesses[i] for i in blocks[k]], queries=queries[devices[k]], progress=say,
+                            convention=convention)
+            stream.synchronize()
+            return run
+
+    with ThreadPoolExecutor(max_workers=len(blocks)) as pool:
+        runs = list(pool.map(run_block, range(len(blocks))))
+    proofs = [p for run in runs if run is not None for p in run.proofs]
+    return MultiGpuRun(proofs=proofs, devices=devices, blocks=blocks, runs=runs)

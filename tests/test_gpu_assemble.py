@@ -1,0 +1,86 @@
+"""Phase assemble on the device (gpu/assemble.py, gpu/kernels/assemble.cu) against the reference.
+
+Runs on the host build of the kernels where there is no GPU (tests/native/ec_host.py), on the device
+under @gpu. Expected values: the checked-in vectors' assemble outputs (reference prover) and py_ecc.
+"""
+import importlib.util
+import random
+from pathlib import Path
+
+import pytest
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, add, multiply, neg
+
+from gpu.points import G1_GROUP, G2_GROUP, points_to_words, use_backend
+from reference.cli import proof_json
+from reference.curve import encode_g1, encode_g2
+from reference.field import R
+from vectors.bundled import DATA_DIR
+from vectors.format import load_vector
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_host_module():
+    spec = importlib.util.spec_from_file_location("ec_host", ROOT / "tests" / "native" / "ec_host.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ec_host = _load_host_module()
+
+
+@pytest.fixture
+def emulated():
+    try:
+        ec_host.host_library("assemble.cu")
+    except ec_host.NoHostCompiler as exc:
+        pytest.skip(f"host build of the kernels skipped: {exc}")
+    with use_backend(ec_host.emulation_backend()):
+        yield
+
+
+def _check_vector_proofs(name):
+    from gpu.assemble import assemble
+
+    vector = load_vector(DATA_DIR / f"{name}.json")
+    for case in vector.circuits:
+        e, w = case.expected, case.witness
+        got = assemble(vector.pk.vk, e.msm_h, e.batch_add, e.tail_msm, w.r, w.s)
+        assert proof_json(got) == proof_json(e.assemble)
+
+
+@pytest.mark.parametrize("name", ["porep-log03", "multi-circuit-log07", "edge-scalars"])
+def test_device_assembly_equals_the_reference(emulated, name):
+    _check_vector_proofs(name)
+
+
+def test_linear_combinations_special_cases(emulated):
+    """Zero scalars, identity points, P + P (the doubling case of the addition formula), P - P, and r - 1."""
+    import numpy as np
+
+    from gpu.assemble import linear_combinations
+    from gpu.points import download_points
+
+    rng = random.Random(3)
+    p, q = multiply(G1, rng.randrange(R)), multiply(G1, rng.randrange(R))
+    rows = [
+        ([p, q], [0, 0], Z1),
+        ([Z1, q], [5, 7], multiply(q, 7)),
+        ([p, p], [1, 1], add(p, p)),
+        ([p, neg(p)], [3, 3], Z1),
+        ([p, q], [R - 1, 2], add(neg(p), multiply(q, 2))),
+        ([p, q], [k := rng.randrange(R), m := rng.randrange(R)], add(multiply(p, k), multiply(q, m))),
+    ]
+    words = np.stack([points_to_words(points, G1_GROUP) for points, _, _ in rows])
+    got = download_points(linear_combinations(words, [s for _, s, _ in rows], G1_GROUP), G1_GROUP)
+    assert [encode_g1(x) for x in got] == [encode_g1(e) for _, _, e in rows]
+    t = multiply(G2, 11)
+    g2 = download_points(linear_combinations(points_to_words([t, G2], G2_GROUP)[None], [[R - 2, 5]], G2_GROUP), G2_GROUP)
+    assert encode_g2(g2[0]) == encode_g2(add(multiply(t, R - 2), multiply(G2, 5)))
+
+
+@pytest.mark.gpu
+def test_device_assembly_equals_the_reference_on_the_gpu():
+    for name in ("porep-log06", "multi-circuit-log07", "edge-scalars"):
+        _check_vector_proofs(name)

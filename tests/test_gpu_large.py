@@ -1,0 +1,159 @@
+"""The large-circuit path of the GPU prover: device-built PoRep-shaped circuits, GPU keys, the array prover,
+the trapdoor checks and the memory plan.
+
+Independent sources: the reference setup and prover on a small circuit (bit-identical keys and proofs), the
+pairing check, the numpy build of the same circuit (bit-identical arrays), and planted faults that the
+trapdoor checks must catch.
+"""
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from reference.cli import proof_json
+from reference.setup import trapdoor_from_seed
+
+SEED = "test-gpu-large"
+
+
+# ------------------------------------------------------------------ memory plan (no GPU needed)
+
+
+def _fake(log_n: int, points: int):
+    circuit = SimpleNamespace(n=1 << log_n, log_n=log_n, num_variables=points + 10)
+    bases = SimpleNamespace(n=points)
+    queries = SimpleNamespace(h=SimpleNamespace(n=(1 << log_n) - 1), l=bases, a=bases, b_g1=bases,
+                              b_g2=SimpleNamespace(n=points // 4))
+    return circuit, queries
+
+
+def test_plan_takes_all_circuits_at_once_when_they_fit():
+    from gpu.prover import batch_bytes, plan_batch
+
+    circuit, queries = _fake(20, 1 << 20)
+    plan = plan_batch(circuit, queries, 4, bytes_free=batch_bytes(circuit, queries, 4, 4))
+    assert (plan.circuits, plan.block) == (4, 4)
+
+
+def test_plan_falls_back_to_smaller_blocks():
+    from gpu.prover import batch_bytes, plan_batch
+
+    circuit, queries = _fake(20, 1 << 20)
+    free = batch_bytes(circuit, queries, 4, 1)
+    plan = plan_batch(circuit, queries, 4, bytes_free=free)
+    assert plan.block < 4 and plan.bytes_needed <= free
+
+
+def test_plan_names_the_largest_batch_that_fits():
+    from gpu.device import GpuMemoryError
+    from gpu.prover import BatchTooLargeError, batch_bytes, plan_batch
+
+    circuit, queries = _fake(27, 130_000_000)
+    free = batch_bytes(circuit, queries, 3, 1) + 1  # room for 3 circuits, not 4
+    with pytest.raises(BatchTooLargeError, match="largest batch that fits is 3 circuit") as info:
+        plan_batch(circuit, queries, 10, bytes_free=free)
+    assert info.value.largest == 3 and isinstance(info.value, GpuMemoryError)
+    with pytest.raises(BatchTooLargeError, match="not even one circuit fits"):
+        plan_batch(circuit, queries, 1, bytes_free=1 << 20)
+
+
+# ------------------------------------------------------------------ on the device
+
+
+@pytest.mark.gpu
+def test_device_built_circuit_equals_the_numpy_build():
+    import cupy
+
+    from vectors.porep_arrays import porep_circuit, porep_witnesses
+
+    host = porep_circuit(12, SEED)
+    dev = porep_circuit(12, SEED, xp=cupy)
+    assert dev.fingerprint() == host.fingerprint()
+    z_host, rs_host = porep_witnesses(host, SEED, 2)
+    z_dev, rs_dev = porep_witnesses(dev, SEED, 2, cupy)
+    assert np.array_equal(z_dev.get(), z_host) and rs_dev == rs_host
+
+
+@pytest.fixture(scope="module")
+def small_large_path():
+    """A porep_arrays circuit at 2^8 with 2 witnesses: GPU keys and GPU proofs by the array path."""
+    import cupy
+
+    from gpu.circuit import DeviceCircuit
+    from gpu.keygen import generate_keys
+    from gpu.prover import prove_on_device
+    from vectors.porep_arrays import porep_circuit, porep_witnesses
+
+    arrays = porep_circuit(8, SEED)
+    z, rs = porep_witnesses(arrays, SEED, 2)
+    circuit = DeviceCircuit.from_arrays(arrays)
+    key = generate_keys(circuit, trapdoor_from_seed(SEED), keep_scalars=True)
+    z_device = cupy.asarray(z)
+    run = prove_on_device(circuit, key, z_device, rs)
+    return SimpleNamespace(arrays=arrays, z=z, rs=rs, circuit=circuit, key=key, z_device=z_device, run=run)
+
+
+@pytest.mark.gpu
+def test_array_path_equals_the_reference_setup_and_prover(small_large_path):
+    """Keys from gpu/keygen.py and proofs from prove_on_device equal reference.setup + reference.prover, bit for bit."""
+    from gpu.keygen import to_proving_key
+    from reference.prover import prove
+    from reference.setup import setup
+    from test_gpu_keygen import assert_same_keys  # (tests/ is on sys.path under pytest)
+    from vectors.porep_arrays import witness_objects
+
+    s = small_large_path
+    r1cs = s.arrays.to_r1cs()
+    pk = setup(r1cs, trapdoor_from_seed(SEED))
+    assert_same_keys(to_proving_key(s.key, s.circuit), pk)
+    expected = prove(r1cs, pk, witness_objects(s.z, s.rs, s.arrays.num_inputs))[0].assemble
+    assert [proof_json(p) for p in s.run.proofs] == [proof_json(p) for p in expected]
+
+
+@pytest.mark.gpu
+def test_trapdoor_checks_pass_and_catch_planted_faults(small_large_path):
+    from dataclasses import replace
+
+    from py_ecc.optimized_bls12_381 import G1, add
+
+    from gpu.trapdoor import check_circuit, check_pairing
+
+    s = small_large_path
+    rng = random.Random(1)
+    for k in range(2):
+        one = s.z_device[k : k + 1]
+        results = [check_pairing(s.key, s.circuit, one, s.run.proofs[k])] + check_circuit(s.circuit, s.key, one, s.run.sums[k], rng)
+        assert all(r.ok for r in results), [r.name for r in results if not r.ok]
+        assert len(results) == 1 + 2 + 8  # pairing, ntt_h identity, msm_h, 4 x (batch_add, tail_msm)
+    sums = s.run.sums[0]
+    tampered = replace(sums, h=add(sums.h, G1), tail=replace(sums.tail, b_g1=add(sums.tail.b_g1, G1)))
+    failed = {r.name for r in check_circuit(s.circuit, s.key, s.z_device[0:1], tampered, rng) if not r.ok}
+    assert failed == {"msm_h against the trapdoor", "tail_msm b_g1 against the trapdoor"}
+    other = replace(s.run.proofs[0], c=add(s.run.proofs[0].c, G1))
+    assert not check_pairing(s.key, s.circuit, s.z_device[0:1], other).ok
+
+
+@pytest.mark.gpu
+def test_blocks_of_one_circuit_give_the_same_proofs(small_large_path):
+    from gpu.prover import BatchPlan, prove_on_device
+
+    s = small_large_path
+    run = prove_on_device(s.circuit, s.key, s.z_device, s.rs, plan=BatchPlan(2, 1, 0, 0))
+    assert [proof_json(p) for p in run.proofs] == [proof_json(p) for p in s.run.proofs]
+
+
+@pytest.mark.gpu
+def test_ntt_h_that_consumes_its_inputs_gives_the_same_h():
+    """The prover lets ntt_h use a, b, c as work buffers (consume=True); h must not change."""
+    import cupy
+
+    from gpu.field import to_device
+    from gpu.ntt_h import ntt_h
+
+    rng = random.Random(5)
+    log_n = 10
+    a, b, c = (to_device([rng.randrange(1 << 250) for _ in range(2 << log_n)]).reshape(2, 1 << log_n, 8) for _ in range(3))
+    kept = ntt_h(a, b, c, log_n).copy()
+    consumed = ntt_h(a.copy(), b.copy(), c.copy(), log_n, consume=True)
+    assert bool(cupy.all(consumed == kept))

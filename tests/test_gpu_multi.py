@@ -1,0 +1,89 @@
+"""Circuits spread over several GPUs (gpu/multi.py), the --gpus options of python -m gpu and python -m conformance.
+
+On one GPU the split is checked by running several blocks on device 0 (``devices=[0, 0, 0]``); the proofs must
+equal the one-GPU call's and the vector's expected proofs (the reference's). The block rule and the errors
+are checked without a GPU.
+"""
+import json
+
+import pytest
+
+from reference.cli import proof_json
+from reference.errors import InvalidInputError
+from vectors.bundled import DATA_DIR
+from vectors.format import load_vector
+
+MULTI = DATA_DIR / "multi-circuit-log07.json"
+
+
+@pytest.mark.parametrize("circuits, gpus, sizes", [(10, 1, [10]), (10, 2, [5, 5]), (10, 4, [3, 3, 2, 2]),
+                                                   (3, 4, [1, 1, 1, 0]), (7, 3, [3, 2, 2])])
+def test_blocks_are_contiguous_and_differ_by_at_most_one(circuits, gpus, sizes):
+    from gpu.multi import split_blocks
+
+    blocks = split_blocks(circuits, gpus)
+    assert [len(b) for b in blocks] == sizes
+    assert [i for b in blocks for i in b] == list(range(circuits))
+
+
+def test_more_gpus_than_visible_is_refused():
+    from gpu.device import device_count
+    from gpu.multi import resolve_devices
+
+    visible = device_count()
+    with pytest.raises(InvalidInputError, match=f"asks for {visible + 1} GPUs but {visible} CUDA device"):
+        resolve_devices(gpus=visible + 1)
+    with pytest.raises(InvalidInputError, match="not visible"):
+        resolve_devices(devices=[visible])
+    with pytest.raises(InvalidInputError, match="at least 1"):
+        resolve_devices(gpus=0)
+
+
+def test_conformance_gpus_beyond_the_visible_devices_exits_2(capsys):
+    from conformance.__main__ import main
+    from gpu.device import device_count
+    from reference.cli import run_main
+
+    code = run_main(main, ["run", "--quiet", "--gpus", str(device_count() + 1), str(DATA_DIR / "porep-log02.json")])
+    assert code == 2
+    assert "--gpus" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("devices", [None, [0], [0, 0], [0, 0, 0], [0, 0, 0, 0, 0]])
+def test_split_over_blocks_equals_the_one_gpu_call(devices):
+    from gpu.multi import prove_multi, split_blocks
+    from gpu.prover import prove
+
+    vector = load_vector(MULTI)
+    expected = [proof_json(c.expected.assemble) for c in vector.circuits]
+    plain = prove(vector.r1cs, vector.pk, vector.witnesses)
+    run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=devices)
+    assert [proof_json(p) for p in plain.proofs] == expected
+    assert [proof_json(p) for p in run.proofs] == expected
+    assert run.blocks == split_blocks(4, len(run.devices))
+
+
+@pytest.mark.gpu
+def test_cli_devices_option_writes_the_reference_proofs(tmp_path):
+    from gpu.__main__ import main
+
+    out = tmp_path / "proofs.json"
+    timings = tmp_path / "timings.json"
+    assert main(["prove", str(MULTI), "--devices", "0,0", "--quiet", "--out", str(out), "--timings-json", str(timings)]) == 0
+    vector = load_vector(MULTI)
+    assert json.loads(out.read_text()) == [proof_json(c.expected.assemble) for c in vector.circuits]
+    blocks = json.loads(timings.read_text())["blocks"]
+    assert [b["circuits"] for b in blocks] == [[0, 2], [2, 4]] and all(b["device"] == 0 for b in blocks)
+
+
+@pytest.mark.gpu
+def test_conformance_runs_once_per_gpu_and_names_it(tmp_path):
+    from conformance.__main__ import main
+
+    code = main(["run", "--quiet", "--gpus", "1", "--phases", "evaluate,assemble", "--report", str(tmp_path),
+                 str(DATA_DIR / "porep-log03.json")])
+    assert code == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    text = json.dumps(report)
+    assert "gpu:0" in text and "pci_bus_id" in text
