@@ -11,7 +11,7 @@ memory), one warm-up proof (module loading and NVRTC compilation stay out of the
 proofs, each phase timed with CUDA events at its boundary (gpu/prover.py); the table gives the median
 of each phase over the runs. Repeated runs must give identical proofs. ``--check`` verifies circuit 0
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
-``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
+BENCH_COMMIT names the commit measured where the checkout has no git history (the device copy). ``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
 prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
 the timed runs (its pool keeps what it allocated), keys and circuit included.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -177,7 +178,8 @@ def main(argv=None) -> int:
 
     rng = random.Random(f"{args.seed}|check points")
     props = cupy.cuda.runtime.getDeviceProperties(0)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = os.environ.get("BENCH_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                                              text=True).stdout.strip()
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "gpu": props["name"].decode(), "commit": commit or "unknown", "seed": args.seed}
     say(f"{meta}")
