@@ -164,6 +164,66 @@ def key_transfer(built: dict) -> dict:
     return {"queries": out, "total_ms": total_ms, "total_bytes": total_bytes}
 
 
+def run_multi(log_n: int, seed: str, circuits: int, devices: list[int], runs: int) -> dict:
+    """Throughput of one batch spread over ``devices`` (gpu/multi.py's blocks and threads) against the first device
+    alone: the circuit and keys are made on every distinct device, the witnesses staged once in pinned host memory;
+    each block uploads its witnesses and proves them on its device. Wall clock around the whole call (the GPUs'
+    CUDA events cannot be compared across devices), median of ``runs`` after a warm-up."""
+    import cupy
+    import cupyx
+    import numpy as np
+
+    from gpu.multi import run_on_devices, split_blocks
+
+    built = {}
+    for d in dict.fromkeys(devices):
+        with cupy.cuda.Device(d):
+            arrays = porep_circuit(log_n, seed, xp=cupy)
+            if not built:
+                host_z = cupyx.empty_pinned((circuits, arrays.num_variables, 8), dtype=np.uint32)
+                rs = []
+                for c in range(circuits):
+                    z, pair = porep_witnesses(arrays, seed, 1, cupy, first=c)
+                    z[0].get(out=host_z[c])
+                    rs += pair
+            circuit = DeviceCircuit.from_arrays(arrays, consume=True)
+            del arrays
+            built[d] = (circuit, generate_keys(circuit, trapdoor_from_seed(seed)))
+            say(f"2^{log_n}: circuit and keys on GPU {d}")
+
+    def timed(on: list[int]) -> tuple[float, list]:
+        blocks = split_blocks(circuits, len(on))
+
+        def block(k: int, d: int):
+            if not len(blocks[k]):
+                return []
+            circuit, key = built[d]
+            z = cupy.asarray(host_z[blocks[k].start : blocks[k].stop])
+            return prove_on_device(circuit, key, z, rs[blocks[k].start : blocks[k].stop]).proofs
+
+        start = time.perf_counter()
+        proofs = [p for part in run_on_devices(on, block) for p in part]
+        return (time.perf_counter() - start) * 1000.0, proofs
+
+    result = {"log_n": log_n, "circuits": circuits, "devices": devices}
+    for label, on in (("one", devices[:1]), ("all", devices)):
+        _, proofs = timed(on)  # warm-up
+        times = [timed(on)[0] for _ in range(runs)]
+        result[label] = {"devices": on, "wall_ms": statistics.median(times), "proofs": [proof_to_json(p) for p in proofs]}
+        say(f"2^{log_n} x {circuits} on GPUs {on}: {statistics.median(times):.1f} ms wall ({statistics.median(times) / circuits:.1f} ms a circuit)")
+    if result["one"]["proofs"] != result["all"]["proofs"]:
+        raise SystemExit("the multi-GPU run's proofs differ from the one-GPU run's")
+    result["speedup"] = result["one"]["wall_ms"] / result["all"]["wall_ms"]
+    say(f"2^{log_n} x {circuits}: throughput on {devices} = {result['speedup']:.2f}x one GPU; proofs identical")
+    for label in ("one", "all"):
+        del result[label]["proofs"]
+    return result
+
+
+def _devices(text: str) -> list[int]:
+    return [int(d) for d in text.split(",") if d.strip()]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27], help="domain sizes (log2), 2..27")
@@ -173,8 +233,17 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="pairing and trapdoor checks of circuits 0 and last")
     parser.add_argument("--key-transfer", action="store_true", help="also time uploading the keys from host memory")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--devices", type=_devices, metavar="D,D,...",
+                        help="instead: the multi-GPU throughput of --circuits[-1] circuits over these devices (one block "
+                        "each; a device may repeat to exercise the split on one GPU) against the first device alone")
     args = parser.parse_args(argv)
     import cupy
+
+    if args.devices:
+        results = [run_multi(log_n, args.seed, args.circuits[-1], args.devices, args.runs) for log_n in args.log_n]
+        if args.json:
+            args.json.write_text(json.dumps({"multi_gpu": results}, indent=1))
+        return 0
 
     rng = random.Random(f"{args.seed}|check points")
     props = cupy.cuda.runtime.getDeviceProperties(0)

@@ -4,8 +4,8 @@
                 with C circuits on N GPUs, the first C mod N GPUs take ceil(C / N) circuits and the
                 others floor(C / N) (``split_blocks``), so block sizes differ by at most one
     keys        the proving key's points are uploaded once to every GPU used (``keys_on``) and stay there
-    streams     one host thread per block; each makes its GPU current, runs the one-GPU prover
-                (gpu/prover.py) on a stream of its own, so the GPUs work at the same time
+    streams     one host thread per block (``run_on_devices``); each makes its GPU current and runs the
+                one-GPU prover (gpu/prover.py) on a stream of its own, so the GPUs work at the same time
     merge       the proofs come back in circuit order: block k's proofs follow block k-1's
 
 N = 1 is the same path with one block. ``devices`` may repeat a device: blocks [0, 0] run two blocks on
@@ -95,31 +95,41 @@ def keys_on(pk, devices: list[int]) -> dict:
     return queries
 
 
+def run_on_devices(devices: list[int], work):
+    """[work(k, devices[k]) for each block k], each call on a host thread of its own with devices[k] current and
+    a non-blocking stream of its own (so blocks on different GPUs, or on one GPU, overlap), synchronised before
+    its result is returned. An exception in any block is raised here."""
+    import cupy
+
+    def one(k: int):
+        with cupy.cuda.Device(devices[k]):
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                result = work(k, devices[k])
+            stream.synchronize()
+            return result
+
+    with ThreadPoolExecutor(max_workers=max(1, len(devices))) as pool:
+        return list(pool.map(one, range(len(devices))))
+
+
 def prove_multi(r1cs, pk, witnesses, gpus: int | None = None, devices: list[int] | None = None,
                 convention: DomainConvention = BELLMAN, progress=None, queries: dict | None = None) -> MultiGpuRun:
     """Groth16 proofs for every witness, the circuits spread over GPUs (module docstring); bit-identical to
     gpu.prover.prove on one GPU. ``queries``: keys_on()'s result from an earlier call, to reuse the uploads."""
-    import cupy
-
     if not witnesses:
         raise SizeMismatchError("witnesses", "give at least one circuit")
     devices = resolve_devices(gpus, devices)
     blocks = split_blocks(len(witnesses), len(devices))
     queries = queries or keys_on(pk, devices)
 
-    def run_block(k: int) -> GpuProofRun | None:
+    def run_block(k: int, on_device: int) -> GpuProofRun | None:
         if not len(blocks[k]):
             return None
-        with cupy.cuda.Device(devices[k]):
-            stream = cupy.cuda.Stream(non_blocking=True)
-            with stream:
-                say = (lambda m: progress(f"GPU {devices[k]} block {k}: {m}")) if progress else None
-                run = prove(r1cs, pk, [witnesses[i] for i in blocks[k]], queries=queries[devices[k]], progress=say,
-                            convention=convention)
-            stream.synchronize()
-            return run
+        say = (lambda m: progress(f"GPU {on_device} block {k}: {m}")) if progress else None
+        return prove(r1cs, pk, [witnesses[i] for i in blocks[k]], queries=queries[on_device], progress=say,
+                     convention=convention)
 
-    with ThreadPoolExecutor(max_workers=len(blocks)) as pool:
-        runs = list(pool.map(run_block, range(len(blocks))))
+    runs = run_on_devices(devices, run_block)
     proofs = [p for run in runs if run is not None for p in run.proofs]
     return MultiGpuRun(proofs=proofs, devices=devices, blocks=blocks, runs=runs)
