@@ -58,24 +58,30 @@ def cuda_ms(fn):
     return result, cupy.cuda.get_elapsed_time(start, end)
 
 
+def stage_witnesses(arrays, seed: str, count: int):
+    """(host_z, rs): witnesses 0..count-1 made on the device one at a time and copied into pinned (page-locked)
+    host memory, where a GPU prover stages its witness buffers; rs their (r, s)."""
+    import cupy
+    import cupyx
+    import numpy as np
+
+    host_z = cupyx.empty_pinned((count, arrays.num_variables, 8), dtype=np.uint32)
+    rs = []
+    for c in range(count):
+        z, pair = porep_witnesses(arrays, seed, 1, cupy, first=c)
+        z[0].get(out=host_z[c])
+        rs += pair
+    return host_z, rs
+
+
 def build(log_n: int, seed: str, max_circuits: int, check: bool) -> dict:
     """The device circuit, host witnesses and device keys for one size, with the time each took."""
     import cupy
-    import numpy as np
 
     t0 = time.perf_counter()
     arrays = porep_circuit(log_n, seed, xp=cupy)
     summary = arrays.summary()
-    import cupyx
-
-    # Host staging in pinned (page-locked) memory, as a GPU prover keeps its witness buffers.
-    host_z = cupyx.empty_pinned((max_circuits, arrays.num_variables, 8), dtype=np.uint32)
-    rs = []
-    for c in range(max_circuits):
-        z, pair = porep_witnesses(arrays, seed, 1, cupy, first=c)
-        z[0].get(out=host_z[c])
-        rs += pair
-        del z
+    host_z, rs = stage_witnesses(arrays, seed, max_circuits)
     circuit = DeviceCircuit.from_arrays(arrays, consume=True)
     del arrays
     cupy.cuda.Device().synchronize()
@@ -170,8 +176,6 @@ def run_multi(log_n: int, seed: str, circuits: int, devices: list[int], runs: in
     each block uploads its witnesses and proves them on its device. Wall clock around the whole call (the GPUs'
     CUDA events cannot be compared across devices), median of ``runs`` after a warm-up."""
     import cupy
-    import cupyx
-    import numpy as np
 
     from gpu.multi import run_on_devices, split_blocks
 
@@ -180,12 +184,7 @@ def run_multi(log_n: int, seed: str, circuits: int, devices: list[int], runs: in
         with cupy.cuda.Device(d):
             arrays = porep_circuit(log_n, seed, xp=cupy)
             if not built:
-                host_z = cupyx.empty_pinned((circuits, arrays.num_variables, 8), dtype=np.uint32)
-                rs = []
-                for c in range(circuits):
-                    z, pair = porep_witnesses(arrays, seed, 1, cupy, first=c)
-                    z[0].get(out=host_z[c])
-                    rs += pair
+                host_z, rs = stage_witnesses(arrays, seed, circuits)
             circuit = DeviceCircuit.from_arrays(arrays, consume=True)
             del arrays
             built[d] = (circuit, generate_keys(circuit, trapdoor_from_seed(seed)))

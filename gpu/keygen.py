@@ -37,9 +37,18 @@ from reference.keys import ProvingKey, VerifyingKey
 from reference.setup import Trapdoor
 
 from .circuit import DeviceCircuit
-from .limbs import FR
 from .msm import DeviceBases, DeviceQueries, progression_bases
-from .points import FR_LIMBS, G1_GROUP, G2_GROUP, Group, backend, download_points, launch, u32
+from .points import (
+    FR_LIMBS,
+    G1_GROUP,
+    G2_GROUP,
+    Group,
+    backend,
+    download_points,
+    launch,
+    scalars_to_montgomery_limbs,
+    u32,
+)
 
 KEYGEN_KERNELS = "keygen.cu"
 FIXED_BASE_RUN = 32
@@ -78,10 +87,7 @@ def _on_gpu() -> bool:
 
 
 def _montgomery_limbs(values: list[int]):
-    xp = backend().xp
-    from .limbs import ints_to_limbs
-
-    return xp.asarray(ints_to_limbs([FR.to_montgomery(v % R) for v in values], FR, "scalars"))
+    return backend().xp.asarray(scalars_to_montgomery_limbs([v % R for v in values]))
 
 
 def _powers(base: int, count: int, constant: int = 1):

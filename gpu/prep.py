@@ -52,24 +52,8 @@ def _array_module(x):
 def split_query(scalars, is_input) -> DeviceSplit:
     """Split one query: ``scalars`` (circuits, points, 8) canonical limbs, ``is_input`` (points,) bool."""
     xp = _array_module(scalars)
-    num_circuits, num_points = scalars.shape[0], scalars.shape[1]
-    high_zero = ~scalars[:, :, 1:].any(axis=2)
-    is_zero = high_zero & (scalars[:, :, 0] == 0)
-    is_one = high_zero & (scalars[:, :, 0] == 1)
-    tail_mask = is_input | (~is_zero & ~is_one).any(axis=0)
-    tail_indices = xp.flatnonzero(tail_mask).astype(xp.int64)
-    words = -(-num_points // WORD_BITS)
-    if 2 * int(tail_indices.size) > num_points:
-        return DeviceSplit(
-            split=False,
-            bitmaps=xp.zeros((num_circuits, words), dtype=xp.uint64),
-            tail_indices=xp.arange(num_points, dtype=xp.int64),
-            tail_scalars=scalars.copy(),
-        )
-    batched = is_one & ~is_input[None, :]
-    tail_scalars = scalars[:, tail_indices, :].copy()
-    tail_scalars[batched[:, tail_indices]] = 0  # counted by batch addition instead
-    return DeviceSplit(split=True, bitmaps=_pack_bits(batched, words, xp), tail_indices=tail_indices, tail_scalars=tail_scalars)
+    index = xp.arange(scalars.shape[1], dtype=xp.int64)
+    return _split(scalars, index, xp.asarray(is_input, dtype=bool), value_classes(scalars))
 
 
 def _pack_bits(bits, words: int, xp):
@@ -98,11 +82,16 @@ def value_classes(z_limbs):
 def split_query_of(z_limbs, variables, num_inputs: int, classes) -> DeviceSplit:
     """split_query for the query whose points are the witness indices ``variables``, without gathering the
     whole query's scalars: the decisions use ``classes`` (value_classes(z_limbs)); only the tail is gathered."""
+    index = _array_module(z_limbs).asarray(variables, dtype=np.int64)
+    return _split(z_limbs, index, index < num_inputs, classes)
+
+
+def _split(z_limbs, index, is_input, classes) -> DeviceSplit:
+    """The split of the query whose point i has scalar z_limbs[:, index[i]] (module docstring's rules);
+    ``classes`` = value_classes(z_limbs), ``is_input`` (points,) bool."""
     xp = _array_module(z_limbs)
     is_zero, is_one = classes
-    index = xp.asarray(variables, dtype=xp.int64)
     num_circuits, num_points = z_limbs.shape[0], int(index.size)
-    is_input = index < num_inputs
     one = is_one[:, index]
     tail_mask = is_input | (~is_zero[:, index] & ~one).any(axis=0)
     tail_indices = xp.flatnonzero(tail_mask).astype(xp.int64)
@@ -112,7 +101,7 @@ def split_query_of(z_limbs, variables, num_inputs: int, classes) -> DeviceSplit:
             split=False,
             bitmaps=xp.zeros((num_circuits, words), dtype=xp.uint64),
             tail_indices=xp.arange(num_points, dtype=xp.int64),
-            tail_scalars=z_limbs[:, index, :],
+            tail_scalars=z_limbs[:, index, :],  # (a gather: a copy)
         )
     batched = one & ~is_input[None, :]
     tail_scalars = z_limbs[:, index[tail_indices], :]

@@ -85,9 +85,17 @@ class GpuProofRun:
     proofs: list[Proof]
     ms: dict[str, float] = field(default_factory=dict)
     """Per phase (PHASES) and per transfer (TRANSFERS), milliseconds by CUDA events."""
-    sums: list[CircuitSums] = field(default_factory=list)
-    """Per circuit, the msm_h, batch_add and tail_msm outputs (for phase checks)."""
-    plan: "BatchPlan | None" = None
+    device_sums: tuple | None = field(default=None, repr=False)
+    """(h, batch, tail) as the phases left them on the device: (circuits, words) arrays, per query for batch/tail."""
+    _sums: list | None = field(default=None, repr=False)
+
+    @property
+    def sums(self) -> list["CircuitSums"]:
+        """Per circuit, the msm_h, batch_add and tail_msm outputs as py_ecc points, downloaded on first use
+        (the phase checks need them; proving does not)."""
+        if self._sums is None:
+            self._sums = _download_sums(*self.device_sums) if self.device_sums else []
+        return self._sums
 
     def breakdown(self) -> str:
         """A small table: every phase, then the transfers, then the totals."""
@@ -262,7 +270,7 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     tail = timer.run("tail_msm", _tail_msm, queries, splits)
     del splits
     proofs = timer.run("assemble", assemble_device, key.vk, h_sums, batch, tail, randomness)
-    return GpuProofRun(proofs=proofs, ms=timer.ms, sums=_download_sums(h_sums, batch, tail), plan=resident_plan)
+    return GpuProofRun(proofs=proofs, ms=timer.ms, device_sums=(h_sums, batch, tail))
 
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,

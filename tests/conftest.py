@@ -5,9 +5,14 @@ skipped with the reason printed (``-ra`` is on by default), never passed
 silently; ``--require-gpu`` turns that skip into a failure, for the device
 machine and for any CI that has a GPU.
 """
+import contextlib
 import functools
+import importlib.util
+from pathlib import Path
 
 import pytest
+
+NATIVE_DIR = Path(__file__).resolve().parent / "native"
 
 
 def pytest_addoption(parser):
@@ -43,3 +48,33 @@ def pytest_runtest_setup(item):
         reason = gpu_unavailable_reason()
         if reason is not None:
             pytest.fail(f"--require-gpu was given but {reason}", pytrace=False)
+
+
+@functools.lru_cache(maxsize=1)
+def ec_host_module():
+    """tests/native/ec_host.py (host builds of the curve kernels), loaded by path: tests/ is not a package."""
+    spec = importlib.util.spec_from_file_location("ec_host", NATIVE_DIR / "ec_host.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def kernel_emulation():
+    """``with kernel_emulation("msm.cu", ...):`` runs gpu/'s drivers on the host builds of those kernel files
+    (tests/native/ec_host.py) instead of CuPy; skips, saying why, where no compiler can build them."""
+    from gpu.points import use_backend
+
+    ec_host = ec_host_module()
+
+    @contextlib.contextmanager
+    def emulate(*cu_files):
+        try:
+            for cu_file in cu_files:
+                ec_host.host_library(cu_file)
+        except ec_host.NoHostCompiler as exc:
+            pytest.skip(f"host build of the kernels skipped: {exc}")
+        with use_backend(ec_host.emulation_backend()):
+            yield
+
+    return emulate

@@ -3,40 +3,23 @@
 Runs on the host build of the kernels where there is no GPU (tests/native/ec_host.py), on the device
 under @gpu. Expected values: the checked-in vectors' assemble outputs (reference prover) and py_ecc.
 """
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, add, multiply, neg
 
-from gpu.points import G1_GROUP, G2_GROUP, points_to_words, use_backend
+from gpu.points import G1_GROUP, G2_GROUP, points_to_words
 from reference.cli import proof_json
 from reference.curve import encode_g1, encode_g2
 from reference.field import R
 from vectors.bundled import DATA_DIR
 from vectors.format import load_vector
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_host_module():
-    spec = importlib.util.spec_from_file_location("ec_host", ROOT / "tests" / "native" / "ec_host.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ec_host = _load_host_module()
-
 
 @pytest.fixture
-def emulated():
-    try:
-        ec_host.host_library("assemble.cu")
-    except ec_host.NoHostCompiler as exc:
-        pytest.skip(f"host build of the kernels skipped: {exc}")
-    with use_backend(ec_host.emulation_backend()):
+def emulated(kernel_emulation):
+    """The host emulation, for one test at a time (the @gpu tests of this module must see the CuPy backend)."""
+    with kernel_emulation("assemble.cu"):
         yield
 
 

@@ -5,8 +5,6 @@ same drivers and kernel bodies are checked; the @gpu tests repeat the comparison
 the CuPy backend. The expected keys are the checked-in vectors' (made by reference/setup.py from the
 recorded trapdoor), compared through their ZCash encodings.
 """
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +13,7 @@ from py_ecc.optimized_bls12_381 import G1, G2, multiply
 from gpu.circuit import DeviceCircuit, QueryDensity
 from gpu.evaluate import DeviceR1cs, build_csr
 from gpu.limbs import FR, ints_to_limbs, limbs_to_ints
-from gpu.points import G1_GROUP, G2_GROUP, use_backend
+from gpu.points import G1_GROUP, G2_GROUP
 from reference.curve import encode_g1, encode_g2
 from reference.errors import InvalidInputError
 from reference.field import R
@@ -23,28 +21,11 @@ from reference.setup import trapdoor_from_seed
 from vectors.bundled import DATA_DIR
 from vectors.format import load_vector
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_host_module():
-    spec = importlib.util.spec_from_file_location("ec_host", ROOT / "tests" / "native" / "ec_host.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ec_host = _load_host_module()
-
 
 @pytest.fixture
-def emulated():
+def emulated(kernel_emulation):
     """The host emulation, for one test at a time (the @gpu tests of this module must see the CuPy backend)."""
-    try:
-        for cu in ("msm.cu", "keygen.cu"):
-            ec_host.host_library(cu)
-    except ec_host.NoHostCompiler as exc:
-        pytest.skip(f"host build of the kernels skipped: {exc}")
-    with use_backend(ec_host.emulation_backend()):
+    with kernel_emulation("msm.cu", "keygen.cu"):
         yield
 
 

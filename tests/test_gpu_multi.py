@@ -50,9 +50,11 @@ def test_conformance_gpus_beyond_the_visible_devices_exits_2(capsys):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("devices", [None, [0], [0, 0], [0, 0, 0], [0, 0, 0, 0, 0]])
-def test_split_over_blocks_equals_the_one_gpu_call(devices):
-    from gpu.multi import prove_multi, split_blocks
+@pytest.mark.parametrize("devices, sizes", [(None, [4]), ([0], [4]), ([0, 0], [2, 2]), ([0, 0, 0], [2, 1, 1]),
+                                            ([0, 0, 0, 0, 0], [1, 1, 1, 1, 0])])
+def test_split_over_blocks_equals_the_one_gpu_call(devices, sizes):
+    """The 4 circuits of the vector in blocks of the given sizes (None: every visible device, one on this machine)."""
+    from gpu.multi import prove_multi
     from gpu.prover import prove
 
     vector = load_vector(MULTI)
@@ -61,7 +63,7 @@ def test_split_over_blocks_equals_the_one_gpu_call(devices):
     run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=devices)
     assert [proof_json(p) for p in plain.proofs] == expected
     assert [proof_json(p) for p in run.proofs] == expected
-    assert run.blocks == split_blocks(4, len(run.devices))
+    assert [len(b) for b in run.blocks] == sizes
 
 
 @pytest.mark.gpu
