@@ -7,7 +7,8 @@
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
 --require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate);
-2 bad input (unreadable vector, unknown phase or backend); 3 --require-gpu without a usable GPU.
+2 bad input (unreadable vector, a witness that does not satisfy its circuit, unknown phase or backend,
+a run that would check nothing); 3 --require-gpu without a usable GPU.
 """
 import argparse
 import shlex
@@ -18,6 +19,7 @@ from pathlib import Path
 from reference.cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, run_main
 from reference.errors import InvalidInputError
 from reference.prover import PHASES
+from reference.safe_files import check_outputs
 
 from .backends import make_backend
 from .chart import write_chart
@@ -26,8 +28,9 @@ from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
 from .loading import load_cached, vector_paths
 from .phases import MODES, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
-from .runner import check_vector
+from .runner import ERROR, FAIL, PASS, check_vector
 from vectors.bundled import bundled_paths
+from vectors.format import check_witnesses_satisfied
 
 EXIT_MISMATCH = EXIT_INVALID_PROOF
 EXIT_GPU_REQUIRED = 3
@@ -36,6 +39,8 @@ DEFAULT_BACKENDS = "reference,gpu"
 DEFAULT_REPEAT = 2
 """Runs of each phase of a backend that is not deterministic by construction (the GPU)."""
 GPU = "gpu"
+CHECKED_STATUSES = (PASS, FAIL, ERROR)
+"""Statuses of a phase that was actually run and judged; a run with none of them checked nothing."""
 REPORT_FILES = ("report.json", "report.md", "chart.png")
 DEFAULT_REPORT_DIR = "conformance-report"
 """Where report files go without --report (ignored by git: see .gitignore)."""
@@ -122,6 +127,8 @@ def _backend_facts(backend) -> dict:
 def _run(args, argv) -> int:
     say = Progress(args.quiet)
     phases = check_phases(_split(args.phases))
+    if not phases:
+        raise InvalidInputError("--phases", "names no phase: a run that checks nothing is an error")
     names = list(dict.fromkeys(_split(args.backends)))
     if not names:
         raise InvalidInputError("--backends", "names no backend")
@@ -162,11 +169,15 @@ def _run(args, argv) -> int:
         backends=facts,
         gpu_fingerprint=fingerprint_before,
     )
-    results = []
+    vectors = []
     for path in paths:
         start = time.perf_counter()
         vector = load_cached(path, progress=say)
         info.load_seconds[vector.id] = round(time.perf_counter() - start, 3)
+        check_witnesses_satisfied(vector)  # in every mode: an unsatisfied witness is bad input, not a backend's fault
+        vectors.append((path, vector))
+    results = []
+    for path, vector in vectors:
         problem = Problem.from_vector(vector)
         results.append(
             check_vector(
@@ -174,15 +185,21 @@ def _run(args, argv) -> int:
             )
         )
 
+    if not any(r.status in CHECKED_STATUSES for v in results for p in v.phases for r in p.backends.values()):
+        raise InvalidInputError("--backends", "the run checked nothing (every phase not implemented, skipped or unavailable): a run that checks nothing is an error")
     document = report_document(results, info)
-    _write_report_files(document, Path(args.report), say)
+    try:
+        _write_report_files(document, Path(args.report), say, inputs=[f for _, v in vectors for f in v.source_files])
+    except OSError as exc:
+        raise InvalidInputError("--report", f"cannot write the report into {args.report}: {exc.strerror or exc}") from None
     sys.stdout.write(terminal_text(document))
     if args.record_gate:
         _record_gate(document, fingerprint_before, say)
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
 
 
-def _write_report_files(document: dict, folder: Path, say) -> None:
+def _write_report_files(document: dict, folder: Path, say, inputs=()) -> None:
+    check_outputs({f"--report {name}": folder / name for name in REPORT_FILES}, {f"input {p}": p for p in inputs})
     folder.mkdir(parents=True, exist_ok=True)
     chart = folder / "chart.png"
     note = write_chart(document, chart)

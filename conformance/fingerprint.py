@@ -8,9 +8,11 @@ Every report records the *fingerprint* of the GPU sources: the sha256 of every g
 differs from the recorded one, and names the files that changed.
 """
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from reference.errors import InvalidInputError
+from reference.safe_files import parse_json, read_regular_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GPU_DIR_NAME = "gpu"
@@ -95,9 +97,9 @@ def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> Gat
     if not path.exists():
         return GateVerdict(NO_REPORT, f"no committed GPU conformance report yet ({rel} does not exist). {refresh}")
     try:
-        report = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        return GateVerdict(INVALID, f"{rel} cannot be read as JSON ({exc}). {refresh}")
+        report = parse_json(read_regular_file(path, "report"), rel, allow_fractions=True)
+    except InvalidInputError as exc:
+        return GateVerdict(INVALID, f"{rel} cannot be read as JSON ({exc.problem}). {refresh}")
     problem = _gate_report_problem(report)
     if problem:
         return GateVerdict(INVALID, f"{rel} is not a passing GPU conformance report: {problem}. {refresh}")
@@ -121,7 +123,10 @@ def _recorded_on(report: dict) -> str:
 
 def _gate_report_problem(report: dict) -> str | None:
     """Why a report cannot serve as the gate (None if it can): it must be a passing run in which the
-    GPU backend ran, with a fingerprint."""
+    GPU backend ran, with a fingerprint; every object the verdict reads has the type it needs."""
+    shape = _gate_report_shape_problem(report)
+    if shape:
+        return shape
     if report.get("schema") != "groth16-conformance-report":
         return "its 'schema' is not groth16-conformance-report"
     if report.get("result") != "pass":
@@ -131,4 +136,21 @@ def _gate_report_problem(report: dict) -> str | None:
         return "the GPU backend did not run in it"
     if not isinstance(report.get("gpu_fingerprint"), dict) or "files" not in report["gpu_fingerprint"]:
         return "it records no gpu_fingerprint"
+    return None
+
+
+def _gate_report_shape_problem(report) -> str | None:
+    """Why the report's structure cannot be read (None if it can): a hand-edited or corrupted file is
+    'invalid', never an AttributeError."""
+    if not isinstance(report, dict):
+        return "it is not a JSON object"
+    backends = report.get("backends", {})
+    if not isinstance(backends, dict) or not all(isinstance(b, dict) for b in backends.values()):
+        return "its 'backends' is not an object of objects"
+    device = backends.get("gpu", {}).get("device")
+    if device is not None and not isinstance(device, dict):
+        return "backends.gpu.device is not an object"
+    fp = report.get("gpu_fingerprint")
+    if fp is not None and not (isinstance(fp, dict) and isinstance(fp.get("files", {}), dict) and all(isinstance(v, str) for v in fp.get("files", {}).values())):
+        return "its gpu_fingerprint is not {sha256, files: {path: sha256}}"
     return None

@@ -15,6 +15,7 @@ import pickle
 from pathlib import Path
 
 from reference.errors import InvalidInputError
+from reference.safe_files import read_regular_file
 from vectors.bundled import bundled_paths
 from vectors.format import Vector, load_vector
 
@@ -44,13 +45,12 @@ def vector_paths(arguments) -> list[Path]:
 
 
 def content_key(path: Path) -> str:
-    """sha256 over the cache format, the JSON file and every sidecar beside it (``<stem>.*.bin``)."""
+    """sha256 over the cache format, the JSON file and every sidecar beside it (``<stem>.*.bin``; only regular
+    files, as the reader takes no other sidecar: a FIFO there must not block the run)."""
     digest = hashlib.sha256(CACHE_FORMAT.encode())
-    for part in [path, *sorted(path.parent.glob(f"{path.stem}.*.bin"))]:
-        try:
-            data = part.read_bytes()
-        except OSError as exc:
-            raise InvalidInputError(str(part), f"cannot read: {exc.strerror}") from None
+    sidecars = [p for p in sorted(path.parent.glob(f"{path.stem}.*.bin")) if p.is_file() and not p.is_symlink()]
+    for part in [path, *sidecars]:
+        data = read_regular_file(part, "vector file" if part == path else "sidecar")
         digest.update(part.name.encode() + b"\0")
         digest.update(hashlib.sha256(data).digest())
     return digest.hexdigest()

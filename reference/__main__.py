@@ -25,6 +25,7 @@ from vectors.snarkjs import (
 from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_proof, proofs_document, read_json, run_main
 from .errors import InvalidInputError, SizeMismatchError
 from .prover import prove
+from .safe_files import check_outputs
 from .verifier import verify
 
 PROOF_FORMATS = ("zcash", "snarkjs")
@@ -100,12 +101,13 @@ def write_proofs(args, vector, proofs: list, say, extra_files: dict | None = Non
         public = _one_or_list([public_to_json(w.public_inputs) for w in vector.witnesses])
     else:
         document, public = proofs_document(proofs), None
+    check_outputs({"--out": args.out, "--public": args.public}, {f"input {p}": p for p in vector.source_files})
     files = dict(extra_files or {})
     if args.out:
         files[Path(args.out)] = json_bytes(document)
     if args.public:
         files[Path(args.public)] = json_bytes(public)
-    write_files_atomically(files)
+    write_files_atomically(files, inputs=vector.source_files)
     if not args.out:
         sys.stdout.write(json_bytes(document).decode())
     if files:

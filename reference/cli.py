@@ -1,5 +1,4 @@
 """What every command-line tool of the toolkit shares: error reporting, progress, proof files."""
-import json
 import sys
 import time
 from pathlib import Path
@@ -7,6 +6,7 @@ from pathlib import Path
 from .assemble import Proof
 from .curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
 from .errors import InvalidInputError, ToolkitError
+from .safe_files import read_json_file
 
 EXIT_OK, EXIT_INVALID_PROOF, EXIT_BAD_INPUT = 0, 1, 2
 """Exit statuses: success; a proof that does not verify (or a conformance mismatch); bad input."""
@@ -55,14 +55,9 @@ def parse_proof(doc, where: str) -> Proof:
 
 
 def read_json(path):
-    """The parsed JSON document at ``path``, or InvalidInputError naming the file (unreadable, or not JSON)."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text())
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(str(path), f"is not valid JSON: {exc}") from None
+    """The parsed JSON document at ``path`` (a regular file, canonical JSON: reference/safe_files.py), or
+    InvalidInputError naming the file."""
+    return read_json_file(path)
 
 
 def each_document(doc, name: str, parse) -> list:

@@ -6,6 +6,9 @@ the domain); Z(x) = x^n - 1; G1, G2 the generators. Points are py_ecc optimized 
 """
 from dataclasses import dataclass
 
+from py_ecc.optimized_bls12_381 import eq, is_inf, neg
+
+from .errors import InvalidInputError
 from .r1cs import Density
 
 
@@ -60,3 +63,48 @@ class QuerySums:
     """G1: sum over the B_G1 query"""
     b_g2: tuple
     """G2: sum over the B_G2 query"""
+
+
+# ----------------------------------------------------------------------------------------------
+# Degeneracy rules: the one place every reader, importer and the verifier take them from
+# (vectors/FORMAT.md, "Key degeneracy rules", states them for readers in other languages).
+
+VK_SECRET_POINTS = ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2")
+"""The verifying key's multiples of a setup secret; a snarkjs key has no beta_g1, delta_g1."""
+DENSE_QUERIES = ("a", "b_g1", "b_g2")
+"""Queries that hold a point only for the variables in their density: bellman drops the identity from them."""
+
+
+def check_verifying_key(vk, names: dict[str, str] | None = None) -> None:
+    """Refuse a verifying key on which Groth16's soundness cannot rest (InvalidInputError naming the field).
+
+    - alpha, beta, gamma, delta points must not be the identity: with gamma = O (or delta = O) the pairing
+      equation drops a term and A = alpha, B = beta, C = O verifies for any public inputs.
+    - IC points must not be the identity: IC_i = O makes the proof independent of public input i (any value
+      verifies). A setup secret of 0, or an input in no constraint, produces it.
+    - gamma_g2 must differ from delta_g2 and from -delta_g2: then e(X, gamma) e(C, delta) = e(X +- C, gamma),
+      and C' = C +- (X - X') turns any valid proof into one for other public inputs X'.
+    ``names`` maps an attribute to the field name the file uses (default: verifying_key.<attribute>).
+    """
+    def field(attribute: str) -> str:
+        return (names or {}).get(attribute, f"verifying_key.{attribute}")
+
+    for attribute in VK_SECRET_POINTS:
+        point = getattr(vk, attribute, None)
+        if point is not None and is_inf(point):
+            raise InvalidInputError(field(attribute), "is the point at infinity: a setup secret of 0 makes every proof forgeable")
+    for i, point in enumerate(vk.ic):
+        if is_inf(point):
+            raise InvalidInputError(f"{field('ic')}[{i}]", "is the point at infinity: the proof would not bind this public input")
+    if eq(vk.gamma_g2, vk.delta_g2) or eq(vk.gamma_g2, neg(vk.delta_g2)):
+        raise InvalidInputError(field("gamma_g2"), "equals delta_g2 or -delta_g2: proofs could be moved to any public inputs")
+
+
+def check_proving_key(pk: ProvingKey) -> None:
+    """check_verifying_key, and no identity in the A, B_G1, B_G2 queries (bellman drops those points; a variable
+    in the density whose point is O means the key does not belong to the densities)."""
+    check_verifying_key(pk.vk)
+    for q in DENSE_QUERIES:
+        for i, point in enumerate(getattr(pk, q)):
+            if is_inf(point):
+                raise InvalidInputError(f"proving_key.{q}[{i}]", "is the point at infinity, which bellman drops from the A and B queries")

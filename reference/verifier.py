@@ -17,7 +17,7 @@ from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pai
 from .assemble import Proof
 from .errors import ScalarRangeError, SizeMismatchError
 from .field import R
-from .keys import VerifyingKey
+from .keys import VerifyingKey, check_verifying_key
 
 
 def public_input_point(vk: VerifyingKey, public_inputs: list[int]) -> tuple:
@@ -43,7 +43,9 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
 
 
 def verify(vk: VerifyingKey, public_inputs: list[int], proof: Proof) -> bool:
-    """True iff e(A, B) = e(alpha, beta) e(X, gamma) e(C, delta) (see the module docstring)."""
+    """True iff e(A, B) = e(alpha, beta) e(X, gamma) e(C, delta) (see the module docstring). A degenerate key
+    (check_verifying_key) raises InvalidInputError: no verdict rests on it."""
+    check_verifying_key(vk)
     x = public_input_point(vk, public_inputs)
     return pairing_product_is_one(
         [

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 from py_ecc.bls.point_compression import compress_G1, compress_G2
-from py_ecc.optimized_bls12_381 import G1, G2, Z1, normalize
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, multiply, normalize
 
 from reference.__main__ import main as reference_main
 from reference.cli import EXIT_BAD_INPUT, EXIT_OK, run_main
@@ -125,7 +125,8 @@ def test_files_follow_the_documented_layout_byte_for_byte(tmp_path):
 
 
 def test_generators_encode_as_the_published_constants():
-    vk = VerifyingKey(alpha_g1=G1, beta_g1=G1, beta_g2=G2, gamma_g2=G2, delta_g1=G1, delta_g2=G2, ic=(G1,))
+    two_g1, two_g2 = multiply(G1, 2), multiply(G2, 2)  # delta != gamma: gamma = delta is a degenerate key
+    vk = VerifyingKey(alpha_g1=G1, beta_g1=G1, beta_g2=G2, gamma_g2=G2, delta_g1=two_g1, delta_g2=two_g2, ic=(G1,))
     data = verifying_key_bytes(vk)
     assert data[:96] == G1_GENERATOR_UNCOMPRESSED
     assert data[192:384] == G2_GENERATOR_UNCOMPRESSED

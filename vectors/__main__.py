@@ -8,6 +8,7 @@ from reference.cli import EXIT_OK, Progress, run_main
 from reference.errors import InvalidInputError
 from reference.evaluate import check_satisfied, evaluate
 from reference.r1cs import witness_vector
+from reference.safe_files import check_outputs
 
 from .bellman import export_bellman, import_bellman
 from .bundled import BUNDLED
@@ -168,8 +169,10 @@ def _vector_id(args) -> str:
 
 def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
+    inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
+    check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_snarkjs(args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say)
-    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
+    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
 
@@ -193,8 +196,10 @@ def _import_bellman(args) -> int:
             raise InvalidInputError("--wtns", "is required with --r1cs (one .wtns per circuit)")
         r1cs, witnesses, seed = read_circom_circuit(args.r1cs, args.wtns, args.seed, extra=read_file(args.parameters, "Parameters file"))
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
+    inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
+    check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say)
-    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
+    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
 

@@ -32,8 +32,9 @@ from reference.curve import (
 from reference.domain import BELLMAN
 from reference.errors import InvalidInputError, PointEncodingError, SizeMismatchError
 from reference.field import scalar_to_hex
-from reference.keys import ProvingKey, VerifyingKey
+from reference.keys import VK_SECRET_POINTS, ProvingKey, VerifyingKey, check_verifying_key
 from reference.prover import Witness
+from reference.safe_files import read_regular_file
 from reference.r1cs import R1CS
 
 from .format import Vector, write_files_atomically
@@ -135,7 +136,9 @@ class _Reader:
 
 def _read_verifying_key(reader: _Reader, num_inputs: int | None) -> VerifyingKey:
     singles = {name: reader.point(g, f"verifying_key.{name}") for name, g in VK_POINTS}
-    return VerifyingKey(**singles, ic=reader.points("g1", "verifying_key.ic", num_inputs))
+    vk = VerifyingKey(**singles, ic=reader.points("g1", "verifying_key.ic", num_inputs))
+    check_verifying_key(vk, {name: f"{reader.where}: verifying_key.{name}" for name in (*VK_SECRET_POINTS, "ic")})
+    return vk
 
 
 def parse_verifying_key(data: bytes, where: str = "verifying key", num_inputs: int | None = None) -> VerifyingKey:
@@ -222,7 +225,8 @@ def export_bellman(vector: Vector, out_dir) -> list[Path]:
             out / VERIFYING_KEY_FILE: verifying_key_bytes(vector.pk.vk),
             out / PROOFS_FILE: proofs,
             out / PUBLIC_INPUTS_FILE: (json.dumps(public, indent=1) + "\n").encode(),
-        }
+        },
+        inputs=vector.source_files,
     )
 
 
@@ -230,10 +234,7 @@ def import_bellman(params_path, r1cs: R1CS, witnesses: list[Witness], vector_id:
     """A vector (bellman convention) from a bellman Parameters file and an R1CS with its witnesses (r and s included);
     every phase's expected output from the reference prover. ``source`` records where the R1CS and witnesses came from."""
     path = Path(params_path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read the Parameters file: {exc.strerror}") from None
+    data = read_regular_file(path, "Parameters file")
     pk = parse_parameters(data, r1cs, path.name)
     return vector_from_key(
         r1cs,

@@ -18,15 +18,16 @@ from pathlib import Path
 
 from reference.assemble import Proof
 from reference.cli import read_json
-from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many, is_identity
+from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
 from reference.domain import CONVENTIONS, DomainConvention
 from reference.errors import InvalidInputError, ScalarRangeError, SidecarError, SizeMismatchError
-from reference.evaluate import Evaluations
+from reference.evaluate import Evaluations, check_satisfied, evaluate
 from reference.field import R, SCALAR_BYTES
-from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey
+from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey, check_proving_key, check_verifying_key
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
 from reference.prover import CircuitOutputs, Witness
-from reference.r1cs import R1CS, Density
+from reference.r1cs import R1CS, Density, witness_vector
+from reference.safe_files import check_outputs, read_regular_file
 from reference.setup import TEST_ONLY_BANNER, Trapdoor
 
 FORMAT_NAME = "groth16-bls12-381-test-vector"
@@ -67,6 +68,8 @@ class Vector:
     trapdoor: Trapdoor | None = None
     expected_prep: Prep | None = None
     generator: dict = field(default_factory=dict)
+    source_files: list[Path] = field(default_factory=list, compare=False)
+    """The files it was read from (JSON and sidecars): a command must not write over them."""
 
     @property
     def witnesses(self) -> list[Witness]:
@@ -133,11 +136,34 @@ def _decode_element(kind: str, hex_value, where: str):
     return (decode_g1 if kind == "g1" else decode_g2)(hex_value, where)
 
 
+SHA256_HEX_DIGITS = 64
+SIDECAR_SUFFIX = ".bin"
+SIDECAR_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+")
+MAX_SIDECAR_NAME = 255
+"""The longest file name common file systems take."""
+
+
+def check_sidecar_name(name, where: str) -> str:
+    """A sidecar name readers accept and writers produce: a plain file name (letters, digits, ``._-+``) in the vector's
+    folder, not starting with a dot, ending in .bin, at most 255 characters (FORMAT.md, "Arrays and sidecars")."""
+    if not (
+        isinstance(name, str)
+        and 0 < len(name) <= MAX_SIDECAR_NAME
+        and SIDECAR_NAME_CHARACTERS.issuperset(name)
+        and not name.startswith(".")
+        and name.endswith(SIDECAR_SUFFIX)
+    ):
+        raise SidecarError(where, f"{name!r:.80} must be a plain file name in the vector's folder: letters, digits and ._-+, "
+                           f"not starting with a dot, ending in {SIDECAR_SUFFIX}, at most {MAX_SIDECAR_NAME} characters")
+    return name
+
+
 class _ArrayReader:
     """Reads arrays stored inline (a JSON list of hex strings) or in a binary sidecar file."""
 
     def __init__(self, base_dir: Path):
         self.base_dir = base_dir
+        self.sidecar_paths: list[Path] = []
 
     def read(self, value, kind: str, where: str, expected_len: int | None = None) -> list:
         items = self._hex_items(value, kind, where)
@@ -159,15 +185,15 @@ class _ArrayReader:
         if ref["element"] != kind or ref["element_bytes"] != ELEMENT_BYTES[kind]:
             raise SidecarError(where, f"sidecar holds {ref['element']} elements of {ref['element_bytes']} bytes; expected {kind} of {ELEMENT_BYTES[kind]}")
         _int_field(ref["count"], f"{where}.count")
-        name = ref["sidecar"]
-        if not isinstance(name, str) or not name or "/" in name or "\\" in name or "\0" in name or name.startswith("."):
-            raise SidecarError(where, f"sidecar name {name!r} must be a plain file name in the vector's folder")
-        path = self.base_dir / name
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise SidecarError(where, f"cannot read sidecar {path}: {exc.strerror}") from None
+        name = check_sidecar_name(ref["sidecar"], where)
+        if not isinstance(ref["sha256"], str) or len(ref["sha256"]) != SHA256_HEX_DIGITS or not _is_lower_hex(ref["sha256"]):
+            raise SidecarError(f"{where}.sha256", f"expected {SHA256_HEX_DIGITS} lowercase hex digits")
         size = ref["count"] * ref["element_bytes"]
+        try:  # a regular file, not a link, at most the size the reference claims (checked before reading)
+            data = read_regular_file(self.base_dir / name, "sidecar", max_bytes=size, follow_links=False)
+        except InvalidInputError as exc:
+            raise SidecarError(where, f"sidecar {name}: {exc.problem}") from None
+        self.sidecar_paths.append(self.base_dir / name)
         if len(data) != size:
             raise SidecarError(where, f"sidecar {name} has {len(data)} bytes; {ref['count']} elements need {size} (truncated or corrupted)")
         digest = hashlib.sha256(data).hexdigest()
@@ -184,7 +210,9 @@ class _ArrayReader:
 def load_vector(path, progress=None) -> Vector:
     """Read and fully validate a vector file; raise InvalidInputError (naming the field) on any problem."""
     path = Path(path)
-    return parse_vector(read_json(path), path.parent, progress or (lambda message: None))
+    vector = parse_vector(read_json(path), path.parent, progress or (lambda message: None))
+    vector.source_files = [path, *vector.source_files]
+    return vector
 
 
 def _get(doc: dict, key: str, where: str):
@@ -195,10 +223,7 @@ def _get(doc: dict, key: str, where: str):
 
 def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
     """Validate a parsed vector document (see load_vector)."""
-    if _get(doc, "format", "") != FORMAT_NAME:
-        raise InvalidInputError("format", f"expected {FORMAT_NAME!r}")
-    if _get(doc, "format_version", "") != FORMAT_VERSION:
-        raise InvalidInputError("format_version", f"this reader understands version {FORMAT_VERSION}")
+    _check_top_level(doc)
     arrays = _ArrayReader(base_dir)
     convention = _parse_domain(_get(doc, "domain", ""))
     r1cs = _parse_r1cs(_get(doc, "r1cs", ""))
@@ -222,11 +247,9 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
                 case.expected = dataclasses.replace(case.expected, prep=expected_prep)
     trapdoor = _parse_trapdoor(doc["trapdoor"]) if "trapdoor" in doc else None
     flags = doc.get("flags", [])
-    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
-        raise InvalidInputError("flags", "expected a list of strings")
     return Vector(
-        id=str(_get(doc, "id", "")),
-        comment=str(doc.get("comment", "")),
+        id=doc["id"],
+        comment=doc.get("comment", ""),
         flags=flags,
         convention=convention,
         r1cs=r1cs,
@@ -235,7 +258,39 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
         trapdoor=trapdoor,
         expected_prep=expected_prep,
         generator=doc.get("generator", {}),
+        source_files=arrays.sidecar_paths,
     )
+
+
+TOP_LEVEL_REQUIRED = ("format", "format_version", "id", "curve", "domain", "r1cs", "density", "verifying_key", "proving_key", "circuits")
+TOP_LEVEL_OPTIONAL = ("comment", "flags", "generator", "trapdoor", "prep")
+CURVE_NAME = "bls12-381"
+
+
+def _check_top_level(doc) -> None:
+    """The document is an object with exactly the known top-level fields, each in its one canonical form
+    (``format_version`` the integer 1, not true or 1.0; ``curve`` exactly "bls12-381")."""
+    if not isinstance(doc, dict):
+        raise InvalidInputError("(document)", "expected a JSON object (a test vector)")
+    unknown = sorted(set(doc) - set(TOP_LEVEL_REQUIRED) - set(TOP_LEVEL_OPTIONAL))
+    if unknown:
+        raise InvalidInputError(unknown[0], "is not a field of this format (version 1); a reader would ignore what it says")
+    for key in TOP_LEVEL_REQUIRED:
+        _get(doc, key, "")
+    if doc["format"] != FORMAT_NAME:
+        raise InvalidInputError("format", f"expected {FORMAT_NAME!r}")
+    if type(doc["format_version"]) is not int or doc["format_version"] != FORMAT_VERSION:
+        raise InvalidInputError("format_version", f"expected the integer {FORMAT_VERSION}: this reader understands version {FORMAT_VERSION}")
+    if doc["curve"] != CURVE_NAME:
+        raise InvalidInputError("curve", f"expected {CURVE_NAME!r}")
+    for key in ("id", "comment"):
+        if key in doc and not isinstance(doc[key], str):
+            raise InvalidInputError(key, "expected a string")
+    if "generator" in doc and not isinstance(doc["generator"], dict):
+        raise InvalidInputError("generator", "expected an object")
+    flags = doc.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise InvalidInputError("flags", "expected a list of strings")
 
 
 def _parse_domain(d) -> DomainConvention:
@@ -271,7 +326,7 @@ def _parse_r1cs(d) -> R1CS:
                 terms.append((term[0], _scalar(term[1], f"r1cs.{m}[{j}][{k}][1]")))
             parsed.append(tuple(terms))
         matrices[m] = tuple(parsed)
-    if "num_constraints" in d and d["num_constraints"] != len(matrices["a"]):
+    if "num_constraints" in d and _int_field(d["num_constraints"], "r1cs.num_constraints") != len(matrices["a"]):
         raise SizeMismatchError("r1cs.num_constraints", f"is {d['num_constraints']}; the matrices have {len(matrices['a'])} rows")
     return R1CS(num_inputs=num_inputs, num_aux=num_aux, **matrices)
 
@@ -307,10 +362,7 @@ def _parse_vk(d, arrays: _ArrayReader, num_inputs: int) -> VerifyingKey:
         delta_g2=g2("delta_g2"),
         ic=tuple(arrays.read(_get(d, "ic", "verifying_key"), "g1", "verifying_key.ic", num_inputs)),
     )
-    degenerate = "a setup secret of 0 (or an input with no constraint) makes the key degenerate"
-    for key in ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2"):
-        _refuse_identity([getattr(vk, key)], f"verifying_key.{key}", degenerate)
-    _refuse_identity(vk.ic, "verifying_key.ic", degenerate)
+    check_verifying_key(vk)
     return vk
 
 
@@ -327,15 +379,9 @@ def _parse_pk(d, arrays: _ArrayReader, vk: VerifyingKey, r1cs: R1CS, density: De
     queries = {}
     for q, size in sizes.items():
         queries[q] = tuple(arrays.read(_get(d, q, "proving_key"), kinds[q], f"proving_key.{q}", size))
-    for q in ("a", "b_g1", "b_g2"):
-        _refuse_identity(queries[q], f"proving_key.{q}", "bellman drops identity points from the A and B queries")
-    return ProvingKey(vk=vk, density=density, **queries)
-
-
-def _refuse_identity(points, where: str, why: str) -> None:
-    for i, point in enumerate(points):
-        if is_identity(point):
-            raise InvalidInputError(f"{where}[{i}]", f"is the point at infinity, which cannot appear here: {why}")
+    pk = ProvingKey(vk=vk, density=density, **queries)
+    check_proving_key(pk)
+    return pk
 
 
 def _parse_circuit(d, i: int, arrays: _ArrayReader, r1cs: R1CS, h_length: int) -> CircuitCase:
@@ -412,6 +458,14 @@ def _parse_trapdoor(d) -> Trapdoor:
     return Trapdoor(**{k: _scalar(_get(d, k, "trapdoor"), f"trapdoor.{k}") for k in ("tau", "alpha", "beta", "gamma", "delta")})
 
 
+def check_witnesses_satisfied(vector: Vector) -> None:
+    """UnsatisfiedConstraintError (bad input) unless every circuit's witness satisfies the R1CS: expected outputs, and
+    any backend's verdict, for an unsatisfied witness would be meaningless."""
+    for c, w in enumerate(vector.witnesses):
+        z = witness_vector(vector.r1cs, w.public_inputs, w.aux, c)
+        check_satisfied(evaluate(vector.r1cs, z, vector.convention), vector.r1cs.num_rows, c)
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 
@@ -433,7 +487,7 @@ class _ArrayWriter:
         if self.sidecar_min is None or len(hex_items) < self.sidecar_min:
             return hex_items
         data = bytes.fromhex("".join(hex_items))
-        file_name = f"{self.stem}.{name}.bin"
+        file_name = check_sidecar_name(f"{self.stem}.{name}{SIDECAR_SUFFIX}", f"--out (sidecar of {name})")
         self.sidecars[file_name] = data
         return {
             "sidecar": file_name,
@@ -459,7 +513,7 @@ def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -
         "comment": vector.comment,
         "flags": list(vector.flags),
         "generator": vector.generator,
-        "curve": "bls12-381",
+        "curve": CURVE_NAME,
         "domain": {
             "convention": vector.convention.name,
             "log_n": r1cs.log_n,
@@ -542,14 +596,14 @@ def document_bytes(doc: dict) -> bytes:
     return (json.dumps(doc, indent=1) + "\n").encode()
 
 
-def write_vector(vector: Vector, path, sidecar_min: int | None = None) -> list[Path]:
+def write_vector(vector: Vector, path, sidecar_min: int | None = None, inputs=()) -> list[Path]:
     """Write the vector (and its sidecars) atomically: temporary files first, renamed only when all are written."""
     path = Path(path)
     stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
     doc, sidecars = vector_document(vector, stem, sidecar_min)
     files = {path: document_bytes(doc)}
     files.update({path.parent / name: data for name, data in sidecars.items()})
-    return write_files_atomically(files)
+    return write_files_atomically(files, inputs)
 
 
 _UMASK = os.umask(0)
@@ -557,22 +611,29 @@ os.umask(_UMASK)
 _FILE_MODE = 0o666 & ~_UMASK
 
 
-def write_files_atomically(files: dict[Path, bytes]) -> list[Path]:
-    """Write every file under a temporary name in its folder, then rename all; on any error remove the temporaries."""
+def write_files_atomically(files: dict[Path, bytes], inputs=()) -> list[Path]:
+    """Write every file under a temporary name in its folder, then rename all; on any error remove the temporaries.
+
+    Refuses (InvalidInputError, nothing written) two targets that are one file, a target that is one of ``inputs``,
+    and a target that cannot be written (the error names it)."""
+    check_outputs({str(target): target for target in files}, {f"input {p}": p for p in inputs})
     staged = []
+    target = None
     try:
         for target, data in files.items():
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            staged.append((tmp, target))
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; give the file the usual permissions
-            staged.append((tmp, target))
         for tmp, target in staged:
             os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         for tmp, _ in staged:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InvalidInputError(str(target), f"cannot write: {exc.strerror or exc}") from None
         raise
     return [target for _, target in staged]

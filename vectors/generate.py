@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from reference.domain import BELLMAN, DomainConvention
 from reference.errors import InvalidInputError
 from reference.field import R
-from reference.keys import ProvingKey
+from reference.keys import ProvingKey, check_proving_key
 from reference.prover import Witness, prove
 from reference.r1cs import R1CS
 from reference.setup import Trapdoor, derive_scalar, setup, trapdoor_from_seed
@@ -258,7 +258,9 @@ def vector_from_key(
     progress=None,
 ) -> Vector:
     """A complete vector for keys made elsewhere (a zkey, a bellman Parameters file, or ``setup`` with any convention):
-    every phase's expected output from the reference prover, in ``convention``."""
+    every phase's expected output from the reference prover, in ``convention``. The keys must pass the degeneracy
+    rules every reader applies (reference/keys.py), so that no importer writes a vector the readers refuse."""
+    check_proving_key(pk)
     outputs, _ = prove(r1cs, pk, witnesses, convention, progress=progress)
     return Vector(
         id=vector_id,

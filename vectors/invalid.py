@@ -354,7 +354,7 @@ INVALID_CASES = (
     InvalidCase("sidecar-corrupted", SIDECARS, in_sidecar((PK, "h"), flip_byte), SidecarError,
                 "proving_key.h", "sha256"),
     InvalidCase("sidecar-missing", SIDECARS, in_sidecar((PK, "h"), remove_file), SidecarError,
-                "proving_key.h", "cannot read sidecar"),
+                "proving_key.h", "cannot read the sidecar"),
     InvalidCase("sidecar-witness-corrupted", SMALL, to_sidecar((C0, 0, "aux_assignment"), "scalar", flip_byte), SidecarError,
                 "circuits[0].aux_assignment", "sha256"),
     InvalidCase("sidecar-count-disagrees-with-density", SMALL, to_sidecar((PK, "a"), "g1", drop_last_element_consistently),

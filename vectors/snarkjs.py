@@ -31,9 +31,10 @@ from reference.curve import Z1, Z2, g1_from_bytes, g2_from_bytes, is_identity, t
 from reference.domain import SNARKJS, DomainConvention
 from reference.errors import InvalidInputError, PointEncodingError, ScalarRangeError, SizeMismatchError
 from reference.field import P, R, SCALAR_BYTES
-from reference.keys import ProvingKey, VerifyingKey
+from reference.keys import ProvingKey, VerifyingKey, check_verifying_key
 from reference.prover import Witness
 from reference.r1cs import R1CS
+from reference.safe_files import read_regular_file
 from reference.setup import derive_scalar
 
 from .format import Vector
@@ -442,6 +443,8 @@ def parse_zkey(data: bytes, where: str = "zkey") -> ZKey:
 
     ic = points(3, num_public + 1, g1)
     vk = VerifyingKey(alpha_g1=alpha1, beta_g1=beta1, beta_g2=beta2, gamma_g2=gamma2, delta_g1=delta1, delta_g2=delta2, ic=ic)
+    zkey_names = {"alpha_g1": "alpha1", "beta_g1": "beta1", "beta_g2": "beta2", "gamma_g2": "gamma2", "delta_g1": "delta1", "delta_g2": "delta2"}
+    check_verifying_key(vk, {**{k: f"{where} section 2 (groth16 header).{v}" for k, v in zkey_names.items()}, "ic": f"{where} section 3 (IC)"})
     return ZKey(
         num_vars=num_vars,
         num_public=num_public,
@@ -616,13 +619,16 @@ def verifying_key_from_json(doc, where: str = "verification_key") -> SnarkjsVeri
         raise InvalidInputError(f"{where}.IC", "expected a non-empty list of G1 points")
     if "nPublic" in doc and doc["nPublic"] != len(doc["IC"]) - 1:
         raise SizeMismatchError(f"{where}.nPublic", f"is {doc['nPublic']}; IC has {len(doc['IC'])} points (nPublic + 1)")
-    return SnarkjsVerifyingKey(
+    vk = SnarkjsVerifyingKey(
         alpha_g1=g1_from_json(doc["vk_alpha_1"], f"{where}.vk_alpha_1"),
         beta_g2=g2_from_json(doc["vk_beta_2"], f"{where}.vk_beta_2"),
         gamma_g2=g2_from_json(doc["vk_gamma_2"], f"{where}.vk_gamma_2"),
         delta_g2=g2_from_json(doc["vk_delta_2"], f"{where}.vk_delta_2"),
         ic=tuple(g1_from_json(p, f"{where}.IC[{i}]") for i, p in enumerate(doc["IC"])),
     )
+    snarkjs_names = {"alpha_g1": "vk_alpha_1", "beta_g2": "vk_beta_2", "gamma_g2": "vk_gamma_2", "delta_g2": "vk_delta_2", "ic": "IC"}
+    check_verifying_key(vk, {k: f"{where}.{v}" for k, v in snarkjs_names.items()})
+    return vk
 
 
 def is_snarkjs_proof(doc) -> bool:
@@ -646,11 +652,9 @@ def blinded_witness(public: list[int], aux: list[int], seed: str, circuit: int) 
 
 
 def read_file(path, what: str) -> bytes:
-    """The bytes of ``path``, or InvalidInputError naming it."""
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read the {what}: {exc.strerror}") from None
+    """The bytes of ``path`` (a regular file, size checked before reading: reference/safe_files.py), or
+    InvalidInputError naming it."""
+    return read_regular_file(path, what)
 
 
 def _default_seed(*contents: bytes) -> str:
