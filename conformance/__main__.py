@@ -157,6 +157,8 @@ def _run(args, argv) -> int:
         if require_gpu:
             print(f"error: --require-gpu: the GPU backend {name} cannot run here: {reason}", file=sys.stderr)
             return EXIT_GPU_REQUIRED
+        if not running:
+            raise InvalidInputError("--backends", f"no backend can run here ({name}: {reason}): a run that checks nothing is an error")
         others = ", ".join(b.name for b in running) or "nothing"
         print(f"No usable CUDA device ({reason}): checking {others} against the vectors' expected outputs only.", file=sys.stderr)
 

@@ -1,0 +1,404 @@
+"""Hostile input gets `error: <field>: <problem>` and exit 2, and no verdict lies (issue 14).
+
+Each test breaks one thing a hostile or careless user could: a degenerate key that makes forged proofs
+verify, a vector whose stated outputs are wrong, a witness that does not satisfy its circuit, inputs that used
+to crash the tools (deep nesting, huge integers, unwritable outputs), outputs that would overwrite inputs, and
+non-canonical encodings. The class table is docs/HOSTILE_INPUTS.md.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, multiply, neg
+
+from conformance.__main__ import main as conformance_main
+from conformance.backends.gpu import GpuBackend
+from conformance.fingerprint import INVALID, gate_verdict
+from reference.__main__ import main as reference_main
+from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, run_main
+from reference.curve import encode_g1_many, encode_g2_many
+from reference.errors import InvalidInputError
+from reference.keys import check_proving_key, check_verifying_key
+from reference.safe_files import MAX_JSON_DEPTH, parse_json
+from vectors.__main__ import main as vectors_main
+from vectors.bellman import export_bellman, parse_verifying_key, verifying_key_bytes
+from vectors.bundled import DATA_DIR
+from vectors.format import load_vector
+from vectors.generate import vector_from_key
+from vectors.snarkjs import g2_to_zkey, parse_zkey
+
+REPO = Path(__file__).resolve().parent.parent
+INTEROP = REPO / "interop" / "snarkjs"
+SMALL = DATA_DIR / "porep-log03.json"
+MULTI = DATA_DIR / "edge-split-half-1.json"
+"""Two circuits at 2^3."""
+SIDECAR = DATA_DIR / "sidecar-log08.json"
+G1_HEX, G2_HEX = encode_g1_many([G1])[0], encode_g2_many([G2])[0]
+G1_IDENTITY_HEX, G2_IDENTITY_HEX = encode_g1_many([Z1])[0], encode_g2_many([Z2])[0]
+SNARKJS_G2_IDENTITY = [["0", "0"], ["1", "0"], ["0", "0"]]
+
+
+def _doc(path=SMALL) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def _write(folder: Path, doc, name: str = "v.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def _exit_2(main, argv, capsys, field: str) -> str:
+    """Run a CLI in-process: exit 2 with 'error: ...field...' on stderr; returns stderr."""
+    assert run_main(main, argv) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and field in err, err
+    return err
+
+
+# ----------------------------------------------------------------------------------------------
+# Degenerate keys: one rule set (reference/keys.py) for every reader, importer and the verifier
+
+
+def _small_vk():
+    return load_vector(SMALL).pk.vk
+
+
+@pytest.mark.parametrize("field", ["alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2"])
+def test_identity_setup_point_is_refused(field):
+    import dataclasses
+
+    vk = _small_vk()
+    with pytest.raises(InvalidInputError) as info:
+        check_verifying_key(dataclasses.replace(vk, **{field: Z2 if field.endswith("g2") else Z1}))
+    assert info.value.field == f"verifying_key.{field}"
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_gamma_equal_to_plus_or_minus_delta_is_refused(sign):
+    import dataclasses
+
+    vk = _small_vk()
+    delta = vk.delta_g2 if sign == 1 else neg(vk.delta_g2)
+    with pytest.raises(InvalidInputError) as info:
+        check_verifying_key(dataclasses.replace(vk, gamma_g2=delta))
+    assert info.value.field == "verifying_key.gamma_g2"
+
+
+def test_identity_ic_point_is_refused():
+    import dataclasses
+
+    vk = _small_vk()
+    with pytest.raises(InvalidInputError) as info:
+        check_verifying_key(dataclasses.replace(vk, ic=(vk.ic[0], Z1, *vk.ic[2:])))
+    assert info.value.field == "verifying_key.ic[1]"
+
+
+def _snarkjs_forgery(tmp_path, vk_edit) -> list[str]:
+    """A snarkjs key changed by vk_edit and the forged proof A = alpha, B = beta, C = O for the original public signals."""
+    vk = json.loads((INTEROP / "verification_key.json").read_text())
+    vk_edit(vk)
+    proof = {"pi_a": vk["vk_alpha_1"], "pi_b": vk["vk_beta_2"], "pi_c": ["0", "1", "0"], "protocol": "groth16", "curve": "bls12381"}
+    return [str(_write(tmp_path, vk, "vk.json")), str(_write(tmp_path, proof, "proof.json")), "--public", str(INTEROP / "public.json"), "--quiet"]
+
+
+def test_forged_proof_under_an_identity_gamma_is_refused_not_valid(tmp_path, capsys):
+    """With gamma = O, e(alpha, beta) = e(alpha, beta) e(X, O) e(O, delta) holds for any X: the forgery 'verified'."""
+    argv = _snarkjs_forgery(tmp_path, lambda vk: vk.update(vk_gamma_2=SNARKJS_G2_IDENTITY))
+    _exit_2(reference_main, ["verify", *argv], capsys, "vk_gamma_2")
+    # the same forgery under the real key: INVALID (it needs the degenerate key)
+    assert run_main(reference_main, ["verify", *_snarkjs_forgery(tmp_path, lambda vk: None)]) == EXIT_INVALID_PROOF
+
+
+def test_snarkjs_key_with_gamma_equal_delta_is_refused(tmp_path, capsys):
+    argv = _snarkjs_forgery(tmp_path, lambda vk: vk.update(vk_gamma_2=vk["vk_delta_2"]))
+    _exit_2(reference_main, ["verify", *argv], capsys, "vk_gamma_2")
+
+
+def test_bellman_verifying_key_with_identity_gamma_is_refused(tmp_path):
+    vector = load_vector(SMALL)
+    export_bellman(vector, tmp_path)
+    data = bytearray(verifying_key_bytes(vector.pk.vk))
+    data[384:576] = bytes([0x40]) + bytes(191)  # gamma_g2, uncompressed identity (FORMAT.md, bellman table)
+    with pytest.raises(InvalidInputError) as info:
+        parse_verifying_key(bytes(data))
+    assert "gamma_g2" in info.value.field
+
+
+def test_zkey_with_identity_gamma_is_refused():
+    data = (INTEROP / "circuit.zkey").read_bytes()
+    gamma = g2_to_zkey(parse_zkey(data).vk.gamma_g2)
+    assert data.count(gamma) == 1
+    with pytest.raises(InvalidInputError) as info:
+        parse_zkey(data.replace(gamma, bytes(len(gamma))))
+    assert "gamma2" in info.value.field
+
+
+def test_vector_with_gamma_equal_delta_is_refused(tmp_path, capsys):
+    doc = _doc()
+    doc["verifying_key"]["gamma_g2"] = doc["verifying_key"]["delta_g2"]
+    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, "verifying_key.gamma_g2")
+
+
+def test_importers_refuse_degenerate_keys_before_writing():
+    import dataclasses
+
+    vector = load_vector(SMALL)
+    bad = dataclasses.replace(vector.pk, vk=dataclasses.replace(vector.pk.vk, delta_g2=vector.pk.vk.gamma_g2))
+    with pytest.raises(InvalidInputError):
+        vector_from_key(vector.r1cs, bad, vector.witnesses, vector.convention, "x", "x", [], {})
+    with pytest.raises(InvalidInputError) as info:
+        check_proving_key(dataclasses.replace(vector.pk, a=(Z1, *vector.pk.a[1:])))
+    assert info.value.field == "proving_key.a[0]"
+
+
+# ----------------------------------------------------------------------------------------------
+# vectors check: every stated value is what the reference computes
+
+
+def _set(doc, path, value):
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+
+
+OTHER_SCALAR = "00" * 31 + "05"
+WRONG_VALUES = {
+    "evaluate": (("circuits", 0, "expected", "evaluate", "a", 0), OTHER_SCALAR),
+    "ntt_h": (("circuits", 0, "expected", "ntt_h", "h", 0), OTHER_SCALAR),
+    "msm_h": (("circuits", 0, "expected", "msm_h", "h"), G1_HEX),
+    "prep": (("circuits", 0, "expected", "prep", "l", "tail_scalars", 0), OTHER_SCALAR),
+    "batch_add": (("circuits", 0, "expected", "batch_add", "b_g2"), G2_HEX),
+    "tail_msm": (("circuits", 0, "expected", "tail_msm", "l"), G1_HEX),
+    "proof": (("circuits", 0, "expected", "proof", "c"), G1_HEX),
+    "r": (("circuits", 0, "r"), OTHER_SCALAR),
+    "trapdoor": (("trapdoor", "tau"), OTHER_SCALAR),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_VALUES)
+def test_check_refuses_a_wrong_stated_value(name, tmp_path, capsys):
+    path, value = WRONG_VALUES[name]
+    doc = _doc()
+    assert doc["circuits"][0]["expected"]["prep"]["l"]["tail_scalars"], "the mutation needs a tail scalar"
+    _set(doc, path, value)
+    field = {"r": "circuits[0].expected.proof", "trapdoor": "verifying_key.ic"}.get(name, f"circuits[0].expected.{name}")
+    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, field)
+
+
+@pytest.mark.parametrize("name", ["ntt_h", "msm_h", "batch_add", "tail_msm", "proof", "trapdoor", "evaluate", "prep"])
+def test_fast_check_refuses_what_its_oracles_see(name, tmp_path, capsys):
+    path, value = WRONG_VALUES[name]
+    doc = _doc()
+    _set(doc, path, value)
+    _exit_2(vectors_main, ["check", "--fast", str(_write(tmp_path, doc)), "--quiet"], capsys, "")
+
+
+def test_optional_sections_are_all_or_none(tmp_path, capsys):
+    doc = _doc(MULTI)
+    del doc["circuits"][1]["expected"]
+    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, "circuits[1].expected")
+    doc = _doc(MULTI)
+    del doc["prep"]
+    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, "prep")
+
+
+def test_check_passes_a_snarkjs_vector_fully_and_fast(capsys):
+    assert run_main(vectors_main, ["check", str(INTEROP / "vector.json"), "--quiet"]) == EXIT_OK
+    assert run_main(vectors_main, ["check", "--fast", str(INTEROP / "vector.json"), "--quiet"]) == EXIT_OK
+    assert capsys.readouterr().out.count("ok  ") == 2
+
+
+# ----------------------------------------------------------------------------------------------
+# conformance run: no PASS for what it did not check
+
+
+def _unsatisfied(tmp_path) -> str:
+    doc = _doc()
+    aux = doc["circuits"][0]["aux_assignment"]
+    aux[0] = f"{(int(aux[0], 16) + 2):064x}"  # aux_0 is fixed by constraint 0 in the porep shape
+    return str(_write(tmp_path, doc))
+
+
+@pytest.mark.parametrize("extra", [[], ["--oracle"], ["--mode", "end-to-end"]])
+def test_conformance_refuses_an_unsatisfied_witness_in_every_mode(extra, tmp_path, capsys):
+    argv = ["run", _unsatisfied(tmp_path), "--backends", "reference", "--report", str(tmp_path / "r"), "--quiet", *extra]
+    _exit_2(conformance_main, argv, capsys, "circuit 0: constraint")
+
+
+@pytest.mark.parametrize("phases", ["", ",", " "])
+def test_conformance_with_no_phase_is_an_error(phases, tmp_path, capsys):
+    argv = ["run", str(SMALL), "--phases", phases, "--backends", "reference", "--report", str(tmp_path), "--quiet"]
+    _exit_2(conformance_main, argv, capsys, "--phases")
+
+
+def test_conformance_run_that_checks_nothing_is_an_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(GpuBackend, "unavailable_reason", lambda self: "no CUDA device (test)")
+    argv = ["run", str(SMALL), "--backends", "gpu", "--phases", "evaluate", "--report", str(tmp_path), "--quiet"]
+    _exit_2(conformance_main, argv, capsys, "checks nothing")
+    assert not (tmp_path / "report.json").exists()
+
+
+@pytest.mark.parametrize(
+    "report",
+    [[], "text", {"backends": []}, {"backends": {"gpu": "yes"}}, {"schema": "groth16-conformance-report", "result": "pass",
+     "backends": {"gpu": {"available": True, "device": "x"}}, "gpu_fingerprint": {"files": []}}],
+)
+def test_malformed_gate_report_is_invalid_not_a_crash(report, tmp_path):
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(report))
+    assert gate_verdict(tmp_path, path).state == INVALID
+
+
+def test_deeply_nested_gate_report_is_invalid(tmp_path):
+    path = tmp_path / "gate.json"
+    path.write_text("[" * 100000 + "]" * 100000)
+    assert gate_verdict(tmp_path, path).state == INVALID
+
+
+# ----------------------------------------------------------------------------------------------
+# Crashes: deep nesting, huge numbers, wrong types, unwritable outputs
+
+
+def test_deep_nesting_is_an_error_not_a_segfault(tmp_path):
+    """py_ecc raises the recursion limit to 100000; json's C parser then overflowed the stack (SIGSEGV)."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200000 + "]" * 200000)
+    for argv in (["reference", "verify", str(deep), str(deep)], ["vectors", "check", str(deep)], ["conformance", "run", str(deep)]):
+        done = subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert done.returncode == EXIT_BAD_INPUT, (argv, done.returncode, done.stderr[-500:])
+        assert "nesting is deeper than" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_nesting_limit_is_exact():
+    assert parse_json(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH, "f") is not None
+    with pytest.raises(InvalidInputError):
+        parse_json(b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1), "f")
+
+
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        (("format_version",), True, "format_version"),
+        (("format_version",), "1", "format_version"),
+        (("r1cs", "num_constraints"), True, "r1cs.num_constraints"),
+        (("r1cs", "num_constraints"), "5", "r1cs.num_constraints"),
+        (("r1cs", "num_inputs"), [], "r1cs.num_inputs"),
+        (("domain", "log_n"), "3", "domain.log_n"),
+        (("circuits", 0, "expected", "prep", "l", "bitmap", "bits"), None, "bitmap.bits"),
+        (("curve", ), "BLS12-381", "curve"),
+        (("id",), 7, "id"),
+        (("generator",), [], "generator"),
+    ],
+)
+def test_wrongly_typed_or_non_canonical_fields_are_refused(path, value, field, tmp_path, capsys):
+    doc = _doc()
+    _set(doc, path, value)
+    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, field)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('"format_version": 1', '"format_version": 1.0'),
+        ('"format_version": 1', '"format_version": 1e0'),
+        ('"format_version": 1', '"format_version": ' + "1" * 5000),
+        ('"format_version": 1', '"format_version": 1, "format_version": 1'),
+        ('"format_version": 1', '"format_version": 1, "extra": 0'),
+        ('"format_version": 1', '"format_version": -0'),
+    ],
+)
+def test_non_canonical_json_is_refused(text, problem, tmp_path, capsys):
+    source = SMALL.read_text()
+    assert text in source
+    path = tmp_path / "v.json"
+    path.write_text(source.replace(text, problem, 1))
+    _exit_2(vectors_main, ["check", str(path), "--quiet"], capsys, "")
+
+
+def _unwritable(tmp_path) -> Path:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    return blocker / "out"  # a path under a regular file: mkdir and open fail (ENOTDIR), even as root
+
+
+def test_unwritable_outputs_are_named_errors(tmp_path, capsys):
+    out = _unwritable(tmp_path)
+    _exit_2(reference_main, ["prove", str(SMALL), "--out", str(out / "p.json"), "--quiet"], capsys, str(out))
+    _exit_2(vectors_main, ["export-bellman", str(SMALL), "--out", str(out), "--quiet"], capsys, str(out))
+    _exit_2(vectors_main, ["generate", "--log-n", "2", "--seed", "s", "--out", str(out / "v.json"), "--quiet"], capsys, str(out))
+    _exit_2(conformance_main, ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(out), "--quiet"], capsys, "--report")
+
+
+# ----------------------------------------------------------------------------------------------
+# Silent data loss
+
+
+def test_out_and_public_naming_one_file_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _exit_2(reference_main, ["prove", str(SMALL), "--format", "snarkjs", "--out", "p.json", "--public", "./p.json", "--quiet"], capsys, "--public")
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_output_equal_to_an_input_is_refused(tmp_path, capsys):
+    vector = tmp_path / "v.json"
+    shutil.copy(SMALL, vector)
+    before = vector.read_bytes()
+    _exit_2(reference_main, ["prove", str(vector), "--out", str(tmp_path / "." / "v.json"), "--quiet"], capsys, "input")
+    _exit_2(vectors_main, ["import-bellman", str(vector), "--circuit", str(vector), "--out", str(vector), "--quiet"], capsys, "input")
+    assert vector.read_bytes() == before
+
+
+def test_output_over_a_sidecar_of_the_input_is_refused(tmp_path, capsys):
+    for f in DATA_DIR.glob("sidecar-log08*"):
+        shutil.copy(f, tmp_path / f.name)
+    sidecar = tmp_path / "sidecar-log08.h.bin"
+    before = sidecar.read_bytes()
+    _exit_2(reference_main, ["prove", str(tmp_path / "sidecar-log08.json"), "--out", str(sidecar), "--quiet"], capsys, "input")
+    assert sidecar.read_bytes() == before
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading files: regular files in the vector's folder, sizes before reading
+
+
+def _sidecar_copy(tmp_path) -> Path:
+    for f in DATA_DIR.glob("sidecar-log08*"):
+        shutil.copy(f, tmp_path / f.name)
+    return tmp_path / "sidecar-log08.json"
+
+
+def test_sidecar_symlink_is_refused(tmp_path, capsys):
+    vector = _sidecar_copy(tmp_path)
+    target = tmp_path / "sidecar-log08.h.bin"
+    moved = tmp_path / "elsewhere.bin"
+    target.rename(moved)
+    target.symlink_to(moved)
+    _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "symbolic link")
+
+
+def test_sidecar_fifo_is_refused_without_blocking(tmp_path, capsys):
+    vector = _sidecar_copy(tmp_path)
+    target = tmp_path / "sidecar-log08.h.bin"
+    target.unlink()
+    os.mkfifo(target)
+    _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "not a regular file")
+
+
+def test_sidecar_larger_than_claimed_is_refused(tmp_path, capsys):
+    vector = _sidecar_copy(tmp_path)
+    with open(tmp_path / "sidecar-log08.h.bin", "ab") as f:
+        f.write(bytes(1 << 20))
+    _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "at most")
+
+
+def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):
+    out = tmp_path / "odd name.json"
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--sidecar-min", "1", "--out", str(out), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, "plain file name")
+    assert list(tmp_path.iterdir()) == []

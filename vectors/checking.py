@@ -1,0 +1,146 @@
+"""`python -m vectors check`: every value a vector states is what the reference computes from the vector's inputs.
+
+A vector's inputs are its R1CS, keys, witnesses and blinding scalars r, s; everything else it holds is a claim:
+
+* ``trapdoor`` (optional): the keys are those ``reference.setup`` makes from these secrets;
+* ``circuits[i].expected`` and the top-level ``prep`` (optional, present for all circuits or for none): every
+  phase's output, as ``reference.prover.prove`` computes it.
+
+The full check recomputes each claim with the reference and compares the canonical encodings (the vector
+document itself), naming the first field that differs. ``--fast`` judges by the independent oracles instead
+(conformance/oracles.py): the keys' points at both ends of every query against the trapdoor, the verifying
+key exactly; evaluate and prep recomputed (linear time); ntt_h by the h identity at a random point; msm_h,
+batch_add and tail_msm by the trapdoor (by the reference where the vector has none; ntt_h by the reference in the
+snarkjs convention, whose h is not coefficients); the proof by the pairing
+equation, which any valid proof passes: only the full check pins the proof to the stated r and s.
+"""
+import dataclasses
+
+from reference.errors import InvalidInputError
+from reference.evaluate import evaluate
+from reference.prep import prep
+from reference.prover import PHASES, prove
+from reference.r1cs import witness_vector
+from reference.setup import setup
+
+from .format import CircuitCase, Vector, check_witnesses_satisfied, vector_document
+
+
+def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: None) -> str:
+    """Raise InvalidInputError naming the first field whose value the reference does not reproduce; return a
+    one-line summary of what was checked."""
+    check_witnesses_satisfied(vector)
+    has_expected = _check_sections(vector)
+    checked = ["witnesses satisfy the R1CS"]
+    if vector.trapdoor is not None:
+        say(f"{vector.id}: keys from the trapdoor")
+        (_check_trapdoor_oracle if fast else _check_trapdoor)(vector)
+        checked.append("keys match the trapdoor" + (" (verifying key; both ends of every query)" if fast else ""))
+    if has_expected:
+        say(f"{vector.id}: expected outputs")
+        (_check_expected_oracles if fast else _check_expected)(vector)
+        checked.append("expected outputs " + ("by the oracles" if fast else "recomputed by the reference"))
+    return "; ".join(checked)
+
+
+def _check_sections(vector: Vector) -> bool:
+    """Expected outputs are present for every circuit and with the shared prep, or absent altogether: a section
+    present for some circuits only would be left unchecked by readers that take the other branch."""
+    with_expected = [case.expected is not None for case in vector.circuits]
+    if any(with_expected) and not all(with_expected):
+        missing = with_expected.index(False)
+        raise InvalidInputError(f"circuits[{missing}].expected", "is missing while other circuits have one: all or none")
+    if all(with_expected) and vector.expected_prep is None:
+        raise InvalidInputError("prep", "is missing: the circuits' expected outputs need the shared prep layout")
+    if not any(with_expected) and vector.expected_prep is not None:
+        raise InvalidInputError("prep", "is present but no circuit has expected outputs: all or none")
+    return all(with_expected)
+
+
+def first_difference(mine, theirs, path: str = "") -> str | None:
+    """The path of the first field where two JSON documents differ (None if equal)."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for key in list(mine) + [k for k in theirs if k not in mine]:
+            found = first_difference(mine.get(key), theirs.get(key), f"{path}.{key}" if path else key)
+            if found:
+                return found
+        return None
+    if isinstance(mine, list) and isinstance(theirs, list):
+        for i, (a, b) in enumerate(zip(mine, theirs)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return None if len(mine) == len(theirs) else f"{path} (length)"
+    return None if mine == theirs else path
+
+
+def _compare(stated: Vector, computed: Vector, sections: tuple[str, ...], what: str) -> None:
+    mine, _ = vector_document(stated, stated.id)
+    theirs, _ = vector_document(computed, stated.id)
+    for section in sections:
+        where = first_difference(mine.get(section), theirs.get(section), section)
+        if where:
+            raise InvalidInputError(where, f"is not what {what}")
+
+
+def _check_trapdoor(vector: Vector) -> None:
+    keys = setup(vector.r1cs, vector.trapdoor, vector.convention)
+    recomputed = dataclasses.replace(vector, pk=keys)
+    _compare(vector, recomputed, ("verifying_key", "proving_key"), "reference/setup.py makes from the vector's trapdoor")
+
+
+def _check_expected(vector: Vector) -> None:
+    outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention)
+    cases = [CircuitCase(witness=case.witness, expected=outputs.circuit(c)) for c, case in enumerate(vector.circuits)]
+    recomputed = dataclasses.replace(vector, circuits=cases, expected_prep=outputs.prep)
+    _compare(vector, recomputed, ("prep", "circuits"), "the reference prover computes from the vector's inputs")
+
+
+# ----------------------------------------------------------------------------------------------
+# --fast: the conformance oracles
+
+
+def _check_trapdoor_oracle(vector: Vector) -> None:
+    from py_ecc.optimized_bls12_381 import G1, G2, multiply
+
+    from conformance.oracles import key_discrete_logs
+    from conformance.phases import Problem
+
+    t, vk = vector.trapdoor, vector.pk.vk
+    secrets = {"alpha_g1": (t.alpha, G1), "beta_g1": (t.beta, G1), "beta_g2": (t.beta, G2), "delta_g1": (t.delta, G1), "delta_g2": (t.delta, G2), "gamma_g2": (t.gamma, G2)}
+    keys = dataclasses.replace(vector.pk, vk=dataclasses.replace(vk, **{k: multiply(g, x) for k, (x, g) in secrets.items()}))
+    _compare(vector, dataclasses.replace(vector, pk=keys), ("verifying_key",), "the vector's trapdoor gives")
+    key_discrete_logs(Problem.from_vector(vector))  # every query's first and last point
+
+
+def _check_expected_oracles(vector: Vector) -> None:
+    from conformance.oracles import REFERENCE, choose_oracle, judge
+    from conformance.phases import Problem, expected_output
+
+    problem = Problem.from_vector(vector)
+    zs = [witness_vector(vector.r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(vector.witnesses)]
+    cheap = {
+        "evaluate": [evaluate(vector.r1cs, z, vector.convention) for z in zs],
+        "prep": prep(zs, vector.r1cs.num_inputs, vector.r1cs.num_aux, vector.pk.density),
+    }
+    outputs = dataclasses.replace(_expected_outputs(vector), **cheap)
+    cases = [CircuitCase(witness=case.witness, expected=outputs.circuit(c)) for c, case in enumerate(vector.circuits)]
+    _compare(vector, dataclasses.replace(vector, circuits=cases, expected_prep=cheap["prep"]), ("prep", "circuits"), "the reference computes (evaluate, prep)")
+    consumed = {"ntt_h": ("evaluate",), "msm_h": ("ntt_h",), "batch_add": ("prep",), "tail_msm": ("prep",), "assemble": ("msm_h", "batch_add", "tail_msm")}
+    for phase, needs in consumed.items():
+        oracle = choose_oracle(phase, problem, has_expected=True, prefer_oracle=True)
+        if phase == "ntt_h" and vector.convention.coset_generator is None:
+            oracle = REFERENCE  # the h identity holds for h's coefficients; snarkjs's ntt_h outputs coset values
+        inputs = {p: expected_output(vector, p) for p in needs}
+        mismatch = judge(oracle, phase, problem, inputs, expected_output(vector, phase))
+        if mismatch is not None:
+            field = "circuits" if mismatch.circuit is None else f"circuits[{mismatch.circuit}]"
+            raise InvalidInputError(f"{field}.expected.{'proof' if phase == 'assemble' else phase}", f"fails the {oracle} oracle: {mismatch.describe()}")
+
+
+def _expected_outputs(vector: Vector):
+    """The vector's expected values as one PhaseOutputs (per-circuit lists)."""
+    from reference.prover import PhaseOutputs
+
+    per_circuit = [case.expected for case in vector.circuits]
+    return PhaseOutputs(**{p: [getattr(e, p) for e in per_circuit] for p in PHASES if p != "prep"}, prep=vector.expected_prep)
