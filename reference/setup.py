@@ -22,6 +22,7 @@ over all rows j (input rows included):
 Every key point is (known scalar) * generator, so it is computed with a fixed-base window table
 (``msm.FixedBaseTable``): one addition per 8-bit window instead of a double-and-add ladder.
 """
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -93,6 +94,13 @@ def _dense_scalars(values: list[int], variables: list[int], query: str) -> list[
     return picked
 
 
+@functools.cache
+def generator_tables() -> tuple[FixedBaseTable, FixedBaseTable]:
+    """The fixed-base tables of G1 and G2, built once per process (seconds in pure Python; `vectors check` runs
+    setup once per vector)."""
+    return FixedBaseTable(G1), FixedBaseTable(G2)
+
+
 def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN, progress=None) -> ProvingKey:
     """Groth16 keys for ``r1cs`` with the given (test-only) secrets; see the module docstring for every formula."""
     say = progress or (lambda message: None)
@@ -106,8 +114,7 @@ def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN
     combined = [(t.beta * u[i] + t.alpha * v[i] + w[i]) % R for i in range(r1cs.num_variables)]
     h_scalars = [value * delta_inv % R for value in domain.h_query_scalars(t.tau)]
 
-    g1_table = FixedBaseTable(G1)
-    g2_table = FixedBaseTable(G2)
+    g1_table, g2_table = generator_tables()
     b_vars = density.b_variables(n_in)
     say(f"setup: {len(h_scalars)} H, {r1cs.num_aux} L, {len(density.a_variables(n_in))} A, {len(b_vars)} B points")
     vk = VerifyingKey(

@@ -402,3 +402,37 @@ def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys)
     argv = ["generate", "--log-n", "2", "--seed", "s", "--sidecar-min", "1", "--out", str(out), "--quiet"]
     _exit_2(vectors_main, argv, capsys, "plain file name")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda p: p.update(pi_b=[p["pi_b"][0], p["pi_b"][1], ["0", "0"]]), "pi_b"),  # z = 0 with a non-identity x, y
+        (lambda p: p.update(pi_a=[p["pi_a"][0], p["pi_a"][1], "0"]), "pi_a"),
+        (lambda p: p.update(pi_a=["0" + p["pi_a"][0], p["pi_a"][1], "1"]), "pi_a[0]"),  # a leading zero
+        (lambda p: p.update(pi_a=[int(p["pi_a"][0][:18]), p["pi_a"][1], "1"]), "pi_a[0]"),  # a JSON number
+    ],
+)
+def test_snarkjs_json_has_one_form_per_value(edit, field, tmp_path, capsys):
+    """Found by tests/test_fuzz_readers.py: z = 0 made any x, y 'the identity'."""
+    proof = json.loads((INTEROP / "proof.json").read_text())
+    edit(proof)
+    argv = ["verify", str(INTEROP / "verification_key.json"), str(_write(tmp_path, proof, "p.json")), "--public", str(INTEROP / "public.json"), "--quiet"]
+    _exit_2(reference_main, argv, capsys, field)
+
+
+@pytest.mark.parametrize("path", sorted(DATA_DIR.glob("*.json")), ids=lambda p: p.stem)
+def test_bundled_vectors_pass_the_check(path, tmp_path_factory):
+    """Every bundled vector passes `vectors check`: in full up to 2^8, by the oracles above (the conformance
+    tests compare every reference phase with every expected value of every bundled vector anyway)."""
+    from conformance.loading import load_shared
+    from vectors.checking import check_vector_values
+
+    base = tmp_path_factory.getbasetemp()
+    cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "conformance-vectors"
+    vector = load_shared(path, cache)
+    check_vector_values(vector, fast=vector.r1cs.log_n > FULL_CHECK_MAX_LOG_N)
+
+
+FULL_CHECK_MAX_LOG_N = 8
+"""CI checks bundled vectors up to 2^8 in full (about a second each), larger ones with --fast."""

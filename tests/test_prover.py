@@ -10,7 +10,7 @@ from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pai
 
 from reference.cli import proofs_document
 from reference.domain import EvaluationDomain, evaluate_polynomial
-from reference.errors import UnsatisfiedConstraintError
+from reference.errors import InvalidInputError, UnsatisfiedConstraintError
 from reference.evaluate import evaluate
 from reference.field import R
 from reference.msm import msm_naive
@@ -82,7 +82,9 @@ def test_proofs_verify_and_tampering_is_caught(small):
     assert not verify(vk, [(inputs[0] + 1) % R, *inputs[1:]], proof)
     # a tampered key
     assert not verify(type(vk)(**{**vk.__dict__, "ic": (add(vk.ic[0], vk.alpha_g1), *vk.ic[1:])}), inputs, proof)
-    assert not verify(type(vk)(**{**vk.__dict__, "delta_g2": vk.gamma_g2}), inputs, proof)
+    assert not verify(type(vk)(**{**vk.__dict__, "delta_g2": add(vk.delta_g2, vk.gamma_g2)}), inputs, proof)
+    with pytest.raises(InvalidInputError):  # gamma = delta is degenerate (reference/keys.py): no verdict at all
+        verify(type(vk)(**{**vk.__dict__, "delta_g2": vk.gamma_g2}), inputs, proof)
     # circuit 1's proof is not a proof for circuit 0's inputs
     assert not verify(vk, inputs, outputs.assemble[1])
 

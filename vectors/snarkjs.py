@@ -329,11 +329,12 @@ def g2_to_zkey(point) -> bytes:
 
 
 def _decimal(value, where: str, modulus: int, what: str) -> int:
-    """A snarkjs number: a decimal string (or a JSON integer) in [0, modulus)."""
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
+    """A snarkjs number: a canonical decimal string (digits only, no leading zero, at most the modulus's digits)
+    in [0, modulus). A JSON number is refused: snarkjs writes strings, and one value must have one form."""
+    if not isinstance(value, str):
         raise InvalidInputError(where, f"expected a decimal string, got {type(value).__name__}")
-    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
-        raise InvalidInputError(where, f"expected a decimal string, got {value!r:.80}")
+    if not (value.isascii() and value.isdigit()) or (len(value) > 1 and value[0] == "0") or len(value) > len(str(modulus)):
+        raise InvalidInputError(where, f"expected a canonical decimal string (digits, no leading zero), got {value!r:.80}")
     number = int(value)
     if not 0 <= number < modulus:
         error = ScalarRangeError if modulus == R else PointEncodingError
@@ -358,6 +359,8 @@ def g1_from_json(value, where: str) -> tuple:
     """A G1 point from snarkjs JSON [x, y, z] (decimal; z = "1" affine, z = "0" the identity), validated."""
     x, y, z = (_decimal(c, f"{where}[{i}]", P, "p") if i < 2 else _json_z(c, f"{where}[{i}]") for i, c in enumerate(_json_list(value, 3, where)))
     if z == JSON_IDENTITY_Z:
+        if (x, y) != (0, 1):
+            raise PointEncodingError(where, 'the identity (z = "0") has one form: ["0", "1", "0"]')
         return Z1
     return g1_from_bytes(_coordinates_be([x, y]), where, compressed=False)
 
@@ -370,6 +373,8 @@ def g2_from_json(value, where: str) -> tuple:
     if _decimal(pairs[2][1], f"{where}[2][1]", P, "p") != 0:
         raise PointEncodingError(f"{where}[2][1]", "must be 0: snarkjs writes z = 1 or 0 in Fq2")
     if z0 == JSON_IDENTITY_Z:
+        if (x0, x1, y0, y1) != (0, 0, 1, 0):
+            raise PointEncodingError(where, 'the identity (z = ["0", "0"]) has one form: [["0", "0"], ["1", "0"], ["0", "0"]]')
         return Z2
     return g2_from_bytes(_coordinates_be([x1, x0, y1, y0]), where, compressed=False)
 
