@@ -196,7 +196,10 @@ def _run(args, argv) -> int:
         raise InvalidInputError("--report", f"cannot write the report into {args.report}: {exc.strerror or exc}") from None
     sys.stdout.write(terminal_text(document))
     if args.record_gate:
-        _record_gate(document, fingerprint_before, say)
+        try:
+            _record_gate(document, fingerprint_before, say)
+        except OSError as exc:
+            raise InvalidInputError("--record-gate", f"cannot write {GATE_REPORT}: {exc.strerror or exc}") from None
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
 
 

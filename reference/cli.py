@@ -49,7 +49,7 @@ def proofs_document(proofs: list[Proof]):
 
 
 def parse_proof(doc, where: str) -> Proof:
-    if not isinstance(doc, dict) or not {"a", "b", "c"} <= set(doc):
+    if not isinstance(doc, dict) or set(doc) != {"a", "b", "c"}:
         raise InvalidInputError(where, 'expected {"a": G1 hex, "b": G2 hex, "c": G1 hex}')
     return Proof(a=decode_g1(doc["a"], f"{where}.a"), b=decode_g2(doc["b"], f"{where}.b"), c=decode_g1(doc["c"], f"{where}.c"))
 

@@ -436,3 +436,19 @@ def test_bundled_vectors_pass_the_check(path, tmp_path_factory):
 
 FULL_CHECK_MAX_LOG_N = 8
 """CI checks bundled vectors up to 2^8 in full (about a second each), larger ones with --fast."""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [("domain", "extra"), ("r1cs", "extra"), ("verifying_key", "extra"), ("circuits", 0, "extra"), ("circuits", 0, "expected", "proof", "extra"),
+     ("prep", "l", "extra"), ("density", "a_aux", "extra")],
+)
+def test_fields_the_format_does_not_define_are_refused(path, tmp_path, capsys):
+    doc = _doc()
+    _set(doc, path, 0)
+    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, ".".join(str(p) for p in path).replace(".0.", "[0]."))
+
+
+def test_proof_file_with_an_extra_field_is_refused(tmp_path, capsys):
+    proof = dict(_doc()["circuits"][0]["expected"]["proof"], d="00")
+    _exit_2(reference_main, ["verify", str(SMALL), str(_write(tmp_path, proof, "p.json")), "--quiet"], capsys, "p.json")

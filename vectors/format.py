@@ -291,6 +291,50 @@ def _check_top_level(doc) -> None:
     flags = doc.get("flags", [])
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
         raise InvalidInputError("flags", "expected a list of strings")
+    _check_all_object_fields(doc)
+
+
+_SUMS = {"l": None, "a": None, "b_g1": None, "b_g2": None}
+_PREP_SHARED = {"split": None, "tail_indices": None}
+_PREP_CIRCUIT = {"bitmap": {"bits": None, "hex": None}, "tail_scalars": None}
+OBJECT_FIELDS = {
+    "domain": {"convention": None, "log_n": None, "root_generator": None, "coset_generator": None},
+    "r1cs": {"num_inputs": None, "num_aux": None, "num_constraints": None, "a": None, "b": None, "c": None},
+    "density": {name: {"bits": None, "hex": None} for name in ("a_aux", "b_input", "b_aux")},
+    "verifying_key": dict.fromkeys(("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2", "ic")),
+    "proving_key": dict.fromkeys(("h", "l", "a", "b_g1", "b_g2")),
+    "trapdoor": dict.fromkeys(("warning", "tau", "alpha", "beta", "gamma", "delta")),
+    "prep": {q: _PREP_SHARED for q in PREP_QUERIES},
+    "circuits[]": {
+        "public_inputs": None, "aux_assignment": None, "r": None, "s": None,
+        "expected": {
+            "evaluate": dict.fromkeys("abc"), "ntt_h": {"h": None}, "msm_h": {"h": None},
+            "prep": {q: _PREP_CIRCUIT for q in PREP_QUERIES}, "batch_add": _SUMS, "tail_msm": _SUMS, "proof": dict.fromkeys("abc"),
+        },
+    },
+}
+"""The fields each object of the format may hold (None: a leaf, checked by its parser); any other field is refused."""
+
+
+def _check_object_fields(value, schema: dict, where: str) -> None:
+    """Refuse a field the format does not define, at any depth of ``schema`` (missing fields are refused by the parsers)."""
+    if not isinstance(value, dict):
+        return
+    unknown = sorted(set(value) - set(schema))
+    if unknown:
+        raise InvalidInputError(f"{where}.{unknown[0]}", "is not a field of this format (version 1); a reader would ignore what it says")
+    for key, sub in schema.items():
+        if sub is not None and key in value:
+            _check_object_fields(value[key], sub, f"{where}.{key}")
+
+
+def _check_all_object_fields(doc: dict) -> None:
+    for key, schema in OBJECT_FIELDS.items():
+        if key == "circuits[]":
+            for i, circuit in enumerate(doc["circuits"] if isinstance(doc["circuits"], list) else []):
+                _check_object_fields(circuit, schema, f"circuits[{i}]")
+        elif key in doc:
+            _check_object_fields(doc[key], schema, key)
 
 
 def _parse_domain(d) -> DomainConvention:

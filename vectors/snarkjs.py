@@ -622,7 +622,7 @@ def verifying_key_from_json(doc, where: str = "verification_key") -> SnarkjsVeri
     _require_tag(doc, "curve", SNARKJS_CURVE, where)
     if not isinstance(doc["IC"], list) or not doc["IC"]:
         raise InvalidInputError(f"{where}.IC", "expected a non-empty list of G1 points")
-    if "nPublic" in doc and doc["nPublic"] != len(doc["IC"]) - 1:
+    if "nPublic" in doc and (type(doc["nPublic"]) is not int or doc["nPublic"] != len(doc["IC"]) - 1):
         raise SizeMismatchError(f"{where}.nPublic", f"is {doc['nPublic']}; IC has {len(doc['IC'])} points (nPublic + 1)")
     vk = SnarkjsVerifyingKey(
         alpha_g1=g1_from_json(doc["vk_alpha_1"], f"{where}.vk_alpha_1"),
