@@ -45,7 +45,7 @@ REPO = Path(__file__).resolve().parent.parent
 INTEROP = REPO / "interop" / "snarkjs"
 VECTOR = DATA_DIR / "porep-log01.json"
 """The smallest bundled vector: every mutant that decodes is checked in full by the reference."""
-EXAMPLES = int(os.environ.get("HOSTILE_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("HOSTILE_FUZZ_EXAMPLES", "40"))
 """Mutants per reader (CI default: a fixed budget)."""
 RANDOM = os.environ.get("HOSTILE_FUZZ_RANDOM") == "1"
 SECONDS_PER_MUTANT = 30
