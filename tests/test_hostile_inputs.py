@@ -452,3 +452,15 @@ def test_fields_the_format_does_not_define_are_refused(path, tmp_path, capsys):
 def test_proof_file_with_an_extra_field_is_refused(tmp_path, capsys):
     proof = dict(_doc()["circuits"][0]["expected"]["proof"], d="00")
     _exit_2(reference_main, ["verify", str(SMALL), str(_write(tmp_path, proof, "p.json")), "--quiet"], capsys, "p.json")
+
+
+@pytest.mark.parametrize(
+    "secret, value",
+    [("delta", "00" * 32), ("gamma", "00" * 32), ("alpha", "00" * 32), ("tau", "00" * 31 + "01"), ("tau", f"{0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000000:064x}")],
+)
+def test_trapdoor_secrets_outside_the_setup_formulas_are_refused(secret, value, tmp_path, capsys):
+    """0 has no inverse and tau in the domain has no Lagrange basis: reference/setup.py raised a traceback."""
+    doc = _doc()
+    doc["trapdoor"][secret] = value
+    for fast in ([], ["--fast"]):
+        _exit_2(vectors_main, ["check", *fast, str(_write(tmp_path, doc)), "--quiet"], capsys, f"trapdoor.{secret}")

@@ -245,7 +245,7 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
         for case in circuits:
             if case.expected is not None:
                 case.expected = dataclasses.replace(case.expected, prep=expected_prep)
-    trapdoor = _parse_trapdoor(doc["trapdoor"]) if "trapdoor" in doc else None
+    trapdoor = _parse_trapdoor(doc["trapdoor"], r1cs.n) if "trapdoor" in doc else None
     flags = doc.get("flags", [])
     return Vector(
         id=doc["id"],
@@ -498,8 +498,16 @@ def _parse_prep(shared, circuits_doc: list, r1cs: R1CS, pk: ProvingKey) -> Prep:
     return Prep(**splits)
 
 
-def _parse_trapdoor(d) -> Trapdoor:
-    return Trapdoor(**{k: _scalar(_get(d, k, "trapdoor"), f"trapdoor.{k}") for k in ("tau", "alpha", "beta", "gamma", "delta")})
+def _parse_trapdoor(d, n: int) -> Trapdoor:
+    """The setup secrets: non-zero (gamma and delta are inverted; derive() never gives 0), and tau not a 2n-th root of
+    unity (the Lagrange basis at tau, and at tau/g on snarkjs's coset omega_2n*H, needs tau outside both)."""
+    secrets = {k: _scalar(_get(d, k, "trapdoor"), f"trapdoor.{k}") for k in ("tau", "alpha", "beta", "gamma", "delta")}
+    for k, value in secrets.items():
+        if value == 0:
+            raise InvalidInputError(f"trapdoor.{k}", "is 0: a setup secret must be non-zero")
+    if pow(secrets["tau"], 2 * n, R) == 1:
+        raise InvalidInputError("trapdoor.tau", f"is a {2 * n}-th root of unity: the keys' Lagrange basis is undefined there")
+    return Trapdoor(**secrets)
 
 
 def check_witnesses_satisfied(vector: Vector) -> None:
