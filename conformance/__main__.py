@@ -24,7 +24,7 @@ from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS
 from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
 from .loading import load_cached, vector_paths
-from .phases import MODES, Problem, check_phases
+from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import check_vector
 from vectors.bundled import bundled_paths
@@ -58,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json)")
     r.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated: reference, gpu, fault:<name> (default {DEFAULT_BACKENDS}; `faults` lists the planted faults)")
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
-    r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself")
+    r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
+                   "prover: each backend's real prover entry point (the GPU: python -m gpu prove's) on all circuits at once, every phase output captured at its boundary and judged (--record-gate adds this mode to the isolated run)")
     r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
     r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels)")
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
@@ -163,16 +164,18 @@ def _run(args, argv) -> int:
         gpu_fingerprint=fingerprint_before,
     )
     results = []
+    modes = [args.mode] + ([PROVER] if args.record_gate else [])  # the gate also runs the real prover entry point
     for path in paths:
         start = time.perf_counter()
         vector = load_cached(path, progress=say)
         info.load_seconds[vector.id] = round(time.perf_counter() - start, 3)
         problem = Problem.from_vector(vector)
-        results.append(
-            check_vector(
-                problem, running, phases, args.mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat
+        for mode in modes:
+            results.append(
+                check_vector(
+                    problem, running, phases, mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat
+                )
             )
-        )
 
     document = report_document(results, info)
     _write_report_files(document, Path(args.report), say)

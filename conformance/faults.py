@@ -30,7 +30,7 @@ from reference.r1cs import R1CS
 from reference.setup import setup, trapdoor_from_seed
 from vectors.format import CircuitCase, Vector
 
-from .backends.base import Backend
+from .backends.base import Backend, ProverRun
 from .backends.reference import ReferenceBackend, reference_phase
 from .phases import Problem
 
@@ -289,6 +289,10 @@ class FaultyBackend(ReferenceBackend):
 
     def describe(self) -> dict:
         return {"implementation": f"reference/ with a planted fault: {self.fault.description}"}
+
+    def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
+        """The faulty phases composed as a prover (Backend's default), not the clean reference.prover."""
+        return Backend.run_prover(self, problem, run_index)
 
     def compute(self, phase: str, problem: Problem, inputs: dict):
         if phase not in self.fault.phases:

@@ -96,12 +96,13 @@ def report_document(results: list[VectorResult], info: RunInfo) -> dict:
         "backends": info.backends,
         "gpu_fingerprint": info.gpu_fingerprint,
         "summary": summary(results, names),
-        "totals": phase_totals(results, names),
+        "totals": phase_totals([v for v in results if v.mode == info.mode], names),
         "chart": info.chart,
         "chart_note": info.chart_note,
         "vectors": [
             {
                 "id": v.vector_id,
+                "mode": v.mode,
                 "path": v.path,
                 "log_n": v.log_n,
                 "circuits": v.circuits,

@@ -322,14 +322,15 @@ def random_r1cs(rng: random.Random, constraints: int, num_inputs: int, num_aux: 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 1, 0), (5, 1, 3), (61, 4, 40), (300, 7, 250)])
 def test_evaluate_matches_reference(shape):
-    from gpu.evaluate import evaluate, evaluations_to_ints, upload_r1cs
+    from gpu.evaluate import evaluate, evaluations_to_ints, upload_r1cs, witnesses_to_device
     from reference.evaluate import evaluate as reference_evaluate
 
     rng = random.Random(SEED + sum(shape))
     r1cs = random_r1cs(rng, *shape)
     witnesses = [[1] + random_ints(r1cs.num_variables - 1, rng) for _ in range(3)]
-    for source in (r1cs, upload_r1cs(r1cs)):
-        a, b, c = evaluate(source, witnesses)
+    csr = upload_r1cs(r1cs)
+    for _ in range(2):  # the CSR is reused across calls
+        a, b, c = evaluate(csr, witnesses_to_device(witnesses, csr.num_variables))
         assert a.shape == (3, r1cs.n, 8)
         expected = [reference_evaluate(r1cs, z) for z in witnesses]
         assert evaluations_to_ints(a) == [list(e.a) for e in expected]
@@ -339,14 +340,14 @@ def test_evaluate_matches_reference(shape):
 
 @pytest.mark.gpu
 def test_evaluate_rejects_bad_witnesses():
-    from gpu.evaluate import evaluate
+    from gpu.evaluate import witnesses_to_device
     from reference.errors import ScalarRangeError
 
     r1cs = random_r1cs(random.Random(SEED), 4, 2, 3)
     with pytest.raises(SizeMismatchError, match=r"witnesses\[1\]"):
-        evaluate(r1cs, [[1, 2, 3, 4, 5], [1, 2]])
+        witnesses_to_device([[1, 2, 3, 4, 5], [1, 2]], r1cs.num_variables)
     with pytest.raises(ScalarRangeError, match=r"witnesses\[0\]\[2\]"):
-        evaluate(r1cs, [[1, 2, R, 4, 5]])
+        witnesses_to_device([[1, 2, R, 4, 5]], r1cs.num_variables)
 
 
 @pytest.mark.gpu
@@ -562,7 +563,7 @@ def test_snarkjs_ntt_h_matches_reference(log_n):
 def test_snarkjs_evaluate_sets_c_to_a_times_b():
     """gpu evaluate(convention=SNARKJS) on the snarkjs interop vector equals reference/evaluate.py (c = a*b); an
     unsatisfied witness is refused at the same (circuit, row) as the reference refuses it."""
-    from gpu.evaluate import evaluate, evaluations_to_ints, upload_r1cs
+    from gpu.evaluate import evaluate, evaluations_to_ints, upload_r1cs, witnesses_to_device
     from reference.errors import UnsatisfiedConstraintError
     from reference.evaluate import evaluate as reference_evaluate
     from reference.r1cs import witness_vector
@@ -572,8 +573,9 @@ def test_snarkjs_evaluate_sets_c_to_a_times_b():
     r1cs = vector.r1cs
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, k) for k, w in enumerate(vector.witnesses)]
     expected = [reference_evaluate(r1cs, z, SNARKJS, k) for k, z in enumerate(zs)]
-    for source in (r1cs, upload_r1cs(r1cs)):
-        a, b, c = evaluate(source, zs, SNARKJS)
+    csr = upload_r1cs(r1cs)
+    for _ in range(2):  # the CSR is reused across calls
+        a, b, c = evaluate(csr, witnesses_to_device(zs, csr.num_variables), SNARKJS)
         assert evaluations_to_ints(a) == [list(e.a) for e in expected]
         assert evaluations_to_ints(b) == [list(e.b) for e in expected]
         assert evaluations_to_ints(c) == [list(e.c) for e in expected]
@@ -582,5 +584,5 @@ def test_snarkjs_evaluate_sets_c_to_a_times_b():
     with pytest.raises(UnsatisfiedConstraintError) as reference_error:
         reference_evaluate(r1cs, broken[1], SNARKJS, 1)
     with pytest.raises(UnsatisfiedConstraintError) as gpu_error:
-        evaluate(r1cs, broken, SNARKJS)
+        evaluate(csr, witnesses_to_device(broken, csr.num_variables), SNARKJS)
     assert str(gpu_error.value) == str(reference_error.value)
