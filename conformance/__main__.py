@@ -21,7 +21,8 @@ from reference.prover import PHASES
 
 from .backends import make_backend
 from .chart import write_chart
-from .faults import FAULT_PREFIX, FAULTS
+from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
+from .generated import GENERATED_CASES, check_generated, split_names
 from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
@@ -55,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         "Progress on stderr, the final table on stdout. Exit 0 pass, 1 mismatch or error, 2 bad input, "
         "3 --require-gpu without a GPU.",
     )
-    r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json)")
+    r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json), "
+                   f"or generated:<name> for a case generated on the GPU and judged by oracles ({', '.join(GENERATED_CASES)}; --record-gate runs them all)")
     r.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated: reference, gpu, fault:<name> (default {DEFAULT_BACKENDS}; `faults` lists the planted faults)")
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
@@ -71,7 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), 0 otherwise.")
     g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
-    sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>")
+    f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
+    f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
+                   "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
+                   "(exit 1 unless every fault is caught and named as expected)")
+    f.add_argument("--only", metavar="NAMES", help="comma-separated GPU faults for --gpu-table (default: all)")
     return p
 
 
@@ -131,10 +137,12 @@ def _run(args, argv) -> int:
     backends = [make_backend(name) for name in names]
     if args.repeat < 1:
         raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
-    paths = vector_paths(args.vectors)
+    path_arguments, generated = split_names(args.vectors)
+    paths = vector_paths(path_arguments) if path_arguments or not generated else []
     require_gpu = args.require_gpu or args.record_gate
     if args.record_gate:
         _check_record_gate(args, names, phases, paths)
+        generated = list(GENERATED_CASES.values())  # the GPU paths the bundled vectors do not reach
 
     running, unavailable, facts = [], {}, {}
     for backend in backends:
@@ -177,6 +185,9 @@ def _run(args, argv) -> int:
                 )
             )
 
+    for case in generated:
+        results.append(check_generated(case, running, unavailable, progress=say))
+
     document = report_document(results, info)
     _write_report_files(document, Path(args.report), say)
     sys.stdout.write(terminal_text(document))
@@ -218,9 +229,30 @@ def _gate(args) -> int:
 
 
 def _faults(args) -> int:
+    if args.gpu_table:
+        return _gpu_fault_table(args)
     for fault in FAULTS.values():
         print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
+    for fault in GPU_FAULTS.values():
+        print(f"{fault.name:<38} {fault.phase:<12} {fault.path}: {fault.description} (--gpu-table)")
     return EXIT_OK
+
+
+def _gpu_fault_table(args) -> int:
+    from gpu.device import GpuUnavailableError, require_device
+
+    names = _split(args.only) if args.only else None
+    unknown = [n for n in names or [] if n not in GPU_FAULTS]
+    if unknown:
+        raise InvalidInputError("--only", f"unknown GPU fault {unknown[0]!r}; known: {', '.join(GPU_FAULTS)}")
+    try:
+        require_device()
+    except GpuUnavailableError as exc:
+        print(f"error: --gpu-table needs a GPU: {exc}", file=sys.stderr)
+        return EXIT_GPU_REQUIRED
+    ok = write_gpu_fault_table(args.gpu_table, names, say=Progress(False))
+    print(Path(args.gpu_table).read_text())
+    return EXIT_OK if ok else EXIT_MISMATCH
 
 
 def main(argv=None) -> int:
