@@ -149,7 +149,8 @@ def prep_to_device(prep) -> dict:
     for name in ("l", "a", "b"):
         split = getattr(prep, name)
         circuits = len(split.bitmaps)
-        bitmaps = np.frombuffer(b"".join(split.bitmaps), dtype="<u8").reshape(circuits, -1).astype(np.uint64)
+        words = len(split.bitmaps[0]) // 8 if circuits else 0  # (bitmap_bytes pads to whole 64-bit words)
+        bitmaps = np.frombuffer(b"".join(split.bitmaps), dtype="<u8").reshape(circuits, words).astype(np.uint64)
         scalars = np.stack([ints_to_limbs(list(s), FR, f"prep.{name}.tail_scalars[{c}]").reshape(-1, FR.num_limbs)
                             for c, s in enumerate(split.tail_scalars)])
         splits[name] = DeviceSplit(split.split, xp.asarray(bitmaps), xp.asarray(np.asarray(split.tail_indices, dtype=np.int64)),
