@@ -367,7 +367,10 @@ class SourceFault:
     replace: str
     description: str
     phase: str
-    """The phase the gate must name: the first failing phase in the prover's phase order."""
+    """The phase the gate must name: the first failing phase in the prover's phase order. For a fault in code every
+    phase shares (field arithmetic), the first phase whose output differs: measured on the H200, evaluate's outputs
+    on porep-log05 still come out right without the Montgomery product's final subtraction (its short rows end in
+    a reducing addition), and ntt_h's long chains of products are the first to go wrong."""
     vectors: tuple[str, ...]
     """Vector arguments that reach the faulty code (bundled file names, REPEATED_BASES, generated:<name>)."""
 
@@ -410,7 +413,7 @@ GPU_FAULTS = {
             "gpu-montgomery-no-final-subtraction", "gpu/kernels/field.cuh",
             "    t[N - 1] = addc(x[N - 1], 0, f);\n    reduce_once_cc<P>(out, t);\n}",
             "    t[N - 1] = addc(x[N - 1], 0, f);\n    for (int j = 0; j < N; ++j) out[j] = t[j];\n}",
-            "the device Montgomery product skips its final conditional subtraction", "evaluate", (BUNDLED_SMALL,),
+            "the device Montgomery product skips its final conditional subtraction", "ntt_h", (BUNDLED_SMALL,),
         ),
         SourceFault(
             "gpu-msm-racy-bucket", "gpu/kernels/msm.cu",
