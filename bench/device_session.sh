@@ -2,7 +2,7 @@
 # Device calls that check a GPU change end to end and bring back the evidence, in steps that each fit one call:
 #   gate    1. every fast GPU test, in parallel                                                  -> gpu-tests.log
 #           2. the gate: both backends over all bundled vectors in isolated and prover mode, plus the
-#              generated cases (two-pass NTT, c = 16 windows, one circuit at a time), recording the
+#              generated cases (2- and 3-pass NTT, c = 16 windows, one circuit at a time), recording the
 #              gate report conformance/reports/gpu-latest.{json,md}              -> conformance.log, gpu-latest.*
 #           3. the whole GPU prover's per-phase breakdown on the largest bundled vector     (in conformance.log)
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also

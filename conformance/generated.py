@@ -55,6 +55,8 @@ GENERATED_CASES = {
         GeneratedCase("porep-log11", 11, 3, None, "two-pass NTT (radices 2^6, 2^5); c = 8 windows; three circuits in one block"),
         GeneratedCase("porep-log16", 16, 2, 1, "two-pass NTT (2^8, 2^8); c = 16 windows (H query 2^16 - 1 points); "
                       "one circuit at a time (the memory plan's path for a full device)"),
+        GeneratedCase("porep-log21", 21, 1, None, "three-pass NTT (2^7 each: the middle pass's hi-only twiddles, "
+                      "ntt.cu TWIDDLE_HI, which no two-pass size uses); c = 16 windows over 2^21 points"),
     )
 }
 

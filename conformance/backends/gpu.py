@@ -330,10 +330,9 @@ CAPTURED = {
     "assemble": list,
 }
 """phase -> conversion of the device outputs gpu.prover's capture hook hands over into the reference's types."""
-SINGLE_BLOCK_RUN = 1
-"""In prover mode, the runs with this index modulo 2 put one circuit at a time through evaluate -> ntt_h ->
-msm_h (max_block=1: the memory plan's path for a device too full for more); the others take the plan's block."""
 ONE_CIRCUIT_AT_A_TIME = 1
+"""max_block of prover mode's odd-numbered runs: one circuit at a time through evaluate -> ntt_h -> msm_h (the
+memory plan's path for a device too full for more); the even-numbered runs take the plan's block."""
 
 
 class PhaseCapturer:
@@ -439,7 +438,7 @@ class GpuBackend(Backend):
 
         vector = problem.vector
         capturer = PhaseCapturer()
-        single = run_index % 2 == SINGLE_BLOCK_RUN
+        single = run_index % 2 == 1
         label = "one circuit at a time" if single else ""
         with self._on_device():
             import cupy
