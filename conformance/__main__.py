@@ -4,9 +4,11 @@
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
     python -m conformance gate                                  # is the committed GPU report current?
+    python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
---require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate);
+--require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate, or --record-gate refused
+because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, unknown phase or backend); 3 --require-gpu without a usable GPU.
 """
 import argparse
@@ -23,6 +25,7 @@ from .backends import make_backend
 from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS
 from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
+from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
@@ -64,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
     r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
+    r.add_argument("--coverage", action="store_true", help="record which kernels of gpu/kernels/ were launched and which lines of gpu/*.py ran "
+                   f"(needs the coverage package: pip install -e '.[gate]'); implied by --record-gate, which also refuses to record "
+                   f"while a kernel was never launched and is not in {ALLOWLIST}")
     r.add_argument("--gpus", metavar="N|all", help="run the GPU backend once per GPU: gpu replaced by gpu:0 .. gpu:N-1 "
                    "(all: every visible device), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
@@ -120,6 +126,16 @@ def _backend_facts(backend) -> dict:
 
 
 def _run(args, argv) -> int:
+    """The suite, inside the coverage records when asked for (started before gpu/ is imported)."""
+    recorder = CoverageRecorder.start() if args.coverage or args.record_gate else None
+    try:
+        return _run_suite(args, argv, recorder)
+    finally:
+        if recorder is not None:
+            recorder.stop()
+
+
+def _run_suite(args, argv, recorder: CoverageRecorder | None) -> int:
     say = Progress(args.quiet)
     phases = check_phases(_split(args.phases))
     names = list(dict.fromkeys(_split(args.backends)))
@@ -174,11 +190,12 @@ def _run(args, argv) -> int:
             )
         )
 
+    info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
     _write_report_files(document, Path(args.report), say)
     sys.stdout.write(terminal_text(document))
-    if args.record_gate:
-        _record_gate(document, fingerprint_before, say)
+    if args.record_gate and not _record_gate(document, fingerprint_before, say):
+        return EXIT_MISMATCH
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
 
 
@@ -192,20 +209,28 @@ def _write_report_files(document: dict, folder: Path, say) -> None:
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 
-def _record_gate(document: dict, fingerprint_before: dict, say) -> None:
-    """Write the gate report when the run passed and gpu/ did not change while it ran."""
+def _record_gate(document: dict, fingerprint_before: dict, say) -> bool:
+    """Write the gate report when the run passed, gpu/ did not change while it ran, and every kernel of
+    gpu/kernels/ was launched or is allow-listed; False when the gate refuses a passing run."""
     target = REPO_ROOT / GATE_REPORT
     if document["result"] != "pass":
         say(f"not recording {GATE_REPORT}: the run did not pass")
-        return
+        return True
     if fingerprint() != fingerprint_before:
         say(f"not recording {GATE_REPORT}: gpu/ changed while the suite ran; run it again")
-        return
+        return True
+    try:
+        check_gate(document.get("coverage"))
+    except UnlaunchedKernelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        say(f"not recording {GATE_REPORT}")
+        return False
     target.parent.mkdir(parents=True, exist_ok=True)
     gate_document = dict(document, chart=None, chart_note="the gate report carries no chart")
     write_json(gate_document, target)
     target.with_suffix(".md").write_text(markdown_text(gate_document))
     say(f"recorded {GATE_REPORT} (and {GATE_REPORT.with_suffix('.md')}): commit them")
+    return True
 
 
 def _gate(args) -> int:
