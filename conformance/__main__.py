@@ -87,7 +87,7 @@ def _split(text: str) -> list[str]:
 def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
     """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
     problems = []
-    if GPU not in backend_names or any(n.startswith(FAULT_PREFIX) for n in backend_names):
+    if GPU not in backend_names or args.gpus is not None or any(n.startswith(FAULT_PREFIX) for n in backend_names):
         problems.append("--backends must include gpu (the current device: no --gpus) and no planted fault")
     if tuple(phases) != PHASES:
         problems.append("every phase must run")
@@ -126,30 +126,31 @@ def _backend_facts(backend) -> dict:
 
 
 def _run(args, argv) -> int:
-    """The suite, inside the coverage records when asked for (started before gpu/ is imported)."""
-    recorder = CoverageRecorder.start() if args.coverage or args.record_gate else None
-    try:
-        return _run_suite(args, argv, recorder)
-    finally:
-        if recorder is not None:
-            recorder.stop()
-
-
-def _run_suite(args, argv, recorder: CoverageRecorder | None) -> int:
+    """Check the arguments, then run the suite inside the coverage records when asked for (started
+    before gpu/ is imported, so that its module-level lines count)."""
     say = Progress(args.quiet)
     phases = check_phases(_split(args.phases))
     names = list(dict.fromkeys(_split(args.backends)))
     if not names:
         raise InvalidInputError("--backends", "names no backend")
-    if args.gpus is not None:
-        names = _per_gpu_backends(names, args.gpus)
-    backends = [make_backend(name) for name in names]
     if args.repeat < 1:
         raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
     paths = vector_paths(args.vectors)
-    require_gpu = args.require_gpu or args.record_gate
     if args.record_gate:
         _check_record_gate(args, names, phases, paths)
+    recorder = CoverageRecorder.start("--record-gate" if args.record_gate else "--coverage") if args.coverage or args.record_gate else None
+    try:
+        return _run_suite(args, argv, say, phases, names, paths, recorder)
+    finally:
+        if recorder is not None:
+            recorder.stop()
+
+
+def _run_suite(args, argv, say, phases, names: list[str], paths, recorder: CoverageRecorder | None) -> int:
+    if args.gpus is not None:
+        names = _per_gpu_backends(names, args.gpus)
+    backends = [make_backend(name) for name in names]
+    require_gpu = args.require_gpu or args.record_gate
 
     running, unavailable, facts = [], {}, {}
     for backend in backends:

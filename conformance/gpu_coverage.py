@@ -205,12 +205,13 @@ def check_gate(section: dict | None) -> None:
 # Lines of gpu/*.py (coverage.py)
 
 
-def start_line_coverage(gpu_dir: Path = GPU_DIR):
-    """A started coverage.Coverage measuring gpu_dir/*.py only, in memory (no data file)."""
+def start_line_coverage(gpu_dir: Path = GPU_DIR, option: str = "--coverage"):
+    """A started coverage.Coverage measuring gpu_dir/*.py only, in memory (no data file); without the
+    coverage package, InvalidInputError naming ``option`` (the command-line flag that asked for it)."""
     try:
         import coverage
     except ImportError:
-        raise InvalidInputError("--coverage", f"line coverage of gpu/*.py needs the coverage package, which is not installed: {COVERAGE_INSTALL}") from None
+        raise InvalidInputError(option, f"line coverage of gpu/*.py needs the coverage package, which is not installed: {COVERAGE_INSTALL}") from None
     cov = coverage.Coverage(data_file=None, config_file=False, include=[str(gpu_dir / "*.py")])
     if sys.version_info >= (3, 12):
         cov.set_option("run:core", "sysmon")  # no tracing cost in the code outside gpu/ (the reference)
@@ -257,13 +258,13 @@ class CoverageRecorder:
     launches: set = field(default_factory=set)
 
     @classmethod
-    def start(cls) -> "CoverageRecorder":
+    def start(cls, option: str = "--coverage") -> "CoverageRecorder":
         """Read the kernels and the allow-list (refusing a bad one now, not after the run), then start
-        both records. Raises InvalidInputError when coverage.py is not installed."""
+        both records. Raises InvalidInputError, naming ``option``, when coverage.py is not installed."""
         defined = defined_kernels()
         allowed = load_allowlist(REPO_ROOT / ALLOWLIST, kernel_ids(defined))
         imported_before = _gpu_modules_imported()
-        cov = start_line_coverage()
+        cov = start_line_coverage(option=option)
         from gpu import device  # after coverage started: its module lines count
 
         return cls(allowed, defined, cov, imported_before, device.record_launches())

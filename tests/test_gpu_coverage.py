@@ -286,3 +286,16 @@ def test_run_with_coverage_reports_the_section(tmp_path):
     assert coverage["lines"]["statements"] > 0 and "gpu/msm.py" in coverage["lines"]["files"]
     assert "## Coverage of the GPU code" in (tmp_path / "report.md").read_text()
     assert device._launches is None
+
+
+def test_without_the_coverage_package_the_flag_that_needs_it_is_named(monkeypatch, capsys):
+    from conformance.__main__ import main
+    from reference.cli import run_main
+    from vectors.bundled import DATA_DIR
+
+    monkeypatch.setitem(sys.modules, "coverage", None)  # import coverage raises ImportError
+    assert run_main(main, ["run", str(DATA_DIR / "porep-log03.json"), "--backends", "reference", "--coverage", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: --coverage: line coverage of gpu/*.py needs the coverage package")
+    assert run_main(main, ["run", "--record-gate", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: --record-gate: line coverage of gpu/*.py needs the coverage package")
+    assert device._launches is None
