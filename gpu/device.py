@@ -32,7 +32,7 @@ GIB = 1 << 30
 
 _launches: set[tuple[str, str]] | None = None
 """While recording (record_launches): (module source, kernel name) of every launch, which
-conformance/coverage.py maps to the kernel's file in gpu/kernels/. None when not recording, so that
+conformance/gpu_coverage.py maps to the kernel's file in gpu/kernels/. None when not recording, so that
 launch() pays one comparison."""
 
 
