@@ -4,9 +4,11 @@
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
     python -m conformance gate                                  # is the committed GPU report current?
+    python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
---require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate);
+--require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate, or --record-gate refused
+because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, unknown phase or backend); 3 --require-gpu without a usable GPU.
 """
 import argparse
@@ -24,6 +26,7 @@ from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, check_generated, split_names
 from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
+from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
@@ -67,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
     r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
+    r.add_argument("--coverage", action="store_true", help="record which kernels of gpu/kernels/ were launched and which lines of gpu/*.py ran "
+                   f"(needs the coverage package: pip install -e '.[gate]'); implied by --record-gate, which also refuses to record "
+                   f"while a kernel was never launched and is not in {ALLOWLIST}")
     r.add_argument("--gpus", metavar="N|all", help="run the GPU backend once per GPU: gpu replaced by gpu:0 .. gpu:N-1 "
                    "(all: every visible device), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
@@ -88,7 +94,7 @@ def _split(text: str) -> list[str]:
 def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
     """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
     problems = []
-    if GPU not in backend_names or any(n.startswith(FAULT_PREFIX) for n in backend_names):
+    if GPU not in backend_names or args.gpus is not None or any(n.startswith(FAULT_PREFIX) for n in backend_names):
         problems.append("--backends must include gpu (the current device: no --gpus) and no planted fault")
     if tuple(phases) != PHASES:
         problems.append("every phase must run")
@@ -127,22 +133,33 @@ def _backend_facts(backend) -> dict:
 
 
 def _run(args, argv) -> int:
+    """Check the arguments, then run the suite inside the coverage records when asked for (started
+    before gpu/ is imported, so that its module-level lines count)."""
     say = Progress(args.quiet)
     phases = check_phases(_split(args.phases))
     names = list(dict.fromkeys(_split(args.backends)))
     if not names:
         raise InvalidInputError("--backends", "names no backend")
-    if args.gpus is not None:
-        names = _per_gpu_backends(names, args.gpus)
-    backends = [make_backend(name) for name in names]
     if args.repeat < 1:
         raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
     path_arguments, generated = split_names(args.vectors)
     paths = vector_paths(path_arguments) if path_arguments or not generated else []
-    require_gpu = args.require_gpu or args.record_gate
     if args.record_gate:
         _check_record_gate(args, names, phases, paths)
         generated = list(GENERATED_CASES.values())  # the GPU paths the bundled vectors do not reach
+    recorder = CoverageRecorder.start("--record-gate" if args.record_gate else "--coverage") if args.coverage or args.record_gate else None
+    try:
+        return _run_suite(args, argv, say, phases, names, paths, generated, recorder)
+    finally:
+        if recorder is not None:
+            recorder.stop()
+
+
+def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None) -> int:
+    if args.gpus is not None:
+        names = _per_gpu_backends(names, args.gpus)
+    backends = [make_backend(name) for name in names]
+    require_gpu = args.require_gpu or args.record_gate
 
     running, unavailable, facts = [], {}, {}
     for backend in backends:
@@ -188,11 +205,12 @@ def _run(args, argv) -> int:
     for case in generated:
         results.append(check_generated(case, running, unavailable, progress=say))
 
+    info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
     _write_report_files(document, Path(args.report), say)
     sys.stdout.write(terminal_text(document))
-    if args.record_gate:
-        _record_gate(document, fingerprint_before, say)
+    if args.record_gate and not _record_gate(document, fingerprint_before, say):
+        return EXIT_MISMATCH
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
 
 
@@ -206,20 +224,28 @@ def _write_report_files(document: dict, folder: Path, say) -> None:
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 
-def _record_gate(document: dict, fingerprint_before: dict, say) -> None:
-    """Write the gate report when the run passed and gpu/ did not change while it ran."""
+def _record_gate(document: dict, fingerprint_before: dict, say) -> bool:
+    """Write the gate report when the run passed, gpu/ did not change while it ran, and every kernel of
+    gpu/kernels/ was launched or is allow-listed; False when the gate refuses a passing run."""
     target = REPO_ROOT / GATE_REPORT
     if document["result"] != "pass":
         say(f"not recording {GATE_REPORT}: the run did not pass")
-        return
+        return True
     if fingerprint() != fingerprint_before:
         say(f"not recording {GATE_REPORT}: gpu/ changed while the suite ran; run it again")
-        return
+        return True
+    try:
+        check_gate(document.get("coverage"))
+    except UnlaunchedKernelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        say(f"not recording {GATE_REPORT}")
+        return False
     target.parent.mkdir(parents=True, exist_ok=True)
     gate_document = dict(document, chart=None, chart_note="the gate report carries no chart")
     write_json(gate_document, target)
     target.with_suffix(".md").write_text(markdown_text(gate_document))
     say(f"recorded {GATE_REPORT} (and {GATE_REPORT.with_suffix('.md')}): commit them")
+    return True
 
 
 def _gate(args) -> int:
