@@ -4,10 +4,12 @@
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
     python -m conformance gate                                  # is the committed GPU report current?
+    python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
 --require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate);
 2 bad input (unreadable vector, unknown phase or backend); 3 --require-gpu without a usable GPU.
+compare: 0, 1 a phase slower than --max-slowdown beyond noise, 2 bad input or runs that are not comparable.
 """
 import argparse
 import shlex
@@ -71,7 +73,24 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), 0 otherwise.")
     g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
     sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>")
+    _add_compare_parser(sub)
     return p
+
+
+def _add_compare_parser(sub) -> None:
+    c = sub.add_parser(
+        "compare",
+        help="compare two timing records phase by phase: slower, faster or within noise",
+        description="Per (case, backend, phase): baseline vs new median and spread, the change in %%, and a verdict "
+        "(the noise rule: conformance/compare_timings.py, docs/PERFORMANCE.md). Reads report.json of `run`, "
+        "`python -m gpu prove --timings-json`, and bench/ JSON. Exit 0, 1 when --max-slowdown is exceeded, "
+        "2 bad input or runs that are not comparable (other GPU model, shapes, sizes, tool).",
+    )
+    c.add_argument("baseline", help="the baseline timing file")
+    c.add_argument("new", help="the timing file to judge against it")
+    c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise")
+    c.add_argument("--allow-mismatch", action="store_true", help="compare the common entries of runs on other GPU models, shapes or sizes")
+    c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
 
 
 def _split(text: str) -> list[str]:
@@ -214,6 +233,18 @@ def _gate(args) -> int:
     return EXIT_MISMATCH if verdict.state in ("stale", "invalid") else EXIT_OK
 
 
+def _compare(args) -> int:
+    from .compare_timings import compare_files, terminal_text, write_comparison_report
+
+    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown)
+    sys.stdout.write(terminal_text(comparison))
+    if args.report:
+        written = write_comparison_report(comparison, Path(args.report))
+        print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
+              " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
+    return EXIT_MISMATCH if comparison.result == "fail" else EXIT_OK
+
+
 def _faults(args) -> int:
     for fault in FAULTS.values():
         print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
@@ -227,7 +258,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "run":
         return _run(args, argv)
-    return {"gate": _gate, "faults": _faults}[args.command](args)
+    return {"gate": _gate, "faults": _faults, "compare": _compare}[args.command](args)
 
 
 if __name__ == "__main__":
