@@ -29,6 +29,7 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import check_vector
+from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 
 EXIT_MISMATCH = EXIT_INVALID_PROOF
@@ -62,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself")
     r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
-    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels)")
+    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels); report.json's timings keep every run after the first (median, spread: use 6 or more for `compare`)")
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
     r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
@@ -194,6 +195,7 @@ def _run(args, argv) -> int:
         )
 
     document = report_document(results, info)
+    document["timings"] = conformance_timings(document, environment(with_gpu=any(n.startswith(GPU) for n in facts if facts[n]["available"])))
     _write_report_files(document, Path(args.report), say)
     sys.stdout.write(terminal_text(document))
     if args.record_gate:
@@ -207,7 +209,7 @@ def _write_report_files(document: dict, folder: Path, say) -> None:
     note = write_chart(document, chart)
     document["chart"], document["chart_note"] = (None, note) if note else (chart.name, None)
     write_json(document, folder / "report.json")
-    (folder / "report.md").write_text(markdown_text(document))
+    (folder / "report.md").write_text(markdown_text(document) + ("\n" + timings_markdown(document["timings"]) if document["timings"]["entries"] else ""))
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 

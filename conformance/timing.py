@@ -257,3 +257,43 @@ def load_timings(path) -> dict:
 
 def entry_key(e: dict) -> tuple[str, str, str]:
     return (e["case"], e["backend"], e["phase"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The conformance run's record (embedded in report.json as "timings")
+# ---------------------------------------------------------------------------------------------
+
+CONFORMANCE_TOOL = "conformance run"
+
+
+def conformance_timings(document: dict, env: dict) -> dict:
+    """The timing record of a conformance report document: one entry per (vector, phase, backend) that passed, its
+    runs after warm-up (a backend that runs a phase several times, the GPU with --repeat N, has its first run left
+    out; the reference runs each phase once). Shape: the vector's size, circuits and the run's mode."""
+    entries = []
+    for vector in document["vectors"]:
+        shape = {"log_n": vector["log_n"], "circuits": vector["circuits"], "mode": document["mode"]}
+        for phase in vector["phases"]:
+            for name, result in phase["backends"].items():
+                runs = result.get("run_seconds")
+                if result["status"] == "pass" and runs and all(isinstance(r, (int, float)) for r in runs):
+                    entries.append(entry(vector["id"], name, phase["phase"], stats_after_warmup(runs), shape=shape))
+    return timing_document(CONFORMANCE_TOOL, document["command"], entries, env)
+
+
+def timings_markdown(timings: dict) -> str:
+    """report.md's section: per backend and phase, the medians summed over the vectors, the largest spread and the
+    timed runs per vector (for ``python -m conformance compare``)."""
+    rows: dict[tuple, list] = {}
+    for e in timings["entries"]:
+        rows.setdefault((e["backend"], e["phase"]), []).append(e)
+    lines = ["## Timing statistics", "",
+             f"Per backend and phase over the vectors that passed (machine: {machine_label(timings['environment'])}, "
+             f"commit {timings['environment'].get('commit')}). Compare two reports with `python -m conformance compare "
+             "BASELINE/report.json NEW/report.json` (docs/PERFORMANCE.md).", "",
+             "| backend | phase | vectors | sum of medians (s) | largest spread (s) | timed runs per vector |", "|---|---|---|---|---|---|"]
+    for (backend, phase), entries in rows.items():
+        counts = sorted({len(e["runs"]) for e in entries})
+        lines.append(f"| {backend} | {phase} | {len(entries)} | {sum(e['median'] for e in entries):.6f} | "
+                     f"{max(e['spread'] for e in entries):.6f} | {', '.join(map(str, counts))} |")
+    return "\n".join(lines) + "\n"

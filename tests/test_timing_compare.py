@@ -201,3 +201,56 @@ def test_report_files_are_written(tmp_path, capsys):
     assert [r["fails_gate"] for r in document["rows"]] == [False, False, True]
     markdown = (tmp_path / "cmp" / "comparison.md").read_text()
     assert markdown.startswith("# Timing comparison: FAIL") and "| porep-log10 | gpu | msm_h |" in markdown
+
+
+# ---------------------------------------------------------------------------------------------
+# The conformance run's record
+
+
+def test_conformance_report_carries_every_run_and_compare_reads_it(tmp_path, capsys):
+    """A backend that is not deterministic by construction runs each phase --repeat times: every run's seconds are
+    in report.json, the timing record keeps the runs after the first (its warm-up); the reference runs once."""
+    from conformance.backends.base import PhaseRun
+    from conformance.backends.reference import ReferenceBackend
+    from conformance.loading import load_cached
+    from conformance.phases import Problem
+    from conformance.runner import check_vector
+    from conformance.timing import conformance_timings
+    from vectors.bundled import DATA_DIR
+
+    scripted = iter([9.0, 0.4, 0.2, 0.3])
+
+    class Repeated(ReferenceBackend):
+        name, deterministic = "repeated", False
+
+        def run_phase(self, phase, problem, inputs):
+            return PhaseRun(output=super().run_phase(phase, problem, inputs).output, seconds=next(scripted))
+
+    vector = load_cached(DATA_DIR / "porep-log04.json")
+    result = check_vector(Problem.from_vector(vector), [ReferenceBackend(), Repeated()], phases=("evaluate",), repeat=4)
+    outcome = result.phases[0].backends["repeated"]
+    assert outcome.status == "pass" and outcome.run_seconds == [9.0, 0.4, 0.2, 0.3] and outcome.seconds == 0.2
+    document = {"command": "test", "mode": "isolated", "vectors": [{
+        "id": vector.id, "log_n": vector.r1cs.log_n, "circuits": len(vector.circuits),
+        "phases": [{"phase": "evaluate", "backends": {n: r.as_json() for n, r in result.phases[0].backends.items()}}]}]}
+    timings = conformance_timings(document, H200)
+    by_backend = {e["backend"]: e for e in timings["entries"]}
+    assert by_backend["repeated"]["runs"] == [0.4, 0.2, 0.3] and by_backend["repeated"]["warmup_runs"] == 1
+    assert by_backend["repeated"]["median"] == 0.3 and by_backend["repeated"]["spread"] == pytest.approx(0.2)
+    assert len(by_backend["reference"]["runs"]) == 1
+    assert by_backend["reference"]["shape"] == {"log_n": vector.r1cs.log_n, "circuits": len(vector.circuits), "mode": "isolated"}
+
+
+def test_conformance_run_writes_a_timing_record_that_compares_with_itself(tmp_path, capsys):
+    from vectors.bundled import DATA_DIR
+
+    report = tmp_path / "run"
+    assert main(["run", str(DATA_DIR / "porep-log04.json"), "--backends", "reference", "--phases", "evaluate,ntt_h",
+                 "--report", str(report), "--quiet"]) == 0
+    timings = load_timings(report / "report.json")
+    assert [(e["backend"], e["phase"]) for e in timings["entries"]] == [("reference", "evaluate"), ("reference", "ntt_h")]
+    assert timings["environment"]["gpu"] is None and timings["environment"]["python"]
+    assert "## Timing statistics" in (report / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["compare", str(report / "report.json"), str(report / "report.json")]) == 0
+    assert "not judged: 2" in capsys.readouterr().out  # one reference run each: no noise estimate, no verdict
