@@ -36,16 +36,17 @@ from .circuit import DeviceCircuit
 from .evaluate import evaluate_device
 from .field import to_montgomery_
 from .keygen import DeviceKey
-from .limbs import FR, ints_to_limbs
+from .limbs import FR
 from .msm import DeviceQueries, _Plan, window_bits_for
 from .msm_h import msm_h_device
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
 from .points import G1_GROUP, G2_GROUP, download_points
 from .prep import prep
+from .staging import COPIES, PAGEABLE, StageTimer, upload_keys, upload_witnesses
 
-TRANSFERS = ("upload_keys", "upload_witnesses")
-"""Host-to-device copies (with their host-side conversion), reported apart from the phases."""
+TRANSFERS = COPIES
+"""Host-to-device copies (gpu/staging.py; CUDA events), reported apart from the phases."""
 QUERY_PHASE_NAMES = (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b"))
 """(key query, prep split) pairs of the batch_add and tail_msm phases."""
 
@@ -274,30 +275,26 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
 
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
-          convention: DomainConvention = BELLMAN) -> GpuProofRun:
+          convention: DomainConvention = BELLMAN, staging: str = PAGEABLE) -> GpuProofRun:
     """Groth16 proofs for every witness, bit-identical to reference.prover.prove's with the same ``convention``.
 
     ``convention``: the vector's domain convention (reference/domain.py; ``vector.convention``): bellman
     (default) or snarkjs (omega = 5^((r-1)/n), c = a*b, h as n coset values). ``queries``: the proving key's
     points already on the device (from an earlier call); uploaded here if None. Raises BatchTooLargeError
     before uploading the witnesses when they do not fit, UnsatisfiedConstraintError (checked on the device's
-    a, b, c) before the batch-add and tail MSMs run.
+    a, b, c) before the batch-add and tail MSMs run. ``staging``: how keys and witnesses go to the device
+    (gpu/staging.py: pageable, pinned-copy, registered), each host-side stage and copy timed in ``ms``.
     """
     device.require_device()
-    import cupy
-
     if not witnesses:
         raise SizeMismatchError("witnesses", "give at least one circuit")
     timer = GpuPhaseTimer(progress)
     if queries is None:
-        queries = timer.run("upload_keys", DeviceQueries.from_proving_key, pk)
+        queries = upload_keys(pk, staging, StageTimer(timer))[None]
     circuit = DeviceCircuit.from_r1cs(r1cs)
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
     plan = plan_batch(circuit, queries, len(zs))
-    z_plain = timer.run(
-        "upload_witnesses",
-        lambda: cupy.asarray(ints_to_limbs([v for z in zs for v in z], FR).reshape(len(zs), -1, FR.num_limbs)),
-    )
+    z_plain = upload_witnesses(zs, staging, StageTimer(timer))
     key = DeviceKey(vk=pk.vk, queries=queries)
     return prove_on_device(circuit, key, z_plain, [(w.r, w.s) for w in witnesses], convention, timer=timer, plan=plan)
 
