@@ -126,7 +126,8 @@ def _prove(args) -> int:
         from conformance.timing import environment, timing_document
 
         blocks = [{"device": d, "circuits": [b.start, b.stop]} for d, b in zip(run.devices, run.blocks)]
-        record = timing_document(TOOL, "python -m gpu " + " ".join(sys.argv[1:]), timing_entries(vector, runs, args.staging),
+        command = f"python -m gpu prove {args.vector} --staging {args.staging} --repeat {args.repeat}"
+        record = timing_document(TOOL, command, timing_entries(vector, runs, args.staging),
                                  environment(with_gpu=True, device_index=run.devices[0]), blocks=blocks)
         extra[Path(args.timings_json)] = json_bytes(record)
     write_proofs(args, vector, run.proofs, say, extra_files=extra)
