@@ -254,3 +254,66 @@ def test_conformance_run_writes_a_timing_record_that_compares_with_itself(tmp_pa
     capsys.readouterr()
     assert main(["compare", str(report / "report.json"), str(report / "report.json")]) == 0
     assert "not judged: 2" in capsys.readouterr().out  # one reference run each: no noise estimate, no verdict
+
+
+# ---------------------------------------------------------------------------------------------
+# The waterfall
+
+
+def _colour_present(path, hex_colour: str) -> bool:
+    from matplotlib import image
+
+    pixels = (image.imread(str(path), format="png")[:, :, :3] * 255).round().astype("uint8")
+    rgb = [int(hex_colour[k : k + 2], 16) for k in (1, 3, 5)]
+    return bool((pixels == rgb).all(axis=2).any())
+
+
+def test_waterfall_is_a_png_with_a_red_bar_for_the_slower_phase_only(tmp_path):
+    pytest.importorskip("matplotlib", reason="the report extra (matplotlib) is part of the test extra")
+    from matplotlib import image
+
+    from conformance.chart import DPI, LEGEND_HEIGHT, TOTAL_COLOUR, VERDICT_COLOURS, draw_waterfall, waterfall_panels
+
+    new = dict(BASE, msm_h=steady(0.600, 0.010))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"))
+    panels = waterfall_panels(c)
+    assert panels == [("porep-log10 [gpu]", [(p, c.rows[k].baseline.median, c.rows[k].new.median, c.rows[k].verdict)
+                                              for k, p in enumerate(PHASES)])]
+    path = tmp_path / "waterfall.png"
+    draw_waterfall(panels, path, "test")
+    height, width = image.imread(str(path), format="png").shape[:2]
+    assert (height, width) == (round((3.4 + LEGEND_HEIGHT) * DPI), round(8.0 * DPI))
+    assert _colour_present(path, TOTAL_COLOUR) and _colour_present(path, VERDICT_COLOURS[SLOWER])
+    faster = compare_documents(check_timing_document(record(BASE), "b"),
+                               check_timing_document(record(dict(BASE, msm_h=steady(0.400, 0.010))), "n"))
+    draw_waterfall(waterfall_panels(faster), path, "test")
+    assert _colour_present(path, VERDICT_COLOURS[FASTER])
+
+
+def test_waterfall_of_many_cases_has_one_panel_per_backend_summed_over_the_cases():
+    from conformance.chart import MAX_WATERFALL_PANELS, waterfall_panels
+
+    cases = [f"porep-log{k:02d}" for k in range(MAX_WATERFALL_PANELS + 1)]
+
+    def many(scale_msm):
+        entries = [entry(case, "gpu", phase, Stats(tuple(r * (scale_msm if phase == "msm_h" else 1) for r in runs), 1), shape=SHAPE)
+                   for case in cases for phase, runs in BASE.items()]
+        return check_timing_document(timing_document("conformance run", "x", entries, H200), "t")
+
+    c = compare_documents(many(1.0), many(1.2))
+    [(title, bars)] = waterfall_panels(c)
+    assert title == f"gpu, sum over {len(cases)} cases"
+    by_phase = {phase: (base, new, verdict) for phase, base, new, verdict in bars}
+    assert by_phase["msm_h"][0] == pytest.approx(0.5 * len(cases)) and by_phase["msm_h"][1] == pytest.approx(0.6 * len(cases))
+    assert by_phase["msm_h"][2] == SLOWER and by_phase["ntt_h"][2] == WITHIN_NOISE
+
+
+def test_without_matplotlib_compare_writes_markdown_and_json_and_says_so(tmp_path, monkeypatch, capsys):
+    import conformance.chart
+
+    monkeypatch.setattr(conformance.chart, "matplotlib_available", lambda: False)
+    path = write(tmp_path, "b.json", record(BASE))
+    assert main(["compare", path, path, "--report", str(tmp_path / "cmp")]) == 0
+    assert sorted(p.name for p in (tmp_path / "cmp").iterdir()) == ["comparison.json", "comparison.md"]
+    assert "no waterfall: matplotlib is not installed" in capsys.readouterr().err
+    assert "Chart: matplotlib is not installed" in (tmp_path / "cmp" / "comparison.md").read_text()
