@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import mmap
 import time
 from dataclasses import dataclass, field
 
@@ -99,15 +100,16 @@ class CupyHost:
         view = np.frombuffer(cupy.cuda.PinnedMemoryPointer(memory, 0), dtype=dtype, count=int(np.prod(shape)))
         return view.reshape(shape), memory
 
-    def register(self, array: np.ndarray) -> None:
+    def register(self, start: int, length: int) -> None:
+        """cudaHostRegister of the page-aligned range [start, start + length)."""
         import cupy
 
-        cupy.cuda.runtime.hostRegister(array.ctypes.data, array.nbytes, REGISTER_DEFAULT_FLAGS)
+        cupy.cuda.runtime.hostRegister(start, length, REGISTER_DEFAULT_FLAGS)
 
-    def unregister(self, array: np.ndarray) -> None:
+    def unregister(self, start: int) -> None:
         import cupy
 
-        cupy.cuda.runtime.hostUnregister(array.ctypes.data)
+        cupy.cuda.runtime.hostUnregister(start)
 
     def to_device(self, array: np.ndarray, page_locked: bool):
         """A device copy of a C-contiguous host array: from page-locked memory by cudaMemcpyAsync on the current
@@ -131,6 +133,22 @@ class Staged:
     arrays: dict[str, np.ndarray]
     owners: list = field(default_factory=list)
     registered: list = field(default_factory=list)
+    """(start, length) page ranges registered with cudaHostRegister."""
+
+
+def page_ranges(spans: list[tuple[int, int]], page_size: int = mmap.PAGESIZE) -> list[tuple[int, int]]:
+    """The (start, length) page-aligned ranges covering the (address, bytes) ``spans``, overlapping or touching ones
+    merged: cudaHostRegister locks whole pages and refuses a page already registered, and two small arrays can share
+    a page of the heap."""
+    pages = sorted((address // page_size * page_size, -(-(address + size) // page_size) * page_size)
+                   for address, size in spans if size)
+    merged: list[list[int]] = []
+    for start, end in pages:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end - start) for start, end in merged]
 
 
 def _pin(arrays: dict[str, np.ndarray], mode: str, host) -> Staged:
@@ -138,25 +156,26 @@ def _pin(arrays: dict[str, np.ndarray], mode: str, host) -> Staged:
     staged = Staged(dict(arrays))
     if mode == PAGEABLE:
         return staged
+    if mode == REGISTERED:
+        for start, length in page_ranges([(a.ctypes.data, a.nbytes) for a in arrays.values()]):
+            host.register(start, length)
+            staged.registered.append((start, length))
+        return staged
     for name, array in arrays.items():
-        if not array.nbytes:  # nothing to lock (cudaHostRegister refuses a size of 0)
-            continue
-        if mode == PINNED_COPY:
+        if array.nbytes:  # (nothing to lock in an empty array)
             pinned, owner = host.pinned_empty(array.shape, array.dtype)
             np.copyto(pinned, array)
             staged.arrays[name] = pinned
             staged.owners.append(owner)
-        else:
-            host.register(array)
-            staged.registered.append(array)
     return staged
 
 
 def _release(staged: Staged, host) -> None:
-    for array in staged.registered:
-        host.unregister(array)
+    for start, _ in staged.registered:
+        host.unregister(start)
     staged.registered.clear()
-    staged.owners.clear()  # the last references to the page-locked buffers: cudaFreeHost
+    staged.arrays.clear()
+    staged.owners.clear()  # with the views gone, the last references to the page-locked buffers: cudaFreeHost
 
 
 def _on_device(device: int | None):

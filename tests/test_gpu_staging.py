@@ -2,11 +2,13 @@
 host layouts of keys and witnesses (decoded independently), the stage names and kinds, the break-even arithmetic,
 and python -m gpu prove's timing entries. The CUDA calls themselves (cudaHostAlloc, cudaHostRegister, the copies)
 run on the device: tests/test_gpu_prover.py and bench/bench_staging.py."""
+import mmap
+
 import numpy as np
 import pytest
 
 from gpu.staging import (COPIES, HOST_STAGES, PAGEABLE, PINNED_COPY, REGISTERED, StageTimer, break_even_uploads,
-                         key_host_arrays, stage_kind, upload_arrays, witness_host_array)
+                         key_host_arrays, page_ranges, stage_kind, upload_arrays, witness_host_array)
 from reference.field import R
 
 
@@ -34,13 +36,15 @@ class FakeHost:
         self.events.append(("alloc", shape))
         return np.zeros(shape, dtype), owner
 
-    def register(self, array):
-        self.registered.add(array.ctypes.data)
-        self.events.append(("register", array.ctypes.data))
+    def register(self, start, length):
+        assert start % mmap.PAGESIZE == 0 and length % mmap.PAGESIZE == 0
+        assert not any(s < start + length and start < s + n for s, n in self.registered), "a page registered twice"
+        self.registered.add((start, length))
+        self.events.append(("register", start, length))
 
-    def unregister(self, array):
-        self.registered.discard(array.ctypes.data)
-        self.events.append(("unregister", array.ctypes.data))
+    def unregister(self, start):
+        self.registered = {(s, n) for s, n in self.registered if s != start}
+        self.events.append(("unregister", start))
 
     def to_device(self, array, page_locked):
         if self.fail_on is not None and array.shape == self.fail_on:
@@ -78,18 +82,28 @@ def test_pinned_copy_copies_from_page_locked_buffers_holding_the_same_values():
     assert {"pin_keys", "unpin_keys"} <= set(timer.ms)
 
 
-def test_registered_locks_the_arrays_in_place_and_always_unlocks_them():
+def test_registered_locks_the_pages_of_the_arrays_in_place_and_always_unlocks_them():
     host = FakeHost()
     timer, out = _upload(REGISTERED, host)
     assert all(np.array_equal(out[n], ARRAYS[n]) for n in ARRAYS)
-    registered = [e[1] for e in host.events if e[0] == "register"]
-    assert registered == [ARRAYS["a"].ctypes.data, ARRAYS["b"].ctypes.data]  # in place; size 0 is never registered
-    assert [e[1] for e in host.events if e[0] == "copy"][:2] == registered
-    assert host.registered == set() and [e[0] for e in host.events][-2:] == ["unregister", "unregister"]
+    ranges = [(e[1], e[2]) for e in host.events if e[0] == "register"]
+    for name in ("a", "b"):  # copied in place, from registered pages
+        address = ARRAYS[name].ctypes.data
+        assert ("copy", address, True) in host.events
+        assert any(s <= address and address + ARRAYS[name].nbytes <= s + n for s, n in ranges)
+    assert host.registered == set() and [e[0] for e in host.events][-len(ranges):] == ["unregister"] * len(ranges)
     failing = FakeHost(fail_on=(2, 8))
     with pytest.raises(RuntimeError, match="cudaErrorMemoryAllocation"):
         upload_arrays(ARRAYS, REGISTERED, "keys", StageTimer(RecordingTimer()), failing)
     assert failing.registered == set()  # a failed copy still unlocks what was locked
+
+
+def test_page_ranges_cover_every_span_and_never_register_a_page_twice():
+    page = 4096
+    assert page_ranges([(100, 50), (300, 20)], page) == [(0, page)]  # two small arrays in one page: one range
+    assert page_ranges([(page - 8, 16)], page) == [(0, 2 * page)]  # straddles a page boundary
+    assert page_ranges([(0, page), (page, page), (5 * page + 1, 1), (7, 0)], page) == [(0, 2 * page), (5 * page, page)]
+    assert page_ranges([], page) == []
 
 
 def test_an_unknown_staging_is_refused():
