@@ -62,7 +62,7 @@ def break_even_uploads(pin_seconds: float, pageable_copy_seconds: float, pinned_
 
 class StageTimer:
     """Milliseconds per stage into ``ms`` (shared with the prover's GpuPhaseTimer when given one): host stages by
-    the wall clock, copies by ``copy_timer`` (CUDA events around the copy: GpuPhaseTimer.run)."""
+    the wall clock, copies by the phase timer (CUDA events around the copy: GpuPhaseTimer.run)."""
 
     def __init__(self, phase_timer=None):
         if phase_timer is None:
@@ -152,22 +152,31 @@ def page_ranges(spans: list[tuple[int, int]], page_size: int = mmap.PAGESIZE) ->
 
 
 def _pin(arrays: dict[str, np.ndarray], mode: str, host) -> Staged:
-    """The arrays as the staging mode copies them: as they are, in page-locked copies, or registered in place."""
+    """The arrays as the staging mode copies them: as they are, in page-locked copies, or registered in place.
+    What was locked before a failure (out of host memory, a refused range) is released before the error goes on."""
     staged = Staged(dict(arrays))
+    try:
+        _lock(staged, arrays, mode, host)
+    except BaseException:
+        _release(staged, host)
+        raise
+    return staged
+
+
+def _lock(staged: Staged, arrays: dict[str, np.ndarray], mode: str, host) -> None:
     if mode == PAGEABLE:
-        return staged
+        return
     if mode == REGISTERED:
         for start, length in page_ranges([(a.ctypes.data, a.nbytes) for a in arrays.values()]):
             host.register(start, length)
             staged.registered.append((start, length))
-        return staged
+        return
     for name, array in arrays.items():
         if array.nbytes:  # (nothing to lock in an empty array)
             pinned, owner = host.pinned_empty(array.shape, array.dtype)
+            staged.owners.append(owner)
             np.copyto(pinned, array)
             staged.arrays[name] = pinned
-            staged.owners.append(owner)
-    return staged
 
 
 def _release(staged: Staged, host) -> None:

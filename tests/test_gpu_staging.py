@@ -27,8 +27,8 @@ class RecordingTimer:
 class FakeHost:
     """CupyHost's interface on numpy: records what is pinned, registered, copied, and released."""
 
-    def __init__(self, fail_on=None):
-        self.events, self.fail_on = [], fail_on
+    def __init__(self, fail_on=None, refuse_register_after=None):
+        self.events, self.fail_on, self.refuse_register_after = [], fail_on, refuse_register_after
         self.registered = set()
 
     def pinned_empty(self, shape, dtype):
@@ -39,6 +39,8 @@ class FakeHost:
     def register(self, start, length):
         assert start % mmap.PAGESIZE == 0 and length % mmap.PAGESIZE == 0
         assert not any(s < start + length and start < s + n for s, n in self.registered), "a page registered twice"
+        if self.refuse_register_after is not None and len(self.registered) >= self.refuse_register_after:
+            raise RuntimeError("cudaErrorHostMemoryAlreadyRegistered (test)")
         self.registered.add((start, length))
         self.events.append(("register", start, length))
 
@@ -96,6 +98,12 @@ def test_registered_locks_the_pages_of_the_arrays_in_place_and_always_unlocks_th
     with pytest.raises(RuntimeError, match="cudaErrorMemoryAllocation"):
         upload_arrays(ARRAYS, REGISTERED, "keys", StageTimer(RecordingTimer()), failing)
     assert failing.registered == set()  # a failed copy still unlocks what was locked
+    backing = np.ones(1 << 20, dtype=np.uint32)
+    far_apart = {"a": backing[: 1 << 12], "b": backing[1 << 19 : (1 << 19) + (1 << 12)]}  # 2 MiB apart: two ranges
+    refusing = FakeHost(refuse_register_after=1)
+    with pytest.raises(RuntimeError, match="AlreadyRegistered"):
+        upload_arrays(far_apart, REGISTERED, "keys", StageTimer(RecordingTimer()), refusing)
+    assert refusing.registered == set() and refusing.events[-1][0] == "unregister"  # a failed lock undoes the others
 
 
 def test_page_ranges_cover_every_span_and_never_register_a_page_twice():
