@@ -82,7 +82,7 @@ def _add_compare_parser(sub) -> None:
     c = sub.add_parser(
         "compare",
         help="compare two timing records phase by phase: slower, faster or within noise",
-        description="Per (case, backend, phase): baseline vs new median and spread, the change in %%, and a verdict "
+        description="Per (case, backend, phase): baseline vs new median and spread, the change in %, and a verdict "
         "(the noise rule: conformance/compare_timings.py, docs/PERFORMANCE.md). Reads report.json of `run`, "
         "`python -m gpu prove --timings-json`, and bench/ JSON. Exit 0, 1 when --max-slowdown is exceeded, "
         "2 bad input or runs that are not comparable (other GPU model, shapes, sizes, tool).",
