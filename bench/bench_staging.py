@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conformance.timing import Stats, entry, environment, timing_document  # noqa: E402
 from gpu.limbs import FR  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP  # noqa: E402
-from gpu.staging import PAGEABLE, PINNED_COPY, REGISTERED, STAGINGS, StageTimer, break_even_uploads, upload_arrays  # noqa: E402
+from gpu.staging import PAGEABLE, PINNED_COPY, STAGINGS, StageTimer, break_even_uploads, upload_arrays  # noqa: E402
 from vectors.porep_arrays import porep_sizes  # noqa: E402
 
 GIB = 1 << 30
