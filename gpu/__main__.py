@@ -18,7 +18,7 @@ from reference.cli import EXIT_OK, Progress, proofs_document, run_main
 from reference.errors import InvalidInputError, ToolkitError
 from vectors.format import load_vector
 
-from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError
+from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, free_device_memory
 from .multi import prove_multi, resolve_devices
 from .staging import PAGEABLE, STAGINGS, StageTimer, stage_kind, upload_keys
 
@@ -71,7 +71,7 @@ def _prove_once(args, say):
     try:
         queries = upload_keys(vector.pk, args.staging, timer, devices)
     except cupy.cuda.memory.OutOfMemoryError as exc:
-        raise GpuMemoryError("the proving key", int(getattr(exc, "size", 0)), 0) from exc
+        raise GpuMemoryError("the proving key", int(getattr(exc, "size", 0)), free_device_memory()) from exc
     run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=devices, progress=say,
                       convention=vector.convention, queries=queries, staging=args.staging)
     encoded = timer.host("encode_proofs", proofs_document, run.proofs)
