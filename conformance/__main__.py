@@ -5,11 +5,13 @@
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
     python -m conformance gate                                  # is the committed GPU report current?
     python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
+    python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
 --require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate, or --record-gate refused
 because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, unknown phase or backend); 3 --require-gpu without a usable GPU.
+compare: 0, 1 a phase slower than --max-slowdown beyond noise, 2 bad input or runs that are not comparable.
 """
 import argparse
 import shlex
@@ -31,6 +33,7 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import check_vector
+from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 
 EXIT_MISMATCH = EXIT_INVALID_PROOF
@@ -66,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
                    "prover: each backend's real prover entry point (the GPU: python -m gpu prove's) on all circuits at once, every phase output captured at its boundary and judged (--record-gate adds this mode to the isolated run)")
     r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
-    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels)")
+    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels); report.json's timings keep every run after the first (median, spread: use 6 or more for `compare`)")
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
     r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
@@ -84,7 +87,24 @@ def _parser() -> argparse.ArgumentParser:
                    "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
                    "(exit 1 unless every fault is caught and named as expected)")
     f.add_argument("--only", metavar="NAMES", help="comma-separated GPU faults for --gpu-table (default: all)")
+    _add_compare_parser(sub)
     return p
+
+
+def _add_compare_parser(sub) -> None:
+    c = sub.add_parser(
+        "compare",
+        help="compare two timing records phase by phase: slower, faster or within noise",
+        description="Per (case, backend, phase): baseline vs new median and spread, the change in %, and a verdict "
+        "(the noise rule: conformance/compare_timings.py, docs/PERFORMANCE.md). Reads report.json of `run`, "
+        "`python -m gpu prove --timings-json`, and bench/ JSON. Exit 0, 1 when --max-slowdown is exceeded, "
+        "2 bad input or runs that are not comparable (other GPU model, shapes, sizes, tool).",
+    )
+    c.add_argument("baseline", help="the baseline timing file")
+    c.add_argument("new", help="the timing file to judge against it")
+    c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise")
+    c.add_argument("--allow-mismatch", action="store_true", help="compare the common entries of runs on other GPU models, shapes or sizes")
+    c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
 
 
 def _split(text: str) -> list[str]:
@@ -207,6 +227,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
 
     info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
+    document["timings"] = conformance_timings(document, environment(with_gpu=any(n.startswith(GPU) for n in facts if facts[n]["available"])))
     _write_report_files(document, Path(args.report), say)
     sys.stdout.write(terminal_text(document))
     if args.record_gate and not _record_gate(document, fingerprint_before, say):
@@ -220,7 +241,7 @@ def _write_report_files(document: dict, folder: Path, say) -> None:
     note = write_chart(document, chart)
     document["chart"], document["chart_note"] = (None, note) if note else (chart.name, None)
     write_json(document, folder / "report.json")
-    (folder / "report.md").write_text(markdown_text(document))
+    (folder / "report.md").write_text(markdown_text(document) + ("\n" + timings_markdown(document["timings"]) if document["timings"]["entries"] else ""))
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 
@@ -252,6 +273,18 @@ def _gate(args) -> int:
     verdict = gate_verdict(REPO_ROOT, Path(args.report_file))
     print(f"{verdict.state}: {verdict.message}")
     return EXIT_MISMATCH if verdict.state in ("stale", "invalid") else EXIT_OK
+
+
+def _compare(args) -> int:
+    from .compare_timings import compare_files, terminal_text, write_comparison_report
+
+    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown)
+    sys.stdout.write(terminal_text(comparison))
+    if args.report:
+        written = write_comparison_report(comparison, Path(args.report))
+        print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
+              " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
+    return EXIT_MISMATCH if comparison.result == "fail" else EXIT_OK
 
 
 def _faults(args) -> int:
@@ -288,7 +321,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "run":
         return _run(args, argv)
-    return {"gate": _gate, "faults": _faults}[args.command](args)
+    return {"gate": _gate, "faults": _faults, "compare": _compare}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ class BackendResult:
     transfer_seconds: float | None = None
     host_seconds: float | None = None
     setup_seconds: float | None = None
+    run_seconds: list[float] | None = None
+    """Every run's seconds in order (the first of several pays one-time costs): conformance/timing.py's input."""
     input_source: str | None = None
     mismatch: Mismatch | None = None
     message: str | None = None
@@ -54,6 +56,7 @@ class BackendResult:
             "transfer_seconds": self.transfer_seconds,
             "host_seconds": self.host_seconds,
             "setup_seconds": self.setup_seconds,
+            "run_seconds": self.run_seconds,
             "input_source": self.input_source,
             "mismatch": self.mismatch.as_json() if self.mismatch else None,
             "message": self.message,
@@ -281,8 +284,10 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
     runs = 1 if backend.deterministic else max(1, repeat)
     try:
         first = fastest = backend.run_phase(phase, problem, plan.values)
+        run_seconds = [first.seconds]
         for k in range(2, runs + 1):
             again = backend.run_phase(phase, problem, plan.values)
+            run_seconds.append(again.seconds)
             drift = first_difference(phase, first.output, again.output)
             if drift is not None:
                 mismatch = dataclasses.replace(drift, query=f"{drift.query} (run {k} vs run 1)")
@@ -306,6 +311,7 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
         transfer_seconds=fastest.transfer_seconds,
         host_seconds=fastest.host_seconds,
         setup_seconds=first.setup_seconds,
+        run_seconds=run_seconds,
         input_source=plan.source_label,
         mismatch=mismatch,
         output=first.output,

@@ -40,17 +40,18 @@ from .batch_add import batch_add
 from .circuit import DeviceCircuit
 from .evaluate import check_rows, evaluate
 from .keygen import DeviceKey
-from .limbs import FR, ints_to_limbs
+from .limbs import FR
 from .msm import QUERY_SPLITS, DeviceQueries, _Plan, window_bits_for
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
 from .points import G1_GROUP, G2_GROUP, download_points
 from .prep import prep
+from .staging import COPIES, PAGEABLE, StageTimer, upload_keys, upload_witnesses
 from .tail_msm import tail_msm
 
-TRANSFERS = ("upload_keys", "upload_witnesses")
-"""Host-to-device copies (with their host-side conversion), reported apart from the phases."""
+TRANSFERS = COPIES
+"""Host-to-device copies (gpu/staging.py; CUDA events), reported apart from the phases."""
 QUERY_PHASE_NAMES = QUERY_SPLITS
 """(key query, prep split) pairs of the batch_add and tail_msm phases (gpu/msm.py)."""
 
@@ -283,7 +284,7 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
           convention: DomainConvention = BELLMAN, capture: PhaseCapture | None = None,
-          max_block: int | None = None) -> GpuProofRun:
+          max_block: int | None = None, staging: str = PAGEABLE) -> GpuProofRun:
     """Groth16 proofs for every witness, bit-identical to reference.prover.prove's with the same ``convention``.
 
     ``convention``: the vector's domain convention (reference/domain.py; ``vector.convention``): bellman
@@ -293,24 +294,21 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
     a, b, c) before the batch-add and tail MSMs run. ``capture``: see PhaseCapture. ``max_block``: at most this
     many circuits at a time through evaluate -> ntt_h -> msm_h, whatever the memory allows (1: the path of a
     device too full for more; conformance --mode prover runs it).
+    ``staging``: how keys and witnesses go to the device (gpu/staging.py: pageable, pinned-copy, registered),
+    each host-side stage and copy timed in ``ms``.
     """
     device.require_device()
-    import cupy
-
     if not witnesses:
         raise SizeMismatchError("witnesses", "give at least one circuit")
     timer = GpuPhaseTimer(progress)
     if queries is None:
-        queries = timer.run("upload_keys", DeviceQueries.from_proving_key, pk)
+        queries = upload_keys(pk, staging, StageTimer(timer))[None]
     circuit = DeviceCircuit.from_r1cs(r1cs)
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
     plan = plan_batch(circuit, queries, len(zs))
     if max_block is not None:
         plan = replace(plan, block=max(1, min(plan.block, max_block)))
-    z_plain = timer.run(
-        "upload_witnesses",
-        lambda: cupy.asarray(ints_to_limbs([v for z in zs for v in z], FR).reshape(len(zs), -1, FR.num_limbs)),
-    )
+    z_plain = upload_witnesses(zs, staging, StageTimer(timer))
     key = DeviceKey(vk=pk.vk, queries=queries)
     return prove_on_device(circuit, key, z_plain, [(w.r, w.s) for w in witnesses], convention, timer=timer, plan=plan,
                            capture=capture)
