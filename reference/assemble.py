@@ -8,10 +8,16 @@ aux variables (L):
     C = sum_aux z_i L_i + h(tau) Z(tau)/delta + s * A + r * B - r * s * delta (G1)
 
 where r * B in C needs B in G1: B_G1 = beta_G1 + sum_i z_i v_i(tau) G1 + s * delta_G1, built from the
-B_G1 query. That is the form computed here (as supraseal-c2 does). bellman expands the same element
-as  C = L + H + s*(sum A) + r*(sum B_G1) + s*alpha + r*beta + r*s*delta; substituting A and B_G1 above
-into s*A + r*B_G1 - r*s*delta gives exactly those terms, so both produce the same group element and
-the same encoded proof.
+B_G1 query. That paper form is the one computed here. bellman (src/groth16/prover.rs, end of
+``create_proof``) and supraseal-c2 (c2/cuda/groth16_cuda.cu, the per-circuit loop at the end of
+``generate_groth16_proofs_c``) compute the expanded form instead:
+
+    C = sum L + H + s * (sum A) + r * (sum B_G1) + s * alpha + r * beta + r * s * delta
+
+They are equal: s * A = s*alpha + s*(sum A) + r*s*delta and r * B_G1 = r*beta + r*(sum B_G1) + r*s*delta, so
+s * A + r * B_G1 - r*s*delta = s*alpha + r*beta + s*(sum A) + r*(sum B_G1) + r*s*delta. Both give the same
+group element, hence the same encoded proof. vectors/FORMAT.md cites this docstring as the normative
+assemble formula.
 """
 from dataclasses import dataclass
 

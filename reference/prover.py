@@ -108,13 +108,14 @@ def prove(
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
 
     def evaluate_all():
-        evals = [evaluate(r1cs, z, convention) for z in zs]
-        for c, e in enumerate(evals):
-            check_satisfied(e, r1cs.num_rows, c)
+        evals = [evaluate(r1cs, z, convention, c) for c, z in enumerate(zs)]
+        if not convention.c_from_product:  # c_from_product: evaluate checked the rows against C before c = a*b
+            for c, e in enumerate(evals):
+                check_satisfied(e, r1cs.num_rows, c)
         return evals
 
     out.evaluate = timer.run("evaluate", evaluate_all)
-    out.ntt_h = timer.run("ntt_h", lambda: [ntt_h(e, domain) for e in out.evaluate])
+    out.ntt_h = timer.run("ntt_h", lambda: [ntt_h(e, domain, c) for c, e in enumerate(out.evaluate)])
     out.msm_h = timer.run("msm_h", lambda: [msm_h(h, pk.h) for h in out.ntt_h])
     out.prep = timer.run("prep", prep, zs, r1cs.num_inputs, r1cs.num_aux, pk.density)
     out.batch_add = timer.run("batch_add", batch_add, out.prep, pk)
