@@ -7,7 +7,7 @@ Device layout (gpu/kernels/ec.cuh): an Fq element is 12 little-endian u32 limbs 
 Montgomery form (s * 2^256 mod r).
 
 The array module and the kernel loader form a ``Backend``: CuPy and gpu.device on a GPU machine;
-the tests on machines without a GPU swap in tests/native/ec_fake_cupy.py, which runs the same kernel
+the tests on machines without a GPU swap in tests/native/ec_host.py emulation_backend(), which runs the same kernel
 bodies compiled for the host, so the drivers here are exercised unchanged.
 """
 from __future__ import annotations

@@ -96,12 +96,9 @@ class R1CS:
     def density(self) -> "Density":
         """Which variables have a point in the A and B queries: those named by a term with a non-zero coefficient.
 
-        The rule is bellman's ``eval`` (groth16/prover.rs, since bellman 0.11.2: "correctly computes query
-        densities with respect to linear combinations that contain coefficients of zero") and bellperson's
-        ``eval_with_trackers`` (src/lc.rs, the densities supraseal-c2 receives): a term whose coefficient is zero
-        is skipped, so a variable that appears only with coefficient 0 is not in the query. Inputs appear in A
-        through the input rows, so only the aux part of A is tracked. vectors/FORMAT.md ``density`` is the
-        normative statement.
+        The rule and its sources (bellman >= 0.11.2 ``eval``, bellperson ``eval_with_trackers``) are stated in
+        vectors/FORMAT.md, "Density rule" (normative). Inputs appear in A through the input rows, so only the
+        aux part of A is tracked.
         """
         a_aux = [False] * self.num_aux
         b_input = [False] * self.num_inputs

@@ -2,7 +2,7 @@
 
 For every edge vector: it loads (full validation), its flags are the case's, every proof passes the
 pairing check (reference.verifier.verify), the per-phase sums recombine into that proof by FORMAT.md's
-assemble formulas, the expected prep equals a naive re-implementation of FORMAT.md's split rule, every
+assemble formulas, the expected prep equals a naive re-implementation of the split rule (reference/prep.py's docstring), every
 claimed flag holds in the vector's own data (checked by the functions below, written from the flag
 meanings, not from the builders), and regeneration is bit-identical.
 """
@@ -429,7 +429,7 @@ def flag_holds(v, flag: str) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------
-# Naive prep (FORMAT.md's split rule) and the assemble formulas
+# Naive prep (reference/prep.py's docstring) and the assemble formulas (FORMAT.md, in the vector's fields)
 
 
 def naive_split(v, q: str) -> tuple[bool, list[int], list[list[bool]], list[list[int]]]:
