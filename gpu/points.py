@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2
 
+from reference.curve import affine_ints
 from reference.errors import InvalidInputError, ScalarRangeError
 from reference.field import P, R
 
@@ -191,48 +192,12 @@ def scalars_to_montgomery_limbs(scalars) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def _batch_inverse_mod_p(values: list[int]) -> list[int]:
-    """[v^-1 mod p] with one inversion (Montgomery's trick); every v must be non-zero."""
-    prefix = [1] * (len(values) + 1)
-    for i, v in enumerate(values):
-        prefix[i + 1] = prefix[i] * v % P
-    running = pow(prefix[-1], -1, P) if values else 1
-    out = [0] * len(values)
-    for i in range(len(values) - 1, -1, -1):
-        out[i] = running * prefix[i] % P
-        running = running * values[i] % P
-    return out
-
-
-def _fq2_ints(element) -> tuple[int, int]:
-    c0, c1 = element.coeffs
-    return int(c0), int(c1)
-
-
-def _fq2_mul(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    """(a0 + a1 u)(b0 + b1 u) mod p with u^2 = -1."""
-    return (a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P
-
-
 def _affine_coordinates(points, group: Group) -> list[tuple | None]:
-    """Affine (x, y) of each py_ecc projective point as tuples of Fq ints (x = X/Z, y = Y/Z), None for
-    the identity; one shared inversion (of Z in G1, of the norm z0^2 + z1^2 of Z in G2)."""
+    """Affine (x, y) of each py_ecc projective point as tuples of Fq coefficients (G1: (x,), (y,); G2: pairs),
+    None for the identity; reference.curve.affine_ints (one shared inversion)."""
     if group.degree == 1:
-        zs = [int(p[2]) for p in points]
-        live = [i for i, z in enumerate(zs) if z % P]
-        inverses = dict(zip(live, _batch_inverse_mod_p([zs[i] for i in live])))
-        return [
-            ((int(p[0]) * inverses[i] % P,), (int(p[1]) * inverses[i] % P,)) if i in inverses else None
-            for i, p in enumerate(points)
-        ]
-    zs = [_fq2_ints(p[2]) for p in points]
-    live = [i for i, z in enumerate(zs) if z[0] % P or z[1] % P]
-    norms = _batch_inverse_mod_p([(zs[i][0] ** 2 + zs[i][1] ** 2) % P for i in live])
-    out: list[tuple | None] = [None] * len(points)
-    for i, norm_inv in zip(live, norms):
-        z_inv = (zs[i][0] * norm_inv % P, -zs[i][1] * norm_inv % P)  # conjugate / norm
-        out[i] = (_fq2_mul(_fq2_ints(points[i][0]), z_inv), _fq2_mul(_fq2_ints(points[i][1]), z_inv))
-    return out
+        return [None if a is None else ((a[0],), (a[1],)) for a in affine_ints(list(points))]
+    return affine_ints(list(points))
 
 
 def points_to_words(points, group: Group) -> np.ndarray:
@@ -280,11 +245,6 @@ def xyzz_words_to_points(words: np.ndarray, group: Group) -> list[tuple]:
             X, Y, ZZ, ZZZ = (FQ2(c[2 * j : 2 * j + 2]) for j in range(COORDINATES_XYZZ))
         points.append(group.identity if ZZ == ZZ.zero() else (X * ZZZ, Y * ZZ, ZZ * ZZZ))
     return points
-
-
-def upload_points(points, group: Group):
-    """The points as a device array (n, affine_words) of uint32 (see points_to_words)."""
-    return backend().xp.asarray(points_to_words(points, group))
 
 
 def download_points(words, group: Group) -> list[tuple]:

@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from .assemble import Proof
-from .curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from .encoding import decode_g1, decode_g2, encode_g1_many, encode_g2_many
 from .errors import InvalidInputError, ToolkitError
 
 EXIT_OK, EXIT_INVALID_PROOF, EXIT_BAD_INPUT = 0, 1, 2

@@ -17,7 +17,7 @@ from py_ecc.optimized_bls12_381 import FQ, FQ2, b2, is_inf, multiply
 
 from reference.__main__ import main as reference_main
 from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, load_proofs, run_main
-from reference.curve import FQ_BYTES
+from reference.encoding import FQ_BYTES
 from reference.errors import InvalidInputError, UnsatisfiedConstraintError
 from reference.field import P, R
 from reference.prover import prove
@@ -49,7 +49,7 @@ FLAG_BITS = 0xE0
 
 
 # ----------------------------------------------------------------------------------------------
-# The bad points are what they claim to be (py_ecc and Euler's criterion, not reference/curve.py)
+# The bad points are what they claim to be (py_ecc and Euler's criterion, not reference/encoding.py)
 
 
 def _fq_coordinates(hex_point: str) -> list[int]:

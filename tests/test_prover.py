@@ -34,7 +34,7 @@ def _g2(hex_text):
 
 def independent_verify(vk_doc: dict, public_inputs_hex: list[str], proof_doc: dict) -> bool:
     """Groth16 verification written from the vector's JSON `verifying_key` alone, decoding with py_ecc's
-    own ZCash decompression (not reference/curve.py) and not using reference/verifier.py."""
+    own ZCash decompression (not reference/encoding.py) and not using reference/verifier.py."""
     ic = [_g1(p) for p in vk_doc["ic"]]
     x = ic[0]
     for point, value in zip(ic[1:], public_inputs_hex):
