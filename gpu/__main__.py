@@ -1,14 +1,14 @@
 """python -m gpu prove: the GPU prover on a test vector (same output as python -m reference prove).
 
 ``--format snarkjs`` and ``--public`` behave exactly as in ``python -m reference prove``; the proof and
-public-signal documents come from the reference's own writers (reference/__main__.py, vectors/snarkjs.py).
+public-signal documents come from the writers both commands share (reference/proof_files.py).
 """
 import argparse
 import sys
 from pathlib import Path
 
-from reference.__main__ import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from reference.cli import EXIT_OK, Progress, run_main
+from reference.proof_files import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from reference.errors import ToolkitError
 from vectors.format import load_vector
 

@@ -51,6 +51,10 @@ class FieldSpec:
 
 FR = FieldSpec("Fr", R, 8)
 FQ = FieldSpec("Fq", P, 12)
+FR_LIMBS = FR.num_limbs
+"""u32 limbs of a scalar (255 bits)."""
+FQ_LIMBS = FQ.num_limbs
+"""u32 limbs of an Fq element (381 bits)."""
 
 
 def modulus_limbs(field: FieldSpec) -> np.ndarray:

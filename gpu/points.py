@@ -24,11 +24,8 @@ from reference.curve import affine_ints
 from reference.errors import InvalidInputError, ScalarRangeError
 from reference.field import P, R
 
-LIMB_BITS = 32
-FQ_LIMBS = 12
-"""u32 limbs of an Fq element (381 bits)."""
-FR_LIMBS = 8
-"""u32 limbs of a scalar (255 bits)."""
+from .limbs import FQ_LIMBS, FR_LIMBS, LIMB_BITS, limbs_to_ints  # noqa: F401  (FQ_LIMBS, FR_LIMBS: re-exported for the phases)
+
 FQ_MONT_R = pow(2, LIMB_BITS * FQ_LIMBS, P)
 """Fq's Montgomery radix 2^384 mod p."""
 FQ_MONT_R_INV = pow(FQ_MONT_R, -1, P)
@@ -161,14 +158,6 @@ def ints_to_limbs(values, limbs: int) -> np.ndarray:
     width = limbs * LIMB_BITS // 8
     raw = b"".join(int(v).to_bytes(width, "little") for v in values)
     return np.frombuffer(raw, dtype="<u4").astype(np.uint32).reshape(len(values), limbs)
-
-
-def limbs_to_ints(words: np.ndarray) -> list[int]:
-    """The ints of the rows of a (count, limbs) uint32 array of little-endian limbs."""
-    rows = np.ascontiguousarray(words, dtype="<u4")
-    width = rows.shape[-1] * LIMB_BITS // 8
-    raw = rows.tobytes()
-    return [int.from_bytes(raw[k : k + width], "little") for k in range(0, len(raw), width)]
 
 
 def scalars_to_limbs(scalars, field: str) -> np.ndarray:

@@ -37,13 +37,13 @@ from .fq import FQ2_INTS, FQ_INTS
 
 __all__ = [
     "FQ", "FQ2", "G1", "G2", "Z1", "Z2", "add", "double", "multiply", "neg", "normalize",
-    "is_identity", "g1_eq", "g2_eq", "g1_sum", "g2_sum", "to_affine_batch", "affine_ints",
+    "is_identity", "g1_eq", "g2_eq", "to_affine_batch", "affine_ints",
     "g1_is_on_curve", "g2_is_on_curve", "Jacobian", "G1_INTS", "G2_INTS",
 ]
 
 
 # ---------------------------------------------------------------------------------------------
-# py_ecc points: identity, equality, sums, affine form, curve membership
+# py_ecc points: identity, equality, affine form, curve membership
 # ---------------------------------------------------------------------------------------------
 
 
@@ -63,22 +63,6 @@ def points_eq(p1, p2) -> bool:
 
 g1_eq = g2_eq = points_eq
 """P1 == P2 in G1 / G2 (the same projective comparison; two names for readable call sites)."""
-
-
-def points_sum(points, identity) -> tuple:
-    """sum_i P_i (``identity`` for no points), left to right with py_ecc's add."""
-    total = identity
-    for point in points:
-        total = add(total, point)
-    return total
-
-
-def g1_sum(points) -> tuple:
-    return points_sum(points, Z1)
-
-
-def g2_sum(points) -> tuple:
-    return points_sum(points, Z2)
 
 
 def affine_ints(points) -> list:

@@ -87,6 +87,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from gpu.limbs import FR_LIMBS
 from reference.errors import InvalidInputError
 from reference.field import R
 from reference.prover import Witness
@@ -111,7 +112,6 @@ POREP_PUBLIC = 328
 MAX_LOG_N = 31
 """var is int32 and num_variables <= n, so n = 2^31 is the largest domain whose indices fit."""
 
-FR_LIMBS = 8
 ONE = 0
 """Witness index of the constant ONE."""
 
