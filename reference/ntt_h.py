@@ -37,9 +37,11 @@ def ntt_h(evals: Evaluations, domain: EvaluationDomain, circuit: int = 0) -> tup
     c_on_coset = domain.coset_ntt(domain.intt(evals.c))
     e = [(a * b - c) % R for a, b, c in zip(a_on_coset, b_on_coset, c_on_coset)]
 
-    if domain.convention.quotient_basis is Basis.COSET:  # snarkjs: E leaves the phase as it is
+    if domain.convention.quotient_basis is Basis.COSET:
+        # snarkjs: h_j = E_j = (a b - c)(omega_2n^(2j+1)), n values, undivided (Z(g) = -2 is in its H query)
         return tuple(e)
 
+    # bellman: h = coset_INTT(E * (g^n - 1)^-1), h_{n-1} must be zero and is dropped
     z_on_coset_inv = inv(domain.z_at(domain.g))  # (g^n - 1)^-1
     h = domain.coset_intt([x * z_on_coset_inv % R for x in e])
     if h[-1] != 0:
