@@ -45,7 +45,7 @@ def query_totals(batch: QuerySums, tail: QuerySums) -> QuerySums:
 
 
 def assemble(vk: VerifyingKey, h_sum: tuple, batch: QuerySums, tail: QuerySums, r: int, s: int) -> Proof:
-    """A = alpha + sum A + r*delta; B = beta + sum B + s*delta (G2, and B_G1 in G1); C = sum L + H + s*A + r*B_G1 - r*s*delta."""
+    """The proof (A, B, C) by the module docstring's formulas, from msm_h's H and the query sums batch + tail."""
     sums = query_totals(batch, tail)
     proof_a = add(add(vk.alpha_g1, sums.a), multiply(vk.delta_g1, r))
     proof_b = add(add(vk.beta_g2, sums.b_g2), multiply(vk.delta_g2, s))
