@@ -559,8 +559,10 @@ def porep_circuit(
     b_input = xp.zeros(ni, dtype=xp.bool_)
     b_aux = xp.zeros(m_aux, dtype=xp.bool_)
     a_end, b_end = int(row_start[n]), int(row_start[2 * n])
-    a_vars = var[:a_end][coeff[:a_end].any(axis=1)]
-    a_vars = a_vars[a_vars >= ni]  # a copy: shift it in place
+    keep = coeff[:a_end].any(axis=1)
+    keep &= var[:a_end] >= ni
+    a_vars = var[:a_end][keep]  # a copy: shift it in place
+    del keep
     a_vars -= ni
     a_aux[a_vars] = True
     del a_vars
