@@ -88,8 +88,8 @@ def affine_ints(points) -> list:
 
 def to_affine_batch(points) -> list:
     """[(X/Z, Y/Z) for each point] as py_ecc field elements, None where the point is O (see affine_ints)."""
-    make = FQ2 if points and isinstance(points[0][2], FQ2) else FQ
-    wrap = (lambda v: FQ2(list(v))) if make is FQ2 else FQ
+    in_g2 = bool(points) and isinstance(points[0][2], FQ2)
+    wrap = (lambda pair: FQ2(list(pair))) if in_g2 else FQ
     return [None if a is None else (wrap(a[0]), wrap(a[1])) for a in affine_ints(points)]
 
 
