@@ -1,7 +1,7 @@
 """python -m gpu prove: the GPU prover on a test vector (same output as python -m reference prove).
 
 ``--format snarkjs`` and ``--public`` behave exactly as in ``python -m reference prove``; the proof and
-public-signal documents come from the reference's own writers (reference/__main__.py, vectors/snarkjs.py).
+public-signal documents come from the writers both commands share (reference/proof_files.py).
 
 Every host-side stage is timed too (gpu/staging.py): reading the vector (keys and witnesses), staging the keys and
 witnesses in host memory, pinning them as ``--staging`` says, each host-to-device copy, and encoding the proofs.
@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from reference.__main__ import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from reference.cli import EXIT_OK, Progress, proofs_document, run_main
 from reference.errors import InvalidInputError, ToolkitError
+from reference.proof_files import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from vectors.format import load_vector
 
 from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, free_device_memory

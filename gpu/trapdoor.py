@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from py_ecc.optimized_bls12_381 import G1, G2, multiply
 
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from reference.verifier import verify
 

@@ -10,7 +10,7 @@ from py_ecc.optimized_bls12_381 import G1, G2, Z1, add, multiply, neg
 
 from gpu.points import G1_GROUP, G2_GROUP, points_to_words
 from reference.cli import proof_json
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from vectors.bundled import DATA_DIR
 from vectors.format import load_vector

@@ -26,7 +26,7 @@ from gpu.points import (
     scalars_to_montgomery_limbs,
     use_backend,
 )
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.errors import ScalarRangeError, SizeMismatchError
 from reference.msm import msm_naive
 from reference.prep import bitmap_bytes, split_query

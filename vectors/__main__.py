@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reference.cli import EXIT_OK, Progress, run_main
 from reference.errors import InvalidInputError
-from reference.evaluate import check_satisfied, evaluate
+from reference.evaluate import evaluate_satisfied
 from reference.r1cs import witness_vector
 
 from .bellman import export_bellman, import_bellman
@@ -157,7 +157,7 @@ def _check(args) -> int:
         v = load_vector(path, progress=say)
         for c, w in enumerate(v.witnesses):  # expected outputs of an unsatisfied witness would be meaningless
             z = witness_vector(v.r1cs, w.public_inputs, w.aux, c)
-            check_satisfied(evaluate(v.r1cs, z, v.convention), v.r1cs.num_rows, c)
+            evaluate_satisfied(v.r1cs, z, v.convention, c)
         print(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s))")
     return EXIT_OK
 

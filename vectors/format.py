@@ -18,7 +18,8 @@ from pathlib import Path
 
 from reference.assemble import Proof
 from reference.cli import read_json
-from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many, is_identity
+from reference.curve import is_identity
+from reference.encoding import decode_g1, decode_g2, encode_g1_many, encode_g2_many
 from reference.domain import CONVENTIONS, DomainConvention
 from reference.errors import InvalidInputError, ScalarRangeError, SidecarError, SizeMismatchError
 from reference.evaluate import Evaluations
