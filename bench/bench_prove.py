@@ -9,7 +9,8 @@ on the device (gpu/keygen.py, timed as ``keygen``). Per batch size: the memory p
 not fit is reported with the largest that does), the witness upload (a timed transfer, pinned host
 memory), one warm-up proof (module loading and NVRTC compilation stay out of the numbers), then --runs
 proofs, each phase timed with CUDA events at its boundary (gpu/prover.py); the table gives the median
-of each phase over the runs. Repeated runs must give identical proofs. ``--check`` verifies circuit 0
+of each phase over the runs (``--json`` also holds every run, and the timing record under "timings" that
+``python -m conformance compare`` reads). Repeated runs must give identical proofs. ``--check`` verifies circuit 0
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
 BENCH_COMMIT names the commit measured where the checkout has no git history (the device copy). ``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
 prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
@@ -30,6 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from conformance.timing import Stats, entry, timing_document  # noqa: E402
+from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
@@ -124,7 +127,7 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     total = sum(phases.values())
     row.update(fits=True, block=plan.block, phases_ms=phases, total_ms=total, per_circuit_ms=total / circuits,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
-               totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run])
+               totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES})
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB; " + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
     if check:
@@ -219,6 +222,21 @@ def run_multi(log_n: int, seed: str, circuits: int, devices: list[int], runs: in
     return result
 
 
+def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
+    """The timing record's entries (conformance/TIMING_SCHEMA.md): every phase of every batch that fit, its timed runs
+    (the warm-up proof before them left out), and the witness upload (one run)."""
+    entries = []
+    for size in sizes:
+        for b in size["batches"]:
+            if not b["fits"]:
+                continue
+            case, shape = f"2^{b['log_n']} x{b['circuits']}", {"log_n": b["log_n"], "circuits": b["circuits"], "seed": seed}
+            entries += [entry(case, "gpu", p, Stats(tuple(ms / 1000.0 for ms in b["phase_runs_ms"][p]), warmup_runs=1),
+                              shape=shape) for p in PHASES]
+            entries.append(entry(case, "gpu", "h2d_witnesses", Stats((b["upload_witnesses_ms"] / 1000.0,)), "copy", shape))
+    return entries
+
+
 def _devices(text: str) -> list[int]:
     return [int(d) for d in text.split(",") if d.strip()]
 
@@ -264,7 +282,9 @@ def main(argv=None) -> int:
         del built
         cupy.get_default_memory_pool().free_all_blocks()
         if args.json:
-            args.json.write_text(json.dumps({"meta": meta, "sizes": sizes}, indent=1))
+            record = timing_document("bench_prove", "bench/bench_prove.py " + " ".join(sys.argv[1:]),
+                                     timing_entries(sizes, args.seed), timing_environment(with_gpu=True))
+            args.json.write_text(json.dumps({"meta": meta, "sizes": sizes, "timings": record}, indent=1))
     print_table(meta, sizes)
     return 0
 

@@ -1,19 +1,41 @@
 #!/usr/bin/env bash
-# One device call that checks a GPU change end to end and brings back the evidence:
-#   1. every fast GPU test, in parallel;
-#   2. the conformance suite with both backends over all bundled vectors, recording the gate report;
-#   3. the whole GPU prover's per-phase breakdown on the largest bundled vector;
-#   4. the large-size GPU tests (2^15 .. 2^27), serially, last (the longest step).
-# Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT"
+# Device calls that check a GPU change end to end and bring back the evidence, in steps that each fit one call:
+#   gate    1. every fast GPU test, in parallel                                                  -> gpu-tests.log
+#           2. the gate: both backends over all bundled vectors in isolated and prover mode, plus the
+#              generated cases (2- and 3-pass NTT, c = 16 windows, one circuit at a time), recording the
+#              gate report conformance/reports/gpu-latest.{json,md}              -> conformance.log, gpu-latest.*
+#           3. the whole GPU prover's per-phase breakdown on the largest bundled vector     (in conformance.log)
+#   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
+#           written to conformance/reports/faults-gpu.md                                 -> faults-gpu.md, faults.log
+#   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
+# Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
+# (default: gate faults slow). Measured on an H200 (2026-12-03): the fast GPU tests ~60 s, the GPU side of the
+# gate ~2 min plus the reference side, faults ~330 s: run `gate` and `faults` as two calls of 10 minutes.
 set -uo pipefail
 out=${1:?output folder}
+shift
+steps=${*:-gate faults slow}
 status=0
-GPU_SYNC_CHECK=1 python3 -m pytest -q -p no:cacheprovider -n 8 --require-gpu -m "gpu and not slow" tests/ > "$out/gpu-tests.log" 2>&1 || status=1
-tail -6 "$out/gpu-tests.log"
-python3 -m conformance run --backends reference,gpu --record-gate --report "$out/conformance" > "$out/conformance.log" 2>&1 || status=1
-tail -30 "$out/conformance.log"
-cp conformance/reports/*.json conformance/reports/*.md "$out/" 2>/dev/null
-python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings --out "$out/proof-log10.json" 2>&1 | tail -12
-python3 -m pytest -q -p no:cacheprovider --require-gpu -m "gpu and slow" tests/ > "$out/gpu-slow-tests.log" 2>&1 || status=1
-tail -6 "$out/gpu-slow-tests.log"
+for step in $steps; do
+  case $step in
+    gate)
+      GPU_SYNC_CHECK=1 python3 -m pytest -q -p no:cacheprovider -n 8 --require-gpu -m "gpu and not slow" tests/ > "$out/gpu-tests.log" 2>&1 || status=1
+      tail -6 "$out/gpu-tests.log"
+      python3 -m conformance run --backends reference,gpu --record-gate --report /tmp/conformance-report > "$out/conformance.log" 2>&1 || status=1
+      tail -30 "$out/conformance.log"
+      cp conformance/reports/gpu-latest.json conformance/reports/gpu-latest.md "$out/" 2>/dev/null
+      python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings --out /tmp/proof-log10.json 2>&1 | tail -12 | tee -a "$out/conformance.log"
+      ;;
+    faults)
+      python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md > "$out/faults.log" 2>&1 || status=1
+      cp conformance/reports/faults-gpu.md "$out/faults-gpu.md"
+      cat "$out/faults-gpu.md"
+      ;;
+    slow)
+      python3 -m pytest -q -p no:cacheprovider --require-gpu -m "gpu and slow" tests/ > "$out/gpu-slow-tests.log" 2>&1 || status=1
+      tail -6 "$out/gpu-slow-tests.log"
+      ;;
+    *) echo "unknown step $step (gate, faults, slow)"; exit 2 ;;
+  esac
+done
 exit $status

@@ -8,7 +8,7 @@ the h identity, the pairing check, or the reference implementation); the first d
 named, and each phase is timed at its boundary in every backend.
 
 Modules: ``phases`` (the phase graph and inputs), ``loading`` (vector cache), ``compare`` (exact
-comparison), ``oracles`` (independent checks), ``runner`` (the loop), ``report`` / ``chart`` / ``png``
-(outputs), ``fingerprint`` (the CI gate on gpu/ changes), ``faults`` (planted faults that prove the
+comparison), ``oracles`` (independent checks), ``runner`` (the loop), ``report`` / ``chart`` (outputs;
+charts by matplotlib), ``timing`` / ``compare_timings`` (timing records and their noise-aware comparison), ``fingerprint`` (the CI gate on gpu/ changes), ``faults`` (planted faults that prove the
 suite can fail), ``backends`` (reference, GPU adapters).
 """

@@ -4,11 +4,15 @@
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
     python -m conformance gate                                  # is the committed GPU report current?
+    python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
+    python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
---require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate);
+--require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate, or --record-gate refused
+because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, a witness that does not satisfy its circuit, unknown phase or backend,
 a run that would check nothing); 3 --require-gpu without a usable GPU.
+compare: 0, 1 a phase slower than --max-slowdown beyond noise, 2 bad input or runs that are not comparable.
 """
 import argparse
 import shlex
@@ -23,12 +27,15 @@ from reference.safe_files import check_outputs
 
 from .backends import make_backend
 from .chart import write_chart
-from .faults import FAULT_PREFIX, FAULTS
+from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
+from .generated import GENERATED_CASES, check_generated, split_names
 from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
+from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
-from .phases import MODES, Problem, check_phases
+from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
+from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 from vectors.format import check_witnesses_satisfied
 
@@ -60,23 +67,49 @@ def _parser() -> argparse.ArgumentParser:
         "Progress on stderr, the final table on stdout. Exit 0 pass, 1 mismatch or error, 2 bad input, "
         "3 --require-gpu without a GPU.",
     )
-    r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json)")
+    r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json), "
+                   f"or generated:<name> for a case generated on the GPU and judged by oracles ({', '.join(GENERATED_CASES)}; --record-gate runs them all)")
     r.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated: reference, gpu, fault:<name> (default {DEFAULT_BACKENDS}; `faults` lists the planted faults)")
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
-    r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself")
+    r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
+                   "prover: each backend's real prover entry point (the GPU: python -m gpu prove's) on all circuits at once, every phase output captured at its boundary and judged (--record-gate adds this mode to the isolated run)")
     r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
-    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels)")
+    r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels); report.json's timings keep every run after the first (median, spread: use 6 or more for `compare`)")
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
     r.add_argument("--record-gate", action="store_true", help=f"after a passing GPU run over all bundled vectors and phases, write {GATE_REPORT} (implies --require-gpu)")
+    r.add_argument("--coverage", action="store_true", help="record which kernels of gpu/kernels/ were launched and which lines of gpu/*.py ran "
+                   f"(needs the coverage package: pip install -e '.[gate]'); implied by --record-gate, which also refuses to record "
+                   f"while a kernel was never launched and is not in {ALLOWLIST}")
     r.add_argument("--gpus", metavar="N|all", help="run the GPU backend once per GPU: gpu replaced by gpu:0 .. gpu:N-1 "
                    "(all: every visible device), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), 0 otherwise.")
     g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
-    sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>")
+    f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
+    f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
+                   "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
+                   "(exit 1 unless every fault is caught and named as expected)")
+    f.add_argument("--only", metavar="NAMES", help="comma-separated GPU faults for --gpu-table (default: all)")
+    _add_compare_parser(sub)
     return p
+
+
+def _add_compare_parser(sub) -> None:
+    c = sub.add_parser(
+        "compare",
+        help="compare two timing records phase by phase: slower, faster or within noise",
+        description="Per (case, backend, phase): baseline vs new median and spread, the change in %, and a verdict "
+        "(the noise rule: conformance/compare_timings.py, docs/PERFORMANCE.md). Reads report.json of `run`, "
+        "`python -m gpu prove --timings-json`, and bench/ JSON. Exit 0, 1 when --max-slowdown is exceeded, "
+        "2 bad input or runs that are not comparable (other GPU model, shapes, sizes, tool).",
+    )
+    c.add_argument("baseline", help="the baseline timing file")
+    c.add_argument("new", help="the timing file to judge against it")
+    c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise")
+    c.add_argument("--allow-mismatch", action="store_true", help="compare the common entries of runs on other GPU models, shapes or sizes")
+    c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
 
 
 def _split(text: str) -> list[str]:
@@ -86,7 +119,7 @@ def _split(text: str) -> list[str]:
 def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
     """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
     problems = []
-    if GPU not in backend_names or any(n.startswith(FAULT_PREFIX) for n in backend_names):
+    if GPU not in backend_names or args.gpus is not None or any(n.startswith(FAULT_PREFIX) for n in backend_names):
         problems.append("--backends must include gpu (the current device: no --gpus) and no planted fault")
     if tuple(phases) != PHASES:
         problems.append("every phase must run")
@@ -125,6 +158,8 @@ def _backend_facts(backend) -> dict:
 
 
 def _run(args, argv) -> int:
+    """Check the arguments, then run the suite inside the coverage records when asked for (started
+    before gpu/ is imported, so that its module-level lines count)."""
     say = Progress(args.quiet)
     phases = check_phases(_split(args.phases))
     if not phases:
@@ -132,15 +167,26 @@ def _run(args, argv) -> int:
     names = list(dict.fromkeys(_split(args.backends)))
     if not names:
         raise InvalidInputError("--backends", "names no backend")
+    if args.repeat < 1:
+        raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
+    path_arguments, generated = split_names(args.vectors)
+    paths = vector_paths(path_arguments) if path_arguments or not generated else []
+    if args.record_gate:
+        _check_record_gate(args, names, phases, paths)
+        generated = list(GENERATED_CASES.values())  # the GPU paths the bundled vectors do not reach
+    recorder = CoverageRecorder.start("--record-gate" if args.record_gate else "--coverage") if args.coverage or args.record_gate else None
+    try:
+        return _run_suite(args, argv, say, phases, names, paths, generated, recorder)
+    finally:
+        if recorder is not None:
+            recorder.stop()
+
+
+def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None) -> int:
     if args.gpus is not None:
         names = _per_gpu_backends(names, args.gpus)
     backends = [make_backend(name) for name in names]
-    if args.repeat < 1:
-        raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
-    paths = vector_paths(args.vectors)
     require_gpu = args.require_gpu or args.record_gate
-    if args.record_gate:
-        _check_record_gate(args, names, phases, paths)
 
     running, unavailable, facts = [], {}, {}
     for backend in backends:
@@ -171,6 +217,7 @@ def _run(args, argv) -> int:
         backends=facts,
         gpu_fingerprint=fingerprint_before,
     )
+    modes = [args.mode] + ([PROVER] if args.record_gate else [])  # the gate also runs the real prover entry point
     vectors = []
     for path in paths:
         start = time.perf_counter()
@@ -181,15 +228,21 @@ def _run(args, argv) -> int:
     results = []
     for path, vector in vectors:
         problem = Problem.from_vector(vector)
-        results.append(
-            check_vector(
-                problem, running, phases, args.mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat
+        for mode in modes:
+            results.append(
+                check_vector(
+                    problem, running, phases, mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat
+                )
             )
-        )
+
+    for case in generated:
+        results.append(check_generated(case, running, unavailable, progress=say))
 
     if not any(r.status in CHECKED_STATUSES for v in results for p in v.phases for r in p.backends.values()):
         raise InvalidInputError("--backends", "the run checked nothing (every phase not implemented, skipped or unavailable): a run that checks nothing is an error")
+    info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
+    document["timings"] = conformance_timings(document, environment(with_gpu=any(n.startswith(GPU) for n in facts if facts[n]["available"])))
     try:
         _write_report_files(document, Path(args.report), say, inputs=[f for _, v in vectors for f in v.source_files])
     except OSError as exc:
@@ -197,7 +250,8 @@ def _run(args, argv) -> int:
     sys.stdout.write(terminal_text(document))
     if args.record_gate:
         try:
-            _record_gate(document, fingerprint_before, say)
+            if not _record_gate(document, fingerprint_before, say):
+                return EXIT_MISMATCH
         except OSError as exc:
             raise InvalidInputError("--record-gate", f"cannot write {GATE_REPORT}: {exc.strerror or exc}") from None
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
@@ -210,24 +264,32 @@ def _write_report_files(document: dict, folder: Path, say, inputs=()) -> None:
     note = write_chart(document, chart)
     document["chart"], document["chart_note"] = (None, note) if note else (chart.name, None)
     write_json(document, folder / "report.json")
-    (folder / "report.md").write_text(markdown_text(document))
+    (folder / "report.md").write_text(markdown_text(document) + ("\n" + timings_markdown(document["timings"]) if document["timings"]["entries"] else ""))
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 
-def _record_gate(document: dict, fingerprint_before: dict, say) -> None:
-    """Write the gate report when the run passed and gpu/ did not change while it ran."""
+def _record_gate(document: dict, fingerprint_before: dict, say) -> bool:
+    """Write the gate report when the run passed, gpu/ did not change while it ran, and every kernel of
+    gpu/kernels/ was launched or is allow-listed; False when the gate refuses a passing run."""
     target = REPO_ROOT / GATE_REPORT
     if document["result"] != "pass":
         say(f"not recording {GATE_REPORT}: the run did not pass")
-        return
+        return True
     if fingerprint() != fingerprint_before:
         say(f"not recording {GATE_REPORT}: gpu/ changed while the suite ran; run it again")
-        return
+        return True
+    try:
+        check_gate(document.get("coverage"))
+    except UnlaunchedKernelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        say(f"not recording {GATE_REPORT}")
+        return False
     target.parent.mkdir(parents=True, exist_ok=True)
     gate_document = dict(document, chart=None, chart_note="the gate report carries no chart")
     write_json(gate_document, target)
     target.with_suffix(".md").write_text(markdown_text(gate_document))
     say(f"recorded {GATE_REPORT} (and {GATE_REPORT.with_suffix('.md')}): commit them")
+    return True
 
 
 def _gate(args) -> int:
@@ -236,10 +298,43 @@ def _gate(args) -> int:
     return EXIT_MISMATCH if verdict.state in ("stale", "invalid") else EXIT_OK
 
 
+def _compare(args) -> int:
+    from .compare_timings import compare_files, terminal_text, write_comparison_report
+
+    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown)
+    sys.stdout.write(terminal_text(comparison))
+    if args.report:
+        written = write_comparison_report(comparison, Path(args.report))
+        print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
+              " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
+    return EXIT_MISMATCH if comparison.result == "fail" else EXIT_OK
+
+
 def _faults(args) -> int:
+    if args.gpu_table:
+        return _gpu_fault_table(args)
     for fault in FAULTS.values():
         print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
+    for fault in GPU_FAULTS.values():
+        print(f"{fault.name:<38} {fault.phase:<12} {fault.path}: {fault.description} (--gpu-table)")
     return EXIT_OK
+
+
+def _gpu_fault_table(args) -> int:
+    from gpu.device import GpuUnavailableError, require_device
+
+    names = _split(args.only) if args.only else None
+    unknown = [n for n in names or [] if n not in GPU_FAULTS]
+    if unknown:
+        raise InvalidInputError("--only", f"unknown GPU fault {unknown[0]!r}; known: {', '.join(GPU_FAULTS)}")
+    try:
+        require_device()
+    except GpuUnavailableError as exc:
+        print(f"error: --gpu-table needs a GPU: {exc}", file=sys.stderr)
+        return EXIT_GPU_REQUIRED
+    ok = write_gpu_fault_table(args.gpu_table, names, say=Progress(False))
+    print(Path(args.gpu_table).read_text())
+    return EXIT_OK if ok else EXIT_MISMATCH
 
 
 def main(argv=None) -> int:
@@ -249,7 +344,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "run":
         return _run(args, argv)
-    return {"gate": _gate, "faults": _faults}[args.command](args)
+    return {"gate": _gate, "faults": _faults, "compare": _compare}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ Two outputs are equal exactly when every field and every value is equal.
 """
 from dataclasses import dataclass
 
-from reference.curve import FQ, FQ2, encode_g1, encode_g2, g1_is_on_curve, g2_is_on_curve
+from reference.curve import FQ, FQ2, g1_is_on_curve, g2_is_on_curve
+from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from reference.keys import QUERIES
 from reference.prep import PREP_QUERIES, bitmap_bits

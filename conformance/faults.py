@@ -30,7 +30,7 @@ from reference.r1cs import R1CS
 from reference.setup import setup, trapdoor_from_seed
 from vectors.format import CircuitCase, Vector
 
-from .backends.base import Backend
+from .backends.base import Backend, ProverRun
 from .backends.reference import ReferenceBackend, reference_phase
 from .phases import Problem
 
@@ -290,6 +290,10 @@ class FaultyBackend(ReferenceBackend):
     def describe(self) -> dict:
         return {"implementation": f"reference/ with a planted fault: {self.fault.description}"}
 
+    def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
+        """The faulty phases composed as a prover (Backend's default), not the clean reference.prover."""
+        return Backend.run_prover(self, problem, run_index)
+
     def compute(self, phase: str, problem: Problem, inputs: dict):
         if phase not in self.fault.phases:
             return super().compute(phase, problem, inputs)
@@ -339,3 +343,236 @@ def repeated_bases_vector() -> Vector:
         trapdoor=trapdoor,
         expected_prep=outputs.prep,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Faults in the GPU prover's own code: text patches applied to a temporary copy of gpu/
+
+BUNDLED_SMALL = "porep-log05.json"
+"""A bundled vector with split and unsplit queries, tails of several points and 32-point MSMs."""
+REPEATED_BASES = "repeated-bases"
+"""repeated_bases_vector() written to a file: one MSM bucket receives the same point twice; bitmaps of two words."""
+MULTI_PASS = "generated:porep-log11"
+"""A generated case (conformance/generated.py) whose NTT takes two passes: the bundled vectors' take one."""
+
+
+@dataclass(frozen=True)
+class SourceFault:
+    """One deliberate bug in a gpu/ file: ``find`` (exactly once in the file) replaced by ``replace``."""
+
+    name: str
+    path: str
+    """The file, relative to the repository root (under gpu/)."""
+    find: str
+    replace: str
+    description: str
+    phase: str
+    """The phase the gate must name: the first failing phase in the prover's phase order. For a fault in code every
+    phase shares (field arithmetic), the first phase whose output differs: measured on the H200, evaluate's outputs
+    on porep-log05 still come out right without the Montgomery product's final subtraction (its short rows end in
+    a reducing addition), and ntt_h's long chains of products are the first to go wrong."""
+    vectors: tuple[str, ...]
+    """Vector arguments that reach the faulty code (bundled file names, REPEATED_BASES, generated:<name>)."""
+
+
+GPU_FAULTS = {
+    f.name: f
+    for f in (
+        SourceFault(
+            "gpu-assemble-r-s-swapped", "gpu/assemble.py",
+            "rs = [(r % R, s % R) for r, s in randomness]", "rs = [(s % R, r % R) for r, s in randomness]",
+            "device assembly exchanges the blinding scalars r and s", "assemble", (BUNDLED_SMALL,),
+        ),
+        SourceFault(
+            "gpu-tail-gather-off-by-one", "gpu/kernels/ec_kernels.cuh",
+            "ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid]];",
+            "ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid > 0 ? tid - 1 : 0]];",
+            "the tail gather reads the tail index one position early", "tail_msm", (BUNDLED_SMALL,),
+        ),
+        SourceFault(
+            "gpu-bitmap-bits-reversed", "gpu/batch_add.py",
+            "    return bitmaps.view(backend().xp.uint32)",
+            "    xp = backend().xp\n    shifts = xp.arange(64, dtype=xp.uint64)\n"
+            "    bits = (bitmaps[..., None] >> shifts) & xp.uint64(1)\n"
+            "    return (bits[..., ::-1] << shifts).sum(axis=-1, dtype=xp.uint64).view(xp.uint32)",
+            "batch addition reads each 64-bit bitmap word with its bits in reverse order", "batch_add",
+            (BUNDLED_SMALL, REPEATED_BASES),
+        ),
+        SourceFault(
+            "gpu-ntt-twiddle-off-by-one", "gpu/kernels/ntt.cu",
+            "u64 e = ((u64)r * (j & ns_mask)) << exponent_shift;", "u64 e = ((u64)r * ((j & ns_mask) + 1)) << exponent_shift;",
+            "the twiddles between two NTT passes are off by one power (multi-pass NTT only)", "ntt_h", (MULTI_PASS,),
+        ),
+        SourceFault(
+            "gpu-madd-no-doubling", "gpu/kernels/ec.cuh",
+            "        if (R.is_zero()) return xyzz_double_affine(q);\n", "",
+            "mixed addition (XYZZ + affine) without its doubling branch: P + P gives the identity", "tail_msm",
+            (REPEATED_BASES,),
+        ),
+        SourceFault(
+            "gpu-montgomery-no-final-subtraction", "gpu/kernels/field.cuh",
+            "    t[N - 1] = addc(x[N - 1], 0, f);\n    reduce_once_cc<P>(out, t);\n}",
+            "    t[N - 1] = addc(x[N - 1], 0, f);\n    for (int j = 0; j < N; ++j) out[j] = t[j];\n}",
+            "the device Montgomery product skips its final conditional subtraction", "ntt_h", (BUNDLED_SMALL,),
+        ),
+        SourceFault(
+            "gpu-msm-racy-bucket", "gpu/kernels/msm.cu",
+            "unsigned int slot = ec_atomic_add(&cursor[bucket], 1u);",
+            "unsigned int slot = cursor[bucket];\n    cursor[bucket] = slot + 1;  // racy: not atomic",
+            "the MSM's bucket scatter takes its slot without an atomic (a racy bucket update)", "msm_h", (BUNDLED_SMALL,),
+        ),
+    )
+}
+"""Every planted fault in the GPU prover's code, by name (python -m conformance faults --gpu-table)."""
+
+
+def patch_text(text: str, fault: SourceFault) -> str:
+    """``text`` with the fault's ``find`` replaced; ValueError unless ``find`` occurs exactly once."""
+    count = text.count(fault.find)
+    if count != 1:
+        raise ValueError(f"{fault.name}: the text to patch occurs {count} times in {fault.path} (expected once)")
+    return text.replace(fault.find, fault.replace)
+
+
+@contextlib.contextmanager
+def patched_gpu_tree(fault: SourceFault | None, root=None):
+    """A temporary folder holding a copy of gpu/ with ``fault`` applied (None: a clean copy); the repository is
+    untouched. Run Python with this folder as the working directory (first on sys.path) and the repository on
+    PYTHONPATH, and `import gpu` loads the copy, kernels included."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from .fingerprint import REPO_ROOT
+
+    root = Path(root or REPO_ROOT)
+    with tempfile.TemporaryDirectory(prefix="gpu-fault-") as folder:
+        shutil.copytree(root / "gpu", Path(folder) / "gpu", ignore=shutil.ignore_patterns("__pycache__"))
+        if fault is not None:
+            target = Path(folder) / fault.path
+            target.write_text(patch_text(target.read_text(), fault))
+        yield Path(folder)
+
+
+@dataclass
+class FaultRow:
+    """One line of the GPU fault table."""
+
+    fault: str
+    expected_phase: str
+    vectors: str
+    caught: bool
+    named: str | None
+    """The first failing phase (prover phase order) of the GPU backend, or None."""
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.caught and self.named == self.expected_phase if self.expected_phase != "-" else not self.caught
+
+
+def _vector_arguments(vectors: tuple[str, ...], folder) -> list[str]:
+    """Absolute paths (bundled names under vectors/data, the repeated-bases vector written into ``folder``)."""
+    from vectors.bundled import DATA_DIR
+    from vectors.format import write_vector
+
+    arguments = []
+    for name in vectors:
+        if name == REPEATED_BASES:
+            path = folder / "repeated-bases.json"
+            if not path.exists():
+                write_vector(repeated_bases_vector(), path)
+            arguments.append(str(path))
+        elif name.startswith("generated:"):
+            arguments.append(name)
+        else:
+            arguments.append(str(DATA_DIR / name))
+    return arguments
+
+
+def _first_gpu_failure(document: dict) -> tuple[str | None, str]:
+    """(phase, 'vector phase: location') of the GPU backend's first failing phase in the report, or (None, '')."""
+    from reference.prover import PHASES
+
+    for vector in document.get("vectors", []):
+        by_phase = {p["phase"]: p["backends"].get("gpu", {}) for p in vector["phases"]}
+        for phase in PHASES:
+            outcome = by_phase.get(phase, {})
+            if outcome.get("status") in ("fail", "error"):
+                mismatch = outcome.get("mismatch")
+                where = (f"circuit {mismatch.get('circuit')}, {mismatch.get('query')}" + (f"[{mismatch['index']}]" if mismatch.get("index") is not None else "")
+                         if mismatch else (outcome.get("message") or "")[:120])
+                return phase, f"{vector['id']}: {where}"
+    return None, ""
+
+
+def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m: None) -> FaultRow:
+    """The GPU conformance gate (prover mode, --require-gpu) from a copy of gpu/ with ``fault`` applied."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from .fingerprint import REPO_ROOT
+
+    name, expected = (fault.name, fault.phase) if fault else ("none (clean copy)", "-")
+    vectors = fault.vectors if fault else (BUNDLED_SMALL, REPEATED_BASES, MULTI_PASS)
+    arguments = _vector_arguments(vectors, work)
+    report = work / name.split(" ")[0]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
+    with patched_gpu_tree(fault) as folder:
+        where = subprocess.run([sys.executable, "-c", "import gpu; print(gpu.__file__)"], cwd=folder, env=env,
+                               capture_output=True, text=True).stdout.strip()
+        if not where.startswith(str(folder)):
+            raise RuntimeError(f"the patched copy of gpu/ is not the one imported ({where or 'import failed'})")
+        command = [sys.executable, "-m", "conformance", "run", *arguments, "--backends", "gpu", "--mode", "prover",
+                   "--require-gpu", "--repeat", str(repeat), "--report", str(report), "--quiet"]
+        say(f"{name}: {' '.join(command[1:])}")
+        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        return FaultRow(name, expected, ", ".join(vectors), False, None, f"exit {done.returncode}: {done.stderr.strip()[-200:]}")
+    document = json.loads((report / "report.json").read_text())
+    named, detail = _first_gpu_failure(document)
+    return FaultRow(name, expected, ", ".join(vectors), done.returncode == 1, named, detail)
+
+
+def gpu_fault_table(rows: list[FaultRow], device: str) -> str:
+    """The Markdown table: fault -> caught? -> phase named."""
+    lines = [
+        "# Planted faults in the GPU prover's code",
+        "",
+        f"Measured with `python -m conformance faults --gpu-table` on {device}: each fault is a text patch applied to a",
+        "temporary copy of gpu/ (conformance/faults.py GPU_FAULTS; the product code stays clean), then",
+        "`python -m conformance run <vectors> --backends gpu --mode prover --require-gpu` runs from that copy.",
+        "'phase named' is the GPU backend's first failing phase in the prover's phase order.",
+        "",
+        "| fault | vectors | caught? | phase named | expected | as expected | first difference |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(f"| {row.fault} | {row.vectors} | {'yes' if row.caught else 'no'} | {row.named or '-'} | "
+                     f"{row.expected_phase} | {'yes' if row.ok else '**NO**'} | {row.detail.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def _device_name() -> str:
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: None) -> bool:
+    """Run the clean copy and every GPU fault (or those named), write the table to ``path``; True if all as expected."""
+    import tempfile
+    from pathlib import Path
+
+    faults = [None] + [GPU_FAULTS[n] for n in (names or GPU_FAULTS)]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gpu-fault-reports-") as work:
+        for fault in faults:
+            rows.append(run_gpu_fault(fault, Path(work), say=say))
+            say(f"  -> caught: {rows[-1].caught}, named: {rows[-1].named}, as expected: {rows[-1].ok}")
+    Path(path).write_text(gpu_fault_table(rows, _device_name()))
+    return all(row.ok for row in rows)

@@ -1,12 +1,18 @@
-"""The CI gate for machines without a GPU: has gpu/ changed since the last passing GPU conformance run?
+"""The CI gate for machines without a GPU: has the GPU prover's code changed since the last passing GPU
+conformance run?
 
-Every report records the *fingerprint* of the GPU sources: the sha256 of every gpu/ source file
-(*.py, *.cu, *.cuh; caches excluded), and one sha256 over the sorted list of
-"<path> <file sha256>" lines. A GPU run that passes can be recorded as the committed gate report
-(``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
-(tests/test_conformance_gate.py, ``python -m conformance gate``) fails when the current gpu/ tree
-differs from the recorded one, and names the files that changed.
+Every report records the *fingerprint* of the GPU prover's sources: the sha256 of every file the GPU
+prover imports or compiles, and one sha256 over the sorted list of "<path> <file sha256>" lines. The
+files are found, not listed by hand (``gpu_source_files``): every gpu/ source (*.py, and the *.cu / *.cuh
+kernels and headers NVRTC compiles; caches excluded), then every repository module reachable from them
+through their import statements (module-level or inside functions, absolute or relative), with the
+__init__.py of each package on the way: reference/ modules such as the domain conventions, vectors/
+modules such as the PoRep array circuits. A GPU run that passes can be recorded as the committed gate
+report (``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
+(tests/test_conformance_gate.py, ``python -m conformance gate``) fails when any of these files differs
+from the recorded ones, and names the files that changed.
 """
+import ast
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,20 +30,68 @@ REFRESH_COMMAND = "python -m conformance run --require-gpu --record-gate"
 """What to run on a GPU machine (repository root) to refresh GATE_REPORT; then commit it."""
 
 
-def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
-    """gpu/**/*.py, *.cu, *.cuh under root, sorted by their repository-relative POSIX path."""
+def _gpu_files(root: Path) -> list[Path]:
+    """gpu/**/*.py, *.cu, *.cuh under root (caches excluded)."""
     gpu_dir = root / GPU_DIR_NAME
     if not gpu_dir.is_dir():
         return []
-    files = [
+    return [
         p for p in gpu_dir.rglob("*")
         if p.is_file() and p.suffix in GPU_SOURCE_SUFFIXES and not any(part in IGNORED_DIRS for part in p.relative_to(root).parts)
     ]
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_file(name: str, root: Path) -> Path | None:
+    """The repository file of module ``name`` (a.b -> a/b.py or a/b/__init__.py), or None (not ours)."""
+    base = root.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported_names(path: Path, root: Path) -> set[str]:
+    """Every module name the file's import statements can load: ``import a.b`` gives a and a.b; ``from .x import
+    y`` gives the package, x and x.y (y may be a submodule), resolved against the file's own package."""
+    package = _module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            bases = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            anchor = package[: len(package) - node.level + 1] if node.level else []
+            base = ".".join(anchor + ([node.module] if node.module else []))
+            bases = [base] + [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+        else:
+            continue
+        for name in bases:
+            parts = name.split(".")
+            names.update(".".join(parts[: k + 1]) for k in range(len(parts)))
+    return names
+
+
+def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
+    """Every file the GPU prover imports or compiles (module docstring), sorted by repository-relative POSIX path."""
+    found = set(_gpu_files(root))
+    pending = [p for p in found if p.suffix == ".py"]
+    while pending:
+        for name in _imported_names(pending.pop(), root):
+            module = _module_file(name, root)
+            if module is not None and module not in found:
+                found.add(module)
+                pending.append(module)
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
 def fingerprint(root: Path = REPO_ROOT) -> dict:
-    """{"sha256": combined digest, "files": {"gpu/<path>": file sha256}} of the GPU sources.
+    """{"sha256": combined digest, "files": {"<path>": file sha256}} of the GPU prover's sources (gpu_source_files).
 
     combined = sha256 of the lines "<path> <file sha256>\\n" in sorted path order, so a renamed,
     added or removed file changes it as much as an edited one."""
@@ -48,7 +102,7 @@ def fingerprint(root: Path = REPO_ROOT) -> dict:
 
 @dataclass
 class FileChanges:
-    """gpu/ files that differ from a recorded fingerprint (repository-relative paths, sorted)."""
+    """GPU prover source files that differ from a recorded fingerprint (repository-relative paths, sorted)."""
 
     changed: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
@@ -64,7 +118,7 @@ class FileChanges:
 
 
 def compare_fingerprints(recorded: dict, current: dict) -> FileChanges:
-    """Which gpu/ files differ between a recorded fingerprint and the current one."""
+    """Which GPU prover source files differ between a recorded fingerprint and the current one."""
     old, new = recorded.get("files", {}), current.get("files", {})
     return FileChanges(
         changed=sorted(p for p in old.keys() & new.keys() if old[p] != new[p]),
@@ -90,7 +144,7 @@ class GateVerdict:
 
 
 def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> GateVerdict:
-    """Whether the committed GPU report still covers gpu/ (see the module docstring)."""
+    """Whether the committed GPU report still covers the GPU prover's sources (see the module docstring)."""
     path = root / (report_path or GATE_REPORT)
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
     refresh = f"Refresh it on a GPU machine, in the repository root: `{REFRESH_COMMAND}`, then commit {rel}."
@@ -106,11 +160,11 @@ def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> Gat
     recorded = report["gpu_fingerprint"]
     current = fingerprint(root)
     if recorded.get("sha256") == current["sha256"]:
-        return GateVerdict(UP_TO_DATE, f"gpu/ matches the GPU conformance report {rel} ({_recorded_on(report)})")
+        return GateVerdict(UP_TO_DATE, f"the GPU prover's sources (gpu/ and the modules it imports) match the GPU conformance report {rel} ({_recorded_on(report)})")
     changes = compare_fingerprints(recorded, current)
     return GateVerdict(
         STALE,
-        f"gpu/ changed after the last passing GPU conformance report {rel} ({_recorded_on(report)}): "
+        f"the GPU prover's sources (gpu/ and the modules it imports) changed after the last passing GPU conformance report {rel} ({_recorded_on(report)}): "
         f"{changes.describe()}. The GPU code that CI would accept has not been checked on a GPU. {refresh}",
         changes,
     )

@@ -17,6 +17,10 @@ Modes:
 * end-to-end: each backend feeds itself, as a real prover does; where a backend did not produce a
   phase it needs (not implemented, or not selected), the expected value stands in, and the report
   says so.
+* prover: each backend's real prover entry point runs once per repeat on all circuits of the vector (the GPU:
+  gpu.multi.prove_multi, what `python -m gpu prove` runs, with a capture hook at every phase boundary; the
+  reference: reference.prover.prove) and every captured phase output is judged; a phase's oracle inputs are
+  the backend's own earlier outputs, as in end-to-end mode. The results are labelled "<vector id> [prover]".
 """
 from dataclasses import dataclass, field
 
@@ -26,7 +30,11 @@ from reference.prover import PHASES
 from reference.r1cs import witness_vector
 from vectors.format import Vector
 
-MODES = ("isolated", "end-to-end")
+MODES = ("isolated", "end-to-end", "prover")
+PROVER = "prover"
+PROVER_ORDER = ("prep", "evaluate", "ntt_h", "msm_h", "batch_add", "tail_msm", "assemble")
+"""The order gpu/prover.py runs the phases in (prep first, for its memory plan): in prover mode, an error is
+reported on the first phase of this order whose output was not captured."""
 
 PHASE_INPUTS: dict[str, tuple[str, ...]] = {
     "evaluate": (),

@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 
 from reference.prover import PHASES
 
+from .gpu_coverage import markdown_lines as coverage_markdown_lines
+from .gpu_coverage import terminal_lines as coverage_terminal_lines
 from .runner import FAILING_STATUSES, PASS, STATUSES, VectorResult
 
 SCHEMA_NAME = "groth16-conformance-report"
@@ -31,6 +33,8 @@ class RunInfo:
     load_seconds: dict[str, float] = field(default_factory=dict)
     chart: str | None = None
     chart_note: str | None = None
+    coverage: dict | None = None
+    """run --coverage / --record-gate: kernels launched and gpu/*.py lines run (conformance/gpu_coverage.py)."""
 
 
 def _seconds_sum(values) -> float | None:
@@ -96,12 +100,14 @@ def report_document(results: list[VectorResult], info: RunInfo) -> dict:
         "backends": info.backends,
         "gpu_fingerprint": info.gpu_fingerprint,
         "summary": summary(results, names),
-        "totals": phase_totals(results, names),
+        "totals": phase_totals([v for v in results if v.mode == info.mode], names),
         "chart": info.chart,
         "chart_note": info.chart_note,
+        "coverage": info.coverage,
         "vectors": [
             {
                 "id": v.vector_id,
+                "mode": v.mode,
                 "path": v.path,
                 "log_n": v.log_n,
                 "circuits": v.circuits,
@@ -226,6 +232,7 @@ def terminal_text(document: dict) -> str:
     found = problems(document)
     if found:
         parts += ["", "First differences and errors:", *found]
+    parts += coverage_terminal_lines(document.get("coverage"))
     parts += ["", f"result: {document['result'].upper()} ({_status_counts(document)})"]
     return "\n".join(parts) + "\n"
 
@@ -273,5 +280,6 @@ def markdown_text(document: dict) -> str:
     found = problems(document)
     if found:
         lines += ["## First differences and errors", "", *(f"* {line}" for line in found), ""]
+    lines += coverage_markdown_lines(document.get("coverage"))
     lines += ["## Every vector and phase", "", _markdown_table(header, rows), ""]
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from reference.prover import PHASES
 from . import oracles
 from .backends.base import Backend, PhaseNotImplemented
 from .compare import Mismatch, first_difference
-from .phases import Problem, expected_output, plan_inputs
+from .phases import PROVER, PROVER_ORDER, Problem, expected_output, plan_inputs
 
 PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE = (
     "pass", "fail", "error", "not implemented", "skipped", "unavailable",
@@ -39,6 +39,8 @@ class BackendResult:
     transfer_seconds: float | None = None
     host_seconds: float | None = None
     setup_seconds: float | None = None
+    run_seconds: list[float] | None = None
+    """Every run's seconds in order (the first of several pays one-time costs): conformance/timing.py's input."""
     input_source: str | None = None
     mismatch: Mismatch | None = None
     message: str | None = None
@@ -54,6 +56,7 @@ class BackendResult:
             "transfer_seconds": self.transfer_seconds,
             "host_seconds": self.host_seconds,
             "setup_seconds": self.setup_seconds,
+            "run_seconds": self.run_seconds,
             "input_source": self.input_source,
             "mismatch": self.mismatch.as_json() if self.mismatch else None,
             "message": self.message,
@@ -91,6 +94,7 @@ class VectorResult:
     circuits: int
     has_trapdoor: bool
     phases: list[PhaseResult] = field(default_factory=list)
+    mode: str = "isolated"
 
     @property
     def failed(self) -> bool:
@@ -169,13 +173,15 @@ def check_vector(
     """
     say = progress or (lambda message: None)
     vector = problem.vector
-    result = VectorResult(vector.id, path, vector.r1cs.log_n, len(vector.circuits), vector.trapdoor is not None)
+    label = f"{vector.id} [{PROVER}]" if mode == PROVER else vector.id
+    result = VectorResult(label, path, vector.r1cs.log_n, len(vector.circuits), vector.trapdoor is not None, mode=mode)
     verified: dict = {}
     own: dict[str, dict] = {}
+    prover_results = check_prover(problem, backends, phases, prefer_oracle, repeat) if mode == PROVER else {}
     for phase in (p for p in PHASES if p in phases):
-        phase_result = check_phase(problem, phase, backends, mode, prefer_oracle, verified, own, repeat)
+        phase_result = prover_results.get(phase) or check_phase(problem, phase, backends, mode, prefer_oracle, verified, own, repeat)
         for name, outcome in phase_result.backends.items():
-            say(_progress_line(vector.id, phase, name, outcome))
+            say(_progress_line(label, phase, name, outcome))
         for name, reason in (unavailable or {}).items():
             phase_result.backends[name] = BackendResult(UNAVAILABLE, message=reason)
         result.phases.append(phase_result)
@@ -183,6 +189,88 @@ def check_vector(
         for outcome in phase_result.backends.values():
             outcome.output = None
     return result
+
+
+def check_prover(problem: Problem, backends: list[Backend], phases=PHASES, prefer_oracle: bool = False,
+                 repeat: int = 1) -> dict[str, PhaseResult]:
+    """Prover mode (phases.py): each backend's whole prover once per repeat, every captured phase judged.
+
+    A phase's output must equal the vector's expected value (or pass its oracle, fed the backend's own earlier
+    outputs); every repeated run (a backend not deterministic by construction) must give the first run's outputs
+    exactly. Returns {phase: PhaseResult} for the selected phases."""
+    vector = problem.vector
+    selected = [p for p in PHASES if p in phases]
+    results = {p: PhaseResult(p, oracles.choose_oracle(p, problem, expected_output(vector, p) is not None, prefer_oracle))
+               for p in selected}
+    verified: dict = {}
+    for backend in backends:
+        for phase, outcome in _prover_outcomes(backend, problem, results, repeat, verified).items():
+            results[phase].backends[backend.name] = outcome
+            if outcome.status == PASS:
+                verified.setdefault(phase, outcome.output)
+    return results
+
+
+def _prover_runs(backend: Backend, problem: Problem, repeat: int):
+    """The backend's prover runs (ProverRun), or a BackendResult that stands for every phase."""
+    runs = []
+    for k in range(1 if backend.deterministic else max(1, repeat)):
+        try:
+            runs.append(backend.run_prover(problem, k))
+        except PhaseNotImplemented as exc:
+            return BackendResult(NOT_IMPLEMENTED, message=str(exc))
+        except Exception as exc:  # a failure, never a silent pass
+            return BackendResult(ERROR, message=_describe_error(exc))
+    return runs
+
+
+def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: int, verified: dict) -> dict:
+    """{phase: BackendResult} of one backend in prover mode (check_prover)."""
+    runs = _prover_runs(backend, problem, repeat)
+    if isinstance(runs, BackendResult):
+        return {phase: dataclasses.replace(runs) for phase in results}
+    first, outcomes, own = runs[0], {}, {}
+    stopped = next((p for p in PROVER_ORDER if p not in first.outputs), None) if first.error else None
+    for phase in (p for p in PHASES if p in results):
+        if phase not in first.outputs:
+            if phase == stopped:
+                outcomes[phase] = BackendResult(ERROR, message=_describe_error(first.error), input_source="own")
+            elif first.error:
+                outcomes[phase] = BackendResult(SKIPPED, message=f"the prover stopped in {stopped}", input_source="own")
+            else:
+                outcomes[phase] = BackendResult(NOT_IMPLEMENTED, message=f"{backend.name}'s prover captured no {phase} output")
+            continue
+        output = first.outputs[phase]
+        own[phase] = output
+        seconds = [r.seconds[phase] for r in runs if phase in r.seconds]
+        timing = dict(seconds=min(seconds) if seconds else None, timing=first.timing, input_source="own")
+        drift = _prover_drift(phase, runs)
+        if drift is not None:
+            outcomes[phase] = BackendResult(FAIL, mismatch=drift[0], message=drift[1], **timing)
+            continue
+        plan = plan_inputs(phase, "end-to-end", problem.vector, verified, own)
+        oracle, expected = results[phase].oracle, expected_output(problem.vector, phase)
+        try:
+            mismatch = oracles.judge(oracle, phase, problem, plan.values, output, expected)
+        except Exception as exc:  # output so malformed that the judge cannot even read it
+            mismatch = Mismatch(phase, None, "output", None, f"an output the {oracle} oracle can read", _describe_error(exc))
+        outcomes[phase] = BackendResult(FAIL if mismatch else PASS, mismatch=mismatch, output=output, **timing)
+    return outcomes
+
+
+def _prover_drift(phase: str, runs) -> tuple[Mismatch, str] | None:
+    """The first repeated run whose ``phase`` output differs from run 1's (or that did not reach the phase)."""
+    first = runs[0]
+    for k, again in enumerate(runs[1:], start=2):
+        how = f" ({again.label})" if again.label else ""
+        if phase not in again.outputs:
+            error = _describe_error(again.error) if again.error else "no output"
+            return Mismatch(phase, None, f"run {k}{how}", None, "an output", error), f"run {k} of {len(runs)}{how} failed: {error}"
+        drift = first_difference(phase, first.outputs[phase], again.outputs[phase])
+        if drift is not None:
+            mismatch = dataclasses.replace(drift, query=f"{drift.query} (run {k}{how} vs run 1)")
+            return mismatch, f"run {k} of {len(runs)}{how} differs from run 1"
+    return None
 
 
 def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, expected, repeat: int = 1) -> BackendResult:
@@ -196,8 +284,10 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
     runs = 1 if backend.deterministic else max(1, repeat)
     try:
         first = fastest = backend.run_phase(phase, problem, plan.values)
+        run_seconds = [first.seconds]
         for k in range(2, runs + 1):
             again = backend.run_phase(phase, problem, plan.values)
+            run_seconds.append(again.seconds)
             drift = first_difference(phase, first.output, again.output)
             if drift is not None:
                 mismatch = dataclasses.replace(drift, query=f"{drift.query} (run {k} vs run 1)")
@@ -221,6 +311,7 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
         transfer_seconds=fastest.transfer_seconds,
         host_seconds=fastest.host_seconds,
         setup_seconds=first.setup_seconds,
+        run_seconds=run_seconds,
         input_source=plan.source_label,
         mismatch=mismatch,
         output=first.output,

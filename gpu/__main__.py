@@ -1,19 +1,28 @@
 """python -m gpu prove: the GPU prover on a test vector (same output as python -m reference prove).
 
 ``--format snarkjs`` and ``--public`` behave exactly as in ``python -m reference prove``; the proof and
-public-signal documents come from the reference's own writers (reference/__main__.py, vectors/snarkjs.py).
+public-signal documents come from the writers both commands share (reference/proof_files.py).
+
+Every host-side stage is timed too (gpu/staging.py): reading the vector (keys and witnesses), staging the keys and
+witnesses in host memory, pinning them as ``--staging`` says, each host-to-device copy, and encoding the proofs.
+``--repeat N`` runs the whole command N times (the first is a warm-up when N >= 2; all proofs must be identical)
+and ``--timings-json`` writes the timing record (conformance/TIMING_SCHEMA.md) that ``python -m conformance
+compare`` reads.
 """
 import argparse
 import sys
 from pathlib import Path
 
-from reference.__main__ import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
-from reference.cli import EXIT_OK, Progress, run_main
-from reference.errors import ToolkitError
+from reference.cli import EXIT_OK, Progress, proofs_document, run_main
+from reference.errors import InvalidInputError, ToolkitError
+from reference.proof_files import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from vectors.format import load_vector
 
-from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError
-from .multi import prove_multi
+from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, free_device_memory
+from .multi import prove_multi, resolve_devices
+from .staging import PAGEABLE, STAGINGS, StageTimer, stage_kind, upload_keys
+
+TOOL = "gpu prove"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,7 +36,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_prove_arguments(pr)
     pr.add_argument("--timings", action="store_true", help="print the per-phase breakdown (CUDA events; transfers apart) on stderr")
-    pr.add_argument("--timings-json", help="also write the breakdown (milliseconds per phase and transfer) to this JSON file")
+    pr.add_argument("--timings-json", help="also write the timing record (every phase, host-side stage and copy; median, "
+                    "spread and environment: conformance/TIMING_SCHEMA.md) to this JSON file")
+    pr.add_argument("--repeat", type=int, default=1, metavar="N", help="run everything N times, reading the vector "
+                    "included (the first is a warm-up when N >= 2; all proofs must be identical); default 1")
+    pr.add_argument("--staging", choices=STAGINGS, default=PAGEABLE, help="how keys and witnesses go to the device: "
+                    "pageable (copied as they are, default), pinned-copy (through a page-locked buffer), registered "
+                    "(page-locked in place with cudaHostRegister); pinning is timed as its own stage")
     pr.add_argument("--gpus", type=int, default=1, metavar="N",
                     help="spread the circuits over GPUs 0..N-1 in contiguous blocks, keys on every GPU (default 1)")
     pr.add_argument("--devices", type=_device_list, metavar="D,D,...",
@@ -45,18 +60,86 @@ def _device_list(text: str) -> list[int]:
     return devices
 
 
+def _prove_once(args, say):
+    """One whole run: read, stage and upload the keys, prove (witnesses staged per block), encode the proofs.
+    Returns (vector, run, encoded proofs, the host-side stages' milliseconds)."""
+    timer = StageTimer()
+    vector = timer.host("read_vector", load_vector, args.vector, say)
+    devices = resolve_devices(args.gpus, args.devices)
+    import cupy  # (a machine without CUDA devices has been told so by resolve_devices)
+
+    try:
+        queries = upload_keys(vector.pk, args.staging, timer, devices)
+    except cupy.cuda.memory.OutOfMemoryError as exc:
+        raise GpuMemoryError("the proving key", int(getattr(exc, "size", 0)), free_device_memory()) from exc
+    run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=devices, progress=say,
+                      convention=vector.convention, queries=queries, staging=args.staging)
+    encoded = timer.host("encode_proofs", proofs_document, run.proofs)
+    return vector, run, encoded, timer.ms
+
+
+def _block_names(run) -> list[str]:
+    """The timing record's backend of each block: gpu for one block, else gpu:<device>:<block>."""
+    if len(run.blocks) == 1:
+        return ["gpu"]
+    return [f"gpu:{d}:{k}" for k, d in enumerate(run.devices)]
+
+
+def timing_entries(vector, runs: list, staging: str) -> list[dict]:
+    """Entries of the timing record over ``runs`` [(run, host ms)]: every phase, stage and copy, first run left out
+    as warm-up when there are several."""
+    from conformance.timing import entry, stats_after_warmup
+
+    shape = {"log_n": vector.r1cs.log_n, "circuits": len(vector.witnesses), "gpus": len(runs[0][0].devices),
+             "staging": staging}
+    series: dict[tuple[str, str], list[float]] = {}
+    for run, host_ms in runs:
+        for name, ms in host_ms.items():
+            series.setdefault(("gpu", name), []).append(ms / 1000.0)
+        for backend, block in zip(_block_names(run), run.runs):
+            for name, ms in (block.ms if block else {}).items():
+                series.setdefault((backend, name), []).append(ms / 1000.0)
+    return [entry(vector.id, backend, name, stats_after_warmup(seconds), stage_kind(name), shape)
+            for (backend, name), seconds in series.items() if len(seconds) == len(runs)]
+
+
+def _host_breakdown(host_ms: dict, run) -> str:
+    """The host-side stages and key copies of one run (the blocks' witness stages summed), wall clock / CUDA events."""
+    stages = dict(host_ms)
+    for block in (b for b in run.runs if b):
+        for name, ms in block.ms.items():
+            if stage_kind(name) == "host":
+                stages[name] = stages.get(name, 0.0) + ms
+    return "\n".join([f"{'host stage / copy':<18} {'ms':>10}", *(f"{n:<18} {ms:>10.2f}" for n, ms in stages.items())])
+
+
 def _prove(args) -> int:
     check_prove_arguments(args)
+    if args.repeat < 1:
+        raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
     say = Progress(args.quiet)
-    vector = load_vector(args.vector, progress=say)
-    run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, gpus=args.gpus, devices=args.devices, progress=say,
-                      convention=vector.convention)
-    blocks = [{"device": d, "circuits": [b.start, b.stop], "milliseconds": r.ms if r else {}}
-              for d, b, r in zip(run.devices, run.blocks, run.runs)]
-    timings = {Path(args.timings_json): json_bytes({"blocks": blocks})} if args.timings_json else {}
-    write_proofs(args, vector, run.proofs, say, extra_files=timings)
+    runs, first_encoded = [], None
+    for k in range(args.repeat):
+        if args.repeat > 1:
+            say(f"run {k + 1} of {args.repeat}" + (" (warm-up)" if k == 0 else ""))
+        vector, run, encoded, host_ms = _prove_once(args, say)
+        if first_encoded is not None and encoded != first_encoded:
+            raise GpuKernelError(f"run {k + 1} of {args.repeat} gave other proofs than run 1: not deterministic")
+        first_encoded = encoded
+        runs.append((run, host_ms))
+    extra = {}
+    if args.timings_json:
+        from conformance.timing import environment, timing_document
+
+        blocks = [{"device": d, "circuits": [b.start, b.stop]} for d, b in zip(run.devices, run.blocks)]
+        command = f"python -m gpu prove {args.vector} --staging {args.staging} --repeat {args.repeat}"
+        record = timing_document(TOOL, command, timing_entries(vector, runs, args.staging),
+                                 environment(with_gpu=True, device_index=run.devices[0]), blocks=blocks)
+        extra[Path(args.timings_json)] = json_bytes(record)
+    write_proofs(args, vector, run.proofs, say, extra_files=extra)
     if args.timings:
         print(run.breakdown() if len(run.blocks) > 1 else run.runs[0].breakdown(), file=sys.stderr)
+        print(_host_breakdown(host_ms, run), file=sys.stderr)
     return EXIT_OK
 
 

@@ -58,8 +58,9 @@ def _rows(*columns):
     return xp.stack([c if c.ndim == 2 else xp.broadcast_to(c, (rows, c.shape[0])) for c in columns], axis=1)
 
 
-def assemble_device(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) -> list[Proof]:
-    """Proofs (py_ecc points) for every circuit. ``h``: (circuits, 24) msm_h words; ``batch``/``tail``: per query
+def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) -> list[Proof]:
+    """Proofs (py_ecc points) for every circuit: the phase's single GPU implementation (gpu/prover.py and the
+    conformance adapter call it). ``h``: (circuits, 24) msm_h words; ``batch``/``tail``: per query
     name (l, a, b_g1, b_g2) a (circuits, affine_words) device array; ``randomness``: per circuit (r, s)."""
     xp = backend().xp
     g1 = xp.asarray(points_to_words([vk.alpha_g1, vk.beta_g1, vk.delta_g1], G1_GROUP))
@@ -76,15 +77,4 @@ def assemble_device(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, 
     return [Proof(a=a_points[k], b=b_points[k], c=c_points[k]) for k in range(len(rs))]
 
 
-def assemble(vk, h_sum, batch, tail, r: int, s: int) -> Proof:
-    """reference.assemble.assemble's signature (py_ecc points in and out, one circuit), on the device."""
-    xp = backend().xp
-    h = xp.asarray(points_to_words([h_sum], G1_GROUP))
-    upload = {}
-    for name, sums in (("batch", batch), ("tail", tail)):
-        upload[name] = {q: xp.asarray(points_to_words([getattr(sums, q)], G2_GROUP if q == "b_g2" else G1_GROUP))
-                        for q in ("l", "a", "b_g1", "b_g2")}
-    return assemble_device(vk, h, upload["batch"], upload["tail"], [(r, s)])[0]
-
-
-__all__ = ["Proof", "assemble", "assemble_device", "linear_combinations"]
+__all__ = ["Proof", "assemble", "linear_combinations"]

@@ -10,16 +10,16 @@ costs 1% of the additions; T is computed once (the first time a dense bitmap com
 the bases.
 
 The result is the same group element as reference/batch_add.py (addition order does not change it).
+``batch_add`` is the phase's single GPU implementation; ``BatchAdder`` is the engine it runs per query.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from reference.errors import SizeMismatchError
-from reference.keys import QuerySums
 
-from .msm import DeviceBases, as_device_queries, reduce_groups
-from .points import Group, backend, download_points, launch, u32
+from .msm import QUERY_SPLITS, DeviceQueries, reduce_groups
+from .points import Group, backend, launch, u32
 
 BATCH_KERNELS = "batch_add.cu"
 MODE_BITS = 0
@@ -84,22 +84,6 @@ class BatchAdder:
         backend().check(f"{group.name.upper()} batch addition over {n} points")
         return out
 
-    def sums_from_bytes(self, bitmaps, field: str = "bitmaps") -> list:
-        """py_ecc points: for each bitmap (bytes, bit i = bit i%8 of byte i//8, at least ceil(n/8)
-        bytes), the sum of the bases whose bit is set."""
-        xp = backend().xp
-        needed = -(-self.n // 8)
-        row_bytes = self.words_per_row * WORD_BITS // 8
-        rows = np.zeros((len(bitmaps), row_bytes), dtype=np.uint8)
-        popcounts = []
-        for k, bitmap in enumerate(bitmaps):
-            if len(bitmap) < needed:
-                raise SizeMismatchError(f"{field}[{k}]", f"{len(bitmap)} bytes; {self.n} points need {needed}")
-            rows[k, :needed] = np.frombuffer(bytes(bitmap[:needed]), dtype=np.uint8)
-            popcounts.append((int.from_bytes(bitmap[:needed], "little") & ((1 << self.n) - 1)).bit_count())
-        words = xp.asarray(rows.view("<u4").astype(np.uint32))
-        return download_points(self.sums(words, popcounts), self.group)
-
     def _count_bits(self, bitmaps) -> list[int]:
         xp = backend().xp
         rows = int(bitmaps.shape[0])
@@ -121,17 +105,18 @@ class BatchAdder:
         return reduce_groups(BATCH_KERNELS, partial, rows, chunks, group)
 
 
-def batch_add_query(bases: DeviceBases, bitmaps, field: str = "bitmaps") -> list:
-    """py_ecc points: per circuit, the sum of ``bases``' points selected by its bitmap (bytes)."""
-    return bases.batch_adder().sums_from_bytes(bitmaps, field)
+def bitmap_words(bitmaps):
+    """prep's (circuits, words) uint64 bitmaps as the uint32 words BatchAdder.sums reads, without a copy: both are
+    little-endian, so bit i of the query stays bit i (bit i mod 32 of 32-bit word i div 32)."""
+    return bitmaps.view(backend().xp.uint32)
 
 
-def batch_add(prep, keys) -> list[QuerySums]:
-    """For each circuit c: the sums of L, A, B_G1 (G1) and B_G2 (G2) over c's bitmaps, as
-    reference/batch_add.py. ``keys``: a reference ProvingKey (uploaded here) or gpu.msm.DeviceQueries."""
-    queries = as_device_queries(keys)
-    l = batch_add_query(queries.l, prep.l.bitmaps, "prep.l.bitmaps")
-    a = batch_add_query(queries.a, prep.a.bitmaps, "prep.a.bitmaps")
-    b_g1 = batch_add_query(queries.b_g1, prep.b.bitmaps, "prep.b.bitmaps")
-    b_g2 = batch_add_query(queries.b_g2, prep.b.bitmaps, "prep.b.bitmaps")
-    return [QuerySums(l=l[c], a=a[c], b_g1=b_g1[c], b_g2=b_g2[c]) for c in range(len(l))]
+def batch_add(splits: dict, queries: DeviceQueries) -> dict:
+    """Per query name (l, a, b_g1, b_g2): device array (circuits, affine_words) whose row c is the sum of the
+    query's points selected by circuit c's bitmap, as reference/batch_add.py. The single GPU implementation of
+    the phase (gpu/prover.py and the conformance adapter call it).
+
+    ``splits``: gpu.prep.prep's output (DeviceSplit per l, a, b: uint64 bitmaps); ``queries``: the key on the
+    device (B_G1 and B_G2 share the b split)."""
+    return {query: getattr(queries, query).batch_adder().sums(bitmap_words(splits[split].bitmaps))
+            for query, split in QUERY_SPLITS}

@@ -25,7 +25,8 @@ from .evaluate import DeviceR1cs, HostCsr, build_csr, csr_to_device
 
 @dataclass(frozen=True)
 class QueryDensity:
-    """Bellman's density trackers as numpy bool arrays (reference.r1cs.Density's fields)."""
+    """Bellman's density trackers as numpy bool arrays (reference.r1cs.Density's fields). "Appears" is FORMAT.md's
+    density rule: named by a term with a non-zero coefficient (reference.r1cs.R1CS.density computes them)."""
 
     a_aux: np.ndarray
     """(num_aux,) aux variable i appears in some A row."""

@@ -30,6 +30,11 @@ SYNC_CHECK_ENV = "GPU_SYNC_CHECK"
 
 GIB = 1 << 30
 
+_launches: set[tuple[str, str]] | None = None
+"""While recording (record_launches): (module source, kernel name) of every launch, which
+conformance/gpu_coverage.py maps to the kernel's file in gpu/kernels/. None when not recording, so that
+launch() pays one comparison."""
+
 
 class GpuUnavailableError(RuntimeError):
     """No usable CUDA device: CuPy is missing, the driver is missing, or no device is visible."""
@@ -182,6 +187,20 @@ def launch_check(what: str, sync: bool | None = None) -> None:
         raise GpuKernelError(f"{what}: CUDA driver error {exc}") from exc
 
 
+def record_launches() -> set[tuple[str, str]]:
+    """Start recording every launch() from now on (conformance --coverage); returns the live set of
+    (source, name): ``source`` is the module's source text (``RawModule.get_function`` hands it to
+    the kernel), empty for a kernel object without one."""
+    global _launches
+    _launches = set()
+    return _launches
+
+
+def stop_recording_launches() -> None:
+    global _launches
+    _launches = None
+
+
 def launch(kernel, grid, block, args, what: str, shared_mem: int = 0) -> None:
     """kernel<<<grid, block, shared_mem>>>(*args), then launch_check(what).
 
@@ -192,6 +211,8 @@ def launch(kernel, grid, block, args, what: str, shared_mem: int = 0) -> None:
     block = tuple(int(b) for b in (block if isinstance(block, tuple) else (block,)))
     if any(g <= 0 for g in grid) or any(b <= 0 for b in block):
         raise ValueError(f"{what}: grid {grid} and block {block} must be positive")
+    if _launches is not None:
+        _launches.add((getattr(kernel, "code", None) or "", getattr(kernel, "name", what)))
     try:
         kernel(grid, block, args, shared_mem=shared_mem)
     except Exception as exc:

@@ -12,7 +12,10 @@ A convention with ``c_from_product`` (snarkjs, whose key has no C matrix; refere
 every row against C on the device (``check_rows``: UnsatisfiedConstraintError names the first failing
 row) and then sets c_j = a_j * b_j for every j < n, as the reference does. For a satisfying witness the
 values are the same as C.z; the product is written anyway so that the output is the reference's by
-construction, not by an argument about the witness.
+construction, not by an argument about the witness. (Otherwise the prover checks the rows, as
+reference/prover.py does.)
+
+``evaluate`` is the phase's single GPU implementation: gpu/prover.py and the conformance adapter call it.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from reference.errors import SizeMismatchError, UnsatisfiedConstraintError
 from reference.r1cs import R1CS
 
 from . import device
-from .field import apply_op, limbs_to_device, to_ints, to_montgomery_
+from .field import apply_op, to_ints, to_montgomery_
 from .limbs import FR, ints_to_limbs
 
 MATRICES = ("a", "b", "c")
@@ -98,48 +101,48 @@ def csr_to_device(csr: HostCsr, num_rows: int, consume: bool = False) -> DeviceR
 
 
 def witnesses_to_device(witnesses, num_variables: int):
-    """(circuits, num_variables, 8) Montgomery array of the witnesses z = [1, public..., aux...]."""
+    """(circuits, num_variables, 8) canonical Fr limbs of the witnesses z = [1, public..., aux...] on the device,
+    the layout evaluate() and gpu.prep.prep take (and gpu.prover uploads)."""
+    import cupy
+
     witnesses = [list(z) for z in witnesses]
     if not 1 <= len(witnesses) <= MAX_CIRCUITS:
         raise SizeMismatchError("witnesses", f"has {len(witnesses)} circuits; give 1..{MAX_CIRCUITS}")
     for i, z in enumerate(witnesses):
         if len(z) != num_variables:
             raise SizeMismatchError(f"witnesses[{i}]", f"has {len(z)} values; the R1CS has {num_variables} variables")
-    limbs = np.stack([ints_to_limbs(z, FR, f"witnesses[{i}]") for i, z in enumerate(witnesses)])
-    return limbs_to_device(limbs)
+    return cupy.asarray(np.stack([ints_to_limbs(z, FR, f"witnesses[{i}]") for i, z in enumerate(witnesses)]))
 
 
-def evaluate(r1cs, witnesses, convention: DomainConvention = BELLMAN):
-    """(a, b, c): device arrays (circuits, n, 8), Montgomery Fr, a[k, j] = <A_j, z_k> etc.
+def evaluate(csr: DeviceR1cs, z_plain, convention: DomainConvention = BELLMAN, first_circuit: int = 0):
+    """(a, b, c): device arrays (circuits, n, 8), Montgomery Fr, a[k, j] = <A_j, z_k> etc.; the single GPU
+    implementation of reference/evaluate.py (gpu/prover.py and conformance both call it).
 
-    ``r1cs`` is a reference.r1cs.R1CS or an upload_r1cs() result (to reuse the CSR); ``witnesses``
-    a sequence of full witness vectors z (each num_variables ints in [0, r)).
-    With ``convention.c_from_product`` (snarkjs's groth16_prove.js, buildABC1): c[k, j] = a[k, j] * b[k, j],
-    once every row has been checked against C (``check_rows``: UnsatisfiedConstraintError names the first failing one).
+    ``csr``: upload_r1cs()'s (or DeviceCircuit.csr); ``z_plain`` (circuits, num_variables, 8) canonical limbs
+    on the device (witnesses_to_device's layout), not modified; ``first_circuit`` numbers the circuits in
+    errors when ``z_plain`` is a block of a larger call. With ``convention.c_from_product`` (snarkjs's
+    groth16_prove.js, buildABC1): c[k, j] = a[k, j] * b[k, j], once every row has been checked against C
+    (``check_rows``: UnsatisfiedConstraintError names the first failing one).
     """
-    csr = r1cs if isinstance(r1cs, DeviceR1cs) else upload_r1cs(r1cs)
-    return evaluate_device(csr, witnesses_to_device(witnesses, csr.num_variables), convention)
-
-
-def evaluate_device(csr: DeviceR1cs, z, convention: DomainConvention = BELLMAN, first_circuit: int = 0):
-    """evaluate() for witnesses already on the device: ``z`` (circuits, num_variables, 8) Montgomery Fr;
-    ``first_circuit`` numbers the circuits in errors when ``z`` is a block of a larger call."""
     import cupy
 
     device.require_device()
-    if z.ndim != 3 or z.shape[1:] != (csr.num_variables, FR.num_limbs):
-        raise SizeMismatchError("witnesses", f"device array has shape {tuple(z.shape)}; expected "
+    if z_plain.ndim != 3 or z_plain.shape[1:] != (csr.num_variables, FR.num_limbs):
+        raise SizeMismatchError("witnesses", f"device array has shape {tuple(z_plain.shape)}; expected "
                                 f"(circuits, {csr.num_variables}, {FR.num_limbs})")
-    if not 1 <= z.shape[0] <= MAX_CIRCUITS:
-        raise SizeMismatchError("witnesses", f"has {z.shape[0]} circuits; give 1..{MAX_CIRCUITS}")
-    circuits, n = z.shape[0], 1 << csr.log_n
+    if not 1 <= z_plain.shape[0] <= MAX_CIRCUITS:
+        raise SizeMismatchError("witnesses", f"has {z_plain.shape[0]} circuits; give 1..{MAX_CIRCUITS}")
+    circuits, n = z_plain.shape[0], 1 << csr.log_n
     device.check_free_memory(3 * circuits * n * FR.element_bytes, f"evaluate for {circuits} circuit(s) at n = 2^{csr.log_n}")
+    z = z_plain.copy()
+    to_montgomery_(z)
     out = cupy.empty((len(MATRICES), circuits, n, FR.num_limbs), dtype=np.uint32)
     blocks = (len(MATRICES) * n + EVALUATE_THREADS - 1) // EVALUATE_THREADS
     kernel = device.load_module("evaluate.cu").get_function("evaluate_rows")
-    args = (csr.row_start, csr.var, csr.coeff, cupy.ascontiguousarray(z), np.uint64(csr.num_variables), np.uint64(n), out)
+    args = (csr.row_start, csr.var, csr.coeff, z, np.uint64(csr.num_variables), np.uint64(n), out)
     device.launch(kernel, (blocks, circuits), EVALUATE_THREADS, args, "evaluate")
     device.launch_check("evaluate", sync=True)
+    del z
     a, b, c = out[0], out[1], out[2]
     if convention.c_from_product:
         check_rows(a, b, c, csr.num_rows, first_circuit)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference.errors import InvalidInputError, ScalarRangeError
-from reference.field import P, R, SCALAR_BYTES
+from reference.field import P, R
 
 LIMB_BITS = 32
 LIMB_BYTES = 4
@@ -51,6 +51,10 @@ class FieldSpec:
 
 FR = FieldSpec("Fr", R, 8)
 FQ = FieldSpec("Fq", P, 12)
+FR_LIMBS = FR.num_limbs
+"""u32 limbs of a scalar (255 bits)."""
+FQ_LIMBS = FQ.num_limbs
+"""u32 limbs of an Fq element (381 bits)."""
 
 
 def modulus_limbs(field: FieldSpec) -> np.ndarray:
@@ -95,31 +99,6 @@ def limbs_to_ints(limbs) -> list[int]:
     width = limbs.shape[-1] * LIMB_BYTES
     data = limbs.tobytes()
     return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
-
-
-def scalar_bytes_to_limbs(data: bytes, field: FieldSpec = FR, name: str = "scalars") -> np.ndarray:
-    """Limbs of concatenated 32-byte big-endian scalars (the vectors' encoding), reversed by numpy."""
-    if len(data) % SCALAR_BYTES:
-        raise InvalidInputError(name, f"{len(data)} bytes is not a whole number of {SCALAR_BYTES}-byte scalars")
-    if field.element_bytes != SCALAR_BYTES:
-        raise InvalidInputError(name, f"{field.name} elements are {field.element_bytes} bytes, scalars {SCALAR_BYTES}")
-    big_endian = np.frombuffer(data, dtype=np.uint8).reshape(-1, SCALAR_BYTES)
-    limbs = np.ascontiguousarray(big_endian[:, ::-1]).view(LIMB_DTYPE)
-    _require_reduced(limbs, field, name)
-    return limbs
-
-
-def hex_scalars_to_limbs(hex_scalars, field: FieldSpec = FR, name: str = "scalars") -> np.ndarray:
-    """Limbs of 32-byte big-endian hex scalars (64 hex digits each)."""
-    hex_scalars = list(hex_scalars)
-    for i, text in enumerate(hex_scalars):
-        if len(text) != 2 * SCALAR_BYTES:
-            raise InvalidInputError(f"{name}[{i}]", f"has {len(text)} hex digits; a scalar has {2 * SCALAR_BYTES}")
-    try:
-        data = bytes.fromhex("".join(hex_scalars))
-    except ValueError as exc:
-        raise InvalidInputError(name, f"is not hex: {exc}") from None
-    return scalar_bytes_to_limbs(data, field, name)
 
 
 def _require_reduced(limbs: np.ndarray, field: FieldSpec, name: str) -> None:

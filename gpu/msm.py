@@ -284,13 +284,9 @@ class DeviceBases:
         """The points at ``indices``, an integer array (numpy or device) of valid indices."""
         return DeviceBases(gather_bases(self.words, indices, self.group), self.group)
 
-    def subset(self, indices) -> "DeviceBases":
-        """The points at ``indices`` (all of them when indices is range(n), without a copy)."""
-        if len(indices) == self.n and all(i == k for k, i in enumerate(indices)):
-            return self
-        if indices and not 0 <= min(indices) <= max(indices) < self.n:
-            raise SizeMismatchError("tail_indices", f"an index is outside 0..{self.n - 1}")
-        return DeviceBases(gather_bases(self.words, list(indices), self.group), self.group)
+
+QUERY_SPLITS = (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b"))
+"""(key query, prep split) of the batch_add and tail_msm phases: B_G1 and B_G2 share the b split."""
 
 
 @dataclass
@@ -313,8 +309,3 @@ class DeviceQueries:
             b_g1=DeviceBases.from_points(pk.b_g1, G1_GROUP),
             b_g2=DeviceBases.from_points(pk.b_g2, G2_GROUP),
         )
-
-
-def as_device_queries(keys) -> DeviceQueries:
-    """``keys`` as DeviceQueries: returned as is, or uploaded from a reference ProvingKey."""
-    return keys if isinstance(keys, DeviceQueries) else DeviceQueries.from_proving_key(keys)

@@ -7,7 +7,7 @@ Device layout (gpu/kernels/ec.cuh): an Fq element is 12 little-endian u32 limbs 
 Montgomery form (s * 2^256 mod r).
 
 The array module and the kernel loader form a ``Backend``: CuPy and gpu.device on a GPU machine;
-the tests on machines without a GPU swap in tests/native/ec_fake_cupy.py, which runs the same kernel
+the tests on machines without a GPU swap in tests/native/ec_host.py emulation_backend(), which runs the same kernel
 bodies compiled for the host, so the drivers here are exercised unchanged.
 """
 from __future__ import annotations
@@ -20,14 +20,12 @@ from typing import Any, Callable
 import numpy as np
 from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2
 
+from reference.curve import affine_ints
 from reference.errors import InvalidInputError, ScalarRangeError
 from reference.field import P, R
 
-LIMB_BITS = 32
-FQ_LIMBS = 12
-"""u32 limbs of an Fq element (381 bits)."""
-FR_LIMBS = 8
-"""u32 limbs of a scalar (255 bits)."""
+from .limbs import FQ_LIMBS, FR_LIMBS, LIMB_BITS, limbs_to_ints  # noqa: F401  (FQ_LIMBS, FR_LIMBS: re-exported for the phases)
+
 FQ_MONT_R = pow(2, LIMB_BITS * FQ_LIMBS, P)
 """Fq's Montgomery radix 2^384 mod p."""
 FQ_MONT_R_INV = pow(FQ_MONT_R, -1, P)
@@ -162,14 +160,6 @@ def ints_to_limbs(values, limbs: int) -> np.ndarray:
     return np.frombuffer(raw, dtype="<u4").astype(np.uint32).reshape(len(values), limbs)
 
 
-def limbs_to_ints(words: np.ndarray) -> list[int]:
-    """The ints of the rows of a (count, limbs) uint32 array of little-endian limbs."""
-    rows = np.ascontiguousarray(words, dtype="<u4")
-    width = rows.shape[-1] * LIMB_BITS // 8
-    raw = rows.tobytes()
-    return [int.from_bytes(raw[k : k + width], "little") for k in range(0, len(raw), width)]
-
-
 def scalars_to_limbs(scalars, field: str) -> np.ndarray:
     """(n, 8) uint32 plain (not Montgomery) limbs of scalars in [0, r); ScalarRangeError names the
     first bad one as field[i]."""
@@ -191,48 +181,12 @@ def scalars_to_montgomery_limbs(scalars) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def _batch_inverse_mod_p(values: list[int]) -> list[int]:
-    """[v^-1 mod p] with one inversion (Montgomery's trick); every v must be non-zero."""
-    prefix = [1] * (len(values) + 1)
-    for i, v in enumerate(values):
-        prefix[i + 1] = prefix[i] * v % P
-    running = pow(prefix[-1], -1, P) if values else 1
-    out = [0] * len(values)
-    for i in range(len(values) - 1, -1, -1):
-        out[i] = running * prefix[i] % P
-        running = running * values[i] % P
-    return out
-
-
-def _fq2_ints(element) -> tuple[int, int]:
-    c0, c1 = element.coeffs
-    return int(c0), int(c1)
-
-
-def _fq2_mul(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    """(a0 + a1 u)(b0 + b1 u) mod p with u^2 = -1."""
-    return (a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P
-
-
 def _affine_coordinates(points, group: Group) -> list[tuple | None]:
-    """Affine (x, y) of each py_ecc projective point as tuples of Fq ints (x = X/Z, y = Y/Z), None for
-    the identity; one shared inversion (of Z in G1, of the norm z0^2 + z1^2 of Z in G2)."""
+    """Affine (x, y) of each py_ecc projective point as tuples of Fq coefficients (G1: (x,), (y,); G2: pairs),
+    None for the identity; reference.curve.affine_ints (one shared inversion)."""
     if group.degree == 1:
-        zs = [int(p[2]) for p in points]
-        live = [i for i, z in enumerate(zs) if z % P]
-        inverses = dict(zip(live, _batch_inverse_mod_p([zs[i] for i in live])))
-        return [
-            ((int(p[0]) * inverses[i] % P,), (int(p[1]) * inverses[i] % P,)) if i in inverses else None
-            for i, p in enumerate(points)
-        ]
-    zs = [_fq2_ints(p[2]) for p in points]
-    live = [i for i, z in enumerate(zs) if z[0] % P or z[1] % P]
-    norms = _batch_inverse_mod_p([(zs[i][0] ** 2 + zs[i][1] ** 2) % P for i in live])
-    out: list[tuple | None] = [None] * len(points)
-    for i, norm_inv in zip(live, norms):
-        z_inv = (zs[i][0] * norm_inv % P, -zs[i][1] * norm_inv % P)  # conjugate / norm
-        out[i] = (_fq2_mul(_fq2_ints(points[i][0]), z_inv), _fq2_mul(_fq2_ints(points[i][1]), z_inv))
-    return out
+        return [None if a is None else ((a[0],), (a[1],)) for a in affine_ints(list(points))]
+    return affine_ints(list(points))
 
 
 def points_to_words(points, group: Group) -> np.ndarray:
@@ -280,11 +234,6 @@ def xyzz_words_to_points(words: np.ndarray, group: Group) -> list[tuple]:
             X, Y, ZZ, ZZZ = (FQ2(c[2 * j : 2 * j + 2]) for j in range(COORDINATES_XYZZ))
         points.append(group.identity if ZZ == ZZ.zero() else (X * ZZZ, Y * ZZ, ZZ * ZZZ))
     return points
-
-
-def upload_points(points, group: Group):
-    """The points as a device array (n, affine_words) of uint32 (see points_to_words)."""
-    return backend().xp.asarray(points_to_words(points, group))
 
 
 def download_points(words, group: Group) -> list[tuple]:

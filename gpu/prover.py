@@ -8,7 +8,10 @@
     assemble                            on the device (gpu/assemble.py), all circuits in one launch per step
 
 The outputs are the reference's, phase by phase; only prep's place in the order differs (no phase reads
-another's output except as the reference does).
+another's output except as the reference does). This module is a composition of the phases' single GPU
+implementations (gpu/<phase>.py, the functions conformance checks) plus memory planning and staging; it
+has no phase logic of its own. ``capture`` (PhaseCapture) lets conformance --mode prover read every phase's
+output at its boundary in a real call.
 
 Many circuits share the keys: every phase reads a query's bases for all circuits of the call (MSMs one
 circuit after another against the same device bases, batch addition in one pass for all bitmaps).
@@ -22,7 +25,8 @@ up its blocks' times.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from reference.domain import BELLMAN, DomainConvention
 from reference.errors import SizeMismatchError
@@ -31,23 +35,34 @@ from reference.prover import PHASES, Witness
 from reference.r1cs import R1CS, witness_vector
 
 from . import device
-from .assemble import Proof, assemble_device
+from .assemble import Proof, assemble
+from .batch_add import batch_add
 from .circuit import DeviceCircuit
-from .evaluate import evaluate_device
-from .field import to_montgomery_
+from .evaluate import check_rows, evaluate
 from .keygen import DeviceKey
-from .limbs import FR, ints_to_limbs
-from .msm import DeviceQueries, _Plan, window_bits_for
-from .msm_h import msm_h_device
+from .limbs import FR
+from .msm import QUERY_SPLITS, DeviceQueries, _Plan, window_bits_for
+from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
 from .points import G1_GROUP, G2_GROUP, download_points
 from .prep import prep
+from .staging import COPIES, PAGEABLE, StageTimer, upload_keys, upload_witnesses
+from .tail_msm import tail_msm
 
-TRANSFERS = ("upload_keys", "upload_witnesses")
-"""Host-to-device copies (with their host-side conversion), reported apart from the phases."""
-QUERY_PHASE_NAMES = (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b"))
-"""(key query, prep split) pairs of the batch_add and tail_msm phases."""
+TRANSFERS = COPIES
+"""Host-to-device copies (gpu/staging.py; CUDA events), reported apart from the phases."""
+QUERY_PHASE_NAMES = QUERY_SPLITS
+"""(key query, prep split) pairs of the batch_add and tail_msm phases (gpu/msm.py)."""
+
+
+PhaseCapture = Callable[[str, int, object], None]
+"""capture(phase, first_circuit, outputs): called at each phase boundary, after the phase's timer stopped, with the
+phase's device outputs for circuits first_circuit.. (evaluate, ntt_h, msm_h once per block; the other phases once,
+first_circuit 0): evaluate (a, b, c), ntt_h h, msm_h (block, 24) words, prep {l, a, b: DeviceSplit}, batch_add and
+tail_msm {query: (circuits, words)}, assemble the proofs. It may read (download) them but must not modify them: a
+and b, c are ntt_h's work buffers right after. None (the default) costs one test per phase: the prover computes and
+allocates the same with or without it (conformance --mode prover)."""
 
 
 class GpuPhaseTimer:
@@ -187,42 +202,26 @@ def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, wi
 # ---------------------------------------------------------------------------------------------
 
 
-def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, convention, timer):
+def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, convention, timer, capture):
     """evaluate -> ntt_h -> msm_h per block of circuits; returns the H sums, (circuits, 24) device words."""
     import cupy
 
-    from .evaluate import check_rows
-
     h_sums = []
     for first in range(0, z_plain.shape[0], block):
-        z = z_plain[first : first + block].copy()
-        to_montgomery_(z)
-        a, b, c = timer.run("evaluate", evaluate_device, circuit.csr, z, convention, first)
-        del z
+        a, b, c = timer.run("evaluate", evaluate, circuit.csr, z_plain[first : first + block], convention, first)
         if not convention.c_from_product:  # (a c_from_product evaluate has checked the rows itself)
-            check_rows(a, b, c, circuit.csr.num_rows, first)
+            check_rows(a, b, c, circuit.csr.num_rows, first)  # as reference/prover.py checks before ntt_h
+        if capture:
+            capture("evaluate", first, (a, b, c))
         h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True)  # a, b, c are its work buffers
         del a, b, c
-        h_sums.append(timer.run("msm_h", msm_h_device, h, queries.h))
+        if capture:
+            capture("ntt_h", first, h)
+        h_sums.append(timer.run("msm_h", msm_h, h, queries.h))
         del h
+        if capture:
+            capture("msm_h", first, h_sums[-1])
     return cupy.concatenate(h_sums)
-
-
-def _batch_add(queries: DeviceQueries, splits) -> dict:
-    """Per query, (circuits, affine_words) device words of the batch-addition sums (u64 bitmap words seen as u32)."""
-    return {name: getattr(queries, name).batch_adder().sums(splits[split_name].bitmaps.view("uint32"))
-            for name, split_name in QUERY_PHASE_NAMES}
-
-
-def _tail_msm(queries: DeviceQueries, splits) -> dict:
-    """Per query, (circuits, affine_words) device words of the tail MSMs: the tail points gathered once (on the
-    device), every circuit's scalars in one call."""
-    sums = {}
-    for name, split_name in QUERY_PHASE_NAMES:
-        split, bases = splits[split_name], getattr(queries, name)
-        subset = bases.gather(split.tail_indices) if split.split else bases
-        sums[name] = subset.msm_engine().msm(split.tail_scalars, montgomery=False)
-    return sums
 
 
 def _download_sums(h, batch: dict, tail: dict) -> list[CircuitSums]:
@@ -242,12 +241,14 @@ def _split_bytes(splits) -> int:
 
 def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness: list[tuple[int, int]],
                     convention: DomainConvention = BELLMAN, progress=None, timer: GpuPhaseTimer | None = None,
-                    plan: BatchPlan | None = None) -> GpuProofRun:
+                    plan: BatchPlan | None = None, capture: PhaseCapture | None = None) -> GpuProofRun:
     """Groth16 proofs for witnesses already on the device: ``z_plain`` (circuits, V, 8) canonical Fr limbs of
     z = [1, inputs, aux] (values < r), ``randomness`` each circuit's (r, s). Bit-identical to the reference.
 
-    ``plan``: from plan_batch (witnesses_resident=True is assumed when None). Raises UnsatisfiedConstraintError
-    (checked on the device's a, b, c) before any other MSM than msm_h runs on an unsatisfied block."""
+    ``plan``: from plan_batch (witnesses_resident=True is assumed when None); a smaller ``plan.block`` than the
+    memory allows is kept (blocks of one circuit: the path a full device takes). ``capture``: see PhaseCapture.
+    Raises UnsatisfiedConstraintError (checked on the device's a, b, c) before any other MSM than msm_h runs on
+    an unsatisfied block."""
     device.require_device()
     circuits = int(z_plain.shape[0])
     if z_plain.ndim != 3 or z_plain.shape[1:] != (circuit.num_variables, FR.num_limbs):
@@ -261,43 +262,54 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     # MSM work (a batch whose tails do not fit fails here, not after msm_h).
     splits = timer.run("prep", prep, z_plain, circuit.num_inputs, circuit.num_aux, circuit.density,
                        circuit.device_query_variables())
+    if capture:
+        capture("prep", 0, splits)
     tails = {q: int(split.tail_indices.size) for q, split in splits.items()}
     resident_plan = plan_batch(circuit, queries, circuits, witnesses_resident=True,
                                tail_points=tails, bytes_free=device.free_device_memory() + _split_bytes(splits))
     block = min(plan.block, resident_plan.block) if plan else resident_plan.block
-    h_sums = _front(circuit, queries, z_plain, block, convention, timer)
-    batch = timer.run("batch_add", _batch_add, queries, splits)
-    tail = timer.run("tail_msm", _tail_msm, queries, splits)
+    h_sums = _front(circuit, queries, z_plain, block, convention, timer, capture)
+    batch = timer.run("batch_add", batch_add, splits, queries)
+    if capture:
+        capture("batch_add", 0, batch)
+    tail = timer.run("tail_msm", tail_msm, splits, queries)
+    if capture:
+        capture("tail_msm", 0, tail)
     del splits
-    proofs = timer.run("assemble", assemble_device, key.vk, h_sums, batch, tail, randomness)
+    proofs = timer.run("assemble", assemble, key.vk, h_sums, batch, tail, randomness)
+    if capture:
+        capture("assemble", 0, proofs)
     return GpuProofRun(proofs=proofs, ms=timer.ms, device_sums=(h_sums, batch, tail))
 
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
-          convention: DomainConvention = BELLMAN) -> GpuProofRun:
+          convention: DomainConvention = BELLMAN, capture: PhaseCapture | None = None,
+          max_block: int | None = None, staging: str = PAGEABLE) -> GpuProofRun:
     """Groth16 proofs for every witness, bit-identical to reference.prover.prove's with the same ``convention``.
 
     ``convention``: the vector's domain convention (reference/domain.py; ``vector.convention``): bellman
     (default) or snarkjs (omega = 5^((r-1)/n), c = a*b, h as n coset values). ``queries``: the proving key's
     points already on the device (from an earlier call); uploaded here if None. Raises BatchTooLargeError
     before uploading the witnesses when they do not fit, UnsatisfiedConstraintError (checked on the device's
-    a, b, c) before the batch-add and tail MSMs run.
+    a, b, c) before the batch-add and tail MSMs run. ``capture``: see PhaseCapture. ``max_block``: at most this
+    many circuits at a time through evaluate -> ntt_h -> msm_h, whatever the memory allows (1: the path of a
+    device too full for more; conformance --mode prover runs it).
+    ``staging``: how keys and witnesses go to the device (gpu/staging.py: pageable, pinned-copy, registered),
+    each host-side stage and copy timed in ``ms``.
     """
     device.require_device()
-    import cupy
-
     if not witnesses:
         raise SizeMismatchError("witnesses", "give at least one circuit")
     timer = GpuPhaseTimer(progress)
     if queries is None:
-        queries = timer.run("upload_keys", DeviceQueries.from_proving_key, pk)
+        queries = upload_keys(pk, staging, StageTimer(timer))[None]
     circuit = DeviceCircuit.from_r1cs(r1cs)
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
     plan = plan_batch(circuit, queries, len(zs))
-    z_plain = timer.run(
-        "upload_witnesses",
-        lambda: cupy.asarray(ints_to_limbs([v for z in zs for v in z], FR).reshape(len(zs), -1, FR.num_limbs)),
-    )
+    if max_block is not None:
+        plan = replace(plan, block=max(1, min(plan.block, max_block)))
+    z_plain = upload_witnesses(zs, staging, StageTimer(timer))
     key = DeviceKey(vk=pk.vk, queries=queries)
-    return prove_on_device(circuit, key, z_plain, [(w.r, w.s) for w in witnesses], convention, timer=timer, plan=plan)
+    return prove_on_device(circuit, key, z_plain, [(w.r, w.s) for w in witnesses], convention, timer=timer, plan=plan,
+                           capture=capture)
 

@@ -1,30 +1,23 @@
-"""Phase ``tail_msm`` on the GPU: per circuit, the MSM over each query's tail positions.
+"""Phase ``tail_msm`` on the GPU: per circuit and query, sum_k tail_scalars[c][k] * Q[tail_indices[k]].
 
-    tail(Q) = sum_k tail_scalars[k] * Q[tail_indices[k]]      (L, A, B_G1 in G1; B_G2 in G2)
-
-Same inputs and output as reference/tail_msm.py. The tail positions are shared by all circuits, so
-each query's tail points are gathered once on the device (all of the query when it is not split)
-and one MSM engine serves every circuit's scalars.
+Same equation as reference/tail_msm.py. A split query's tail points are gathered once on the device
+(msm.cu gather_points) and every circuit's tail scalars go through one MSM call against them; an unsplit
+query's tail is every point, so its bases are used as they are. ``tail_msm`` is the phase's single GPU
+implementation: gpu/prover.py and the conformance adapter call it.
 """
 from __future__ import annotations
 
-from reference.keys import QuerySums
-
-from .msm import DeviceBases, as_device_queries
+from .msm import QUERY_SPLITS, DeviceQueries
 
 
-def tail_query(bases: DeviceBases, split, field: str) -> list:
-    """py_ecc points: per circuit, sum_k split.tail_scalars[c][k] * bases[split.tail_indices[k]]."""
-    subset = bases.subset(list(split.tail_indices))
-    return subset.msm_engine().msm_ints([list(s) for s in split.tail_scalars], field=field)
+def tail_msm(splits: dict, queries: DeviceQueries) -> dict:
+    """Per query name (l, a, b_g1, b_g2): device array (circuits, affine_words), row c = circuit c's tail MSM.
 
-
-def tail_msm(prep, keys) -> list[QuerySums]:
-    """For each circuit: the tail MSMs of L, A, B_G1 and B_G2, as reference/tail_msm.py.
-    ``keys``: a reference ProvingKey (uploaded here) or gpu.msm.DeviceQueries."""
-    queries = as_device_queries(keys)
-    l = tail_query(queries.l, prep.l, "prep.l.tail_scalars")
-    a = tail_query(queries.a, prep.a, "prep.a.tail_scalars")
-    b_g1 = tail_query(queries.b_g1, prep.b, "prep.b.tail_scalars")
-    b_g2 = tail_query(queries.b_g2, prep.b, "prep.b.tail_scalars")
-    return [QuerySums(l=l[c], a=a[c], b_g1=b_g1[c], b_g2=b_g2[c]) for c in range(len(l))]
+    ``splits``: gpu.prep.prep's output (DeviceSplit per l, a, b: tail_indices, canonical tail_scalars
+    (circuits, tail, 8)); ``queries``: the key on the device."""
+    sums = {}
+    for query, split_name in QUERY_SPLITS:
+        split, bases = splits[split_name], getattr(queries, query)
+        tail_bases = bases.gather(split.tail_indices) if split.split else bases
+        sums[query] = tail_bases.msm_engine().msm(split.tail_scalars, montgomery=False)
+    return sums

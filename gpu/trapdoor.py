@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 from py_ecc.optimized_bls12_381 import G1, G2, multiply
 
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from reference.verifier import verify
 
 from .circuit import DeviceCircuit
-from .evaluate import evaluate_device
+from .evaluate import evaluate
 from .field import apply_op, to_ints, to_montgomery_
 from .keygen import DeviceKey, _lagrange_at, _powers
 from .limbs import FR, limbs_to_ints
@@ -85,10 +85,7 @@ def check_circuit(circuit: DeviceCircuit, key: DeviceKey, z_plain_one, sums: Cir
     if key.scalars is None:
         raise ValueError("the key was generated without keep_scalars=True: no discrete logs to check against")
     results = []
-    z = z_plain_one.copy()
-    to_montgomery_(z)
-    a, b, c = evaluate_device(circuit.csr, z)
-    del z
+    a, b, c = evaluate(circuit.csr, z_plain_one)
     h = cupy.ascontiguousarray(ntt_h(a, b, c, circuit.log_n)[0])
     x = rng.randrange(1, R)
     lagrange = _lagrange_at(circuit.log_n, x)

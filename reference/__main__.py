@@ -5,31 +5,26 @@ proof.json and public.json, and ``verify`` reads snarkjs proofs, public signals 
 and bellman's 192-byte binary proofs (vectors/snarkjs.py, vectors/bellman.py).
 """
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from vectors.bellman import parse_proofs
-from vectors.format import load_vector, parse_vector, write_files_atomically
+from vectors.format import load_vector, parse_vector
 from vectors.snarkjs import (
     is_snarkjs_proof,
     is_snarkjs_verifying_key,
     proof_from_json,
-    proof_to_json,
     public_from_json,
-    public_to_json,
     read_file,
     verifying_key_from_json,
 )
 
-from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_proof, proofs_document, read_json, run_main
+from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_proof, read_json, run_main
 from .errors import InvalidInputError, SizeMismatchError
+from .proof_files import add_prove_arguments, check_prove_arguments, write_proofs
 from .prover import prove
-from .safe_files import check_outputs
 from .verifier import verify
 
-PROOF_FORMATS = ("zcash", "snarkjs")
-"""prove --format: the toolkit's {"a", "b", "c"} ZCash compressed hex, or snarkjs's proof.json."""
 JSON_OPENERS = (ord("{"), ord("["))
 """A proof file whose first non-blank byte is one of these is JSON; anything else is read as bellman's binary proofs."""
 
@@ -60,58 +55,6 @@ def _parser() -> argparse.ArgumentParser:
     ve.add_argument("--public", help="snarkjs public.json: the public signals (a list of lists for several proofs); overrides the vector's")
     ve.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
-
-
-def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments every `prove` command shares (reference and GPU): the vector and where and how to write proofs."""
-    parser.add_argument("vector", help="test vector JSON (see vectors/FORMAT.md)")
-    parser.add_argument("--out", help="write the proofs here (default: standard output)")
-    parser.add_argument(
-        "--format",
-        choices=PROOF_FORMATS,
-        default="zcash",
-        help="zcash: {\"a\", \"b\", \"c\"} compressed hex (default); snarkjs: snarkjs's proof.json "
-        "{pi_a, pi_b, pi_c, protocol, curve: bls12381}, accepted by `snarkjs groth16 verify`",
-    )
-    parser.add_argument("--public", help="with --format snarkjs: also write the public signals (snarkjs public.json) here")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-
-
-def check_prove_arguments(args) -> None:
-    """Refuse argument combinations before any work is done."""
-    if args.public and args.format != "snarkjs":
-        raise InvalidInputError("--public", "goes with --format snarkjs (snarkjs's public.json)")
-
-
-def _one_or_list(docs: list):
-    """One document for one circuit, the list for several (as proofs_document does)."""
-    return docs[0] if len(docs) == 1 else docs
-
-
-def json_bytes(doc) -> bytes:
-    """A JSON document as written by every command: one-space indentation and a final newline."""
-    return (json.dumps(doc, indent=1) + "\n").encode()
-
-
-def write_proofs(args, vector, proofs: list, say, extra_files: dict | None = None) -> None:
-    """Write ``proofs`` as `prove --format/--out/--public` ask (standard output without --out), with any
-    ``extra_files`` ({path: bytes}), all atomically: no partial output on error."""
-    if args.format == "snarkjs":
-        document = _one_or_list([proof_to_json(p) for p in proofs])
-        public = _one_or_list([public_to_json(w.public_inputs) for w in vector.witnesses])
-    else:
-        document, public = proofs_document(proofs), None
-    check_outputs({"--out": args.out, "--public": args.public}, {f"input {p}": p for p in vector.source_files})
-    files = dict(extra_files or {})
-    if args.out:
-        files[Path(args.out)] = json_bytes(document)
-    if args.public:
-        files[Path(args.public)] = json_bytes(public)
-    write_files_atomically(files, inputs=vector.source_files)
-    if not args.out:
-        sys.stdout.write(json_bytes(document).decode())
-    if files:
-        say(f"wrote {len(proofs)} proof(s): " + ", ".join(str(f) for f in files))
 
 
 def _prove(args) -> int:

@@ -8,10 +8,16 @@ aux variables (L):
     C = sum_aux z_i L_i + h(tau) Z(tau)/delta + s * A + r * B - r * s * delta (G1)
 
 where r * B in C needs B in G1: B_G1 = beta_G1 + sum_i z_i v_i(tau) G1 + s * delta_G1, built from the
-B_G1 query. That is the form computed here (as supraseal-c2 does). bellman expands the same element
-as  C = L + H + s*(sum A) + r*(sum B_G1) + s*alpha + r*beta + r*s*delta; substituting A and B_G1 above
-into s*A + r*B_G1 - r*s*delta gives exactly those terms, so both produce the same group element and
-the same encoded proof.
+B_G1 query. That paper form is the one computed here. bellman (src/groth16/prover.rs, end of
+``create_proof``) and supraseal-c2 (c2/cuda/groth16_cuda.cu, the per-circuit loop at the end of
+``generate_groth16_proofs_c``) compute the expanded form instead:
+
+    C = sum L + H + s * (sum A) + r * (sum B_G1) + s * alpha + r * beta + r * s * delta
+
+They are equal: s * A = s*alpha + s*(sum A) + r*s*delta and r * B_G1 = r*beta + r*(sum B_G1) + r*s*delta, so
+s * A + r * B_G1 - r*s*delta = s*alpha + r*beta + s*(sum A) + r*(sum B_G1) + r*s*delta. Both give the same
+group element, hence the same encoded proof. vectors/FORMAT.md cites this docstring as the normative
+assemble formula.
 """
 from dataclasses import dataclass
 
@@ -39,7 +45,7 @@ def query_totals(batch: QuerySums, tail: QuerySums) -> QuerySums:
 
 
 def assemble(vk: VerifyingKey, h_sum: tuple, batch: QuerySums, tail: QuerySums, r: int, s: int) -> Proof:
-    """A = alpha + sum A + r*delta; B = beta + sum B + s*delta (G2, and B_G1 in G1); C = sum L + H + s*A + r*B_G1 - r*s*delta."""
+    """The proof (A, B, C) by the module docstring's formulas, from msm_h's H and the query sums batch + tail."""
     sums = query_totals(batch, tail)
     proof_a = add(add(vk.alpha_g1, sums.a), multiply(vk.delta_g1, r))
     proof_b = add(add(vk.beta_g2, sums.b_g2), multiply(vk.delta_g2, s))

@@ -4,7 +4,7 @@ import time
 from pathlib import Path
 
 from .assemble import Proof
-from .curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from .encoding import decode_g1, decode_g2, encode_g1_many, encode_g2_many
 from .errors import InvalidInputError, ToolkitError
 from .safe_files import read_json_file
 
@@ -64,8 +64,3 @@ def each_document(doc, name: str, parse) -> list:
     """parse(d, where) for one object, or for each element of a list (where = name or name[i])."""
     docs = doc if isinstance(doc, list) else [doc]
     return [parse(d, f"{name}[{i}]" if isinstance(doc, list) else name) for i, d in enumerate(docs)]
-
-
-def load_proofs(path) -> list[Proof]:
-    """Read a proof file: one proof object or a list of them."""
-    return each_document(read_json(path), Path(path).name, parse_proof)

@@ -1,4 +1,4 @@
-"""Evaluation domains over Fr and polynomials that know their basis.
+"""Evaluation domains over Fr: the two conventions and the four transforms.
 
 A domain of size n = 2^k is the subgroup {omega^0, ..., omega^(n-1)} of Fr*, where omega is a
 primitive n-th root of unity. A *convention* fixes how omega is chosen and how a polynomial is
@@ -6,16 +6,16 @@ moved onto a coset where Z(x) = x^n - 1 does not vanish:
 
 * ``BELLMAN`` (bellman, bellperson, supraseal-c2): omega = 7^((r-1)/n), which equals bellman's
   ROOT_OF_UNITY = 7^((r-1)/2^32) squared 32 - k times; the coset is g*H with the multiplicative
-  generator g = 7. The quotient h = (a*b - c)/Z leaves ntt_h as its n - 1 coefficients.
+  generator g = 7 (bellman src/domain.rs: ``F::MULTIPLICATIVE_GENERATOR``, the coset of ``coset_fft``).
 * ``SNARKJS`` (snarkjs ``groth16 prove``, src/groth16_prove.js): omega = 5^((r-1)/n) (5 is the
   least quadratic non-residue mod r, ffjavascript's ``Fr.w``); the coset is omega_2n*H, the odd
   powers of the 2n-th root omega_2n = 5^((r-1)/2n) (iNTT, multiply coefficient i by omega_2n^i,
-  NTT). There Z = x^n - 1 is omega_2n^n - 1 = -2; snarkjs does not divide by it: ntt_h leaves the n
-  values (a*b - c)(omega_2n^(2j+1)) = -2 h(omega_2n^(2j+1)), and the key's H query is the Lagrange
-  basis of the 2n-th roots at the odd points, divided by delta. Its key carries no C matrix, so
-  c_j = a_j * b_j per row.
+  NTT). There Z = x^n - 1 is omega_2n^n - 1 = -2. Its key carries no C matrix, so c_j = a_j * b_j
+  per row.
 
-The phases only call the methods below and never name 7, 5 or a basis themselves.
+This module holds the conventions and the transforms; what ntt_h does with them (and the equation
+for each convention) is written in reference/ntt_h.py, the H query that matches it in
+reference/setup.py ``h_query_scalars``.
 
 The transforms are the textbook ones, in natural order in and out:
 
@@ -34,10 +34,9 @@ from .field import R, TWO_ADICITY, batch_inverse, inv
 
 
 class Basis(Enum):
-    """Where a polynomial's values live."""
+    """Where the values ntt_h leaves live (``DomainConvention.quotient_basis``)."""
 
     MONOMIAL = "coefficients of 1, x, x^2, ..."
-    LAGRANGE = "evaluations on the domain H = {omega^j}"
     COSET = "evaluations on the coset g*H = {g * omega^j}"
 
 
@@ -78,37 +77,6 @@ SNARKJS = DomainConvention(
     name="snarkjs", root_generator=5, coset_generator=None, quotient_basis=Basis.COSET, c_from_product=True
 )
 CONVENTIONS = {c.name: c for c in (BELLMAN, SNARKJS)}
-
-
-@dataclass(frozen=True)
-class Polynomial:
-    """A polynomial of degree < n held as n values in one basis; operations check the basis.
-
-    Mixing bases (multiplying Lagrange values by coefficients, say) is the classic silent bug of
-    hand-written provers; here it is an error.
-    """
-
-    values: tuple[int, ...]
-    basis: Basis
-
-    def _require(self, other: "Polynomial", what: str):
-        if self.basis is not other.basis or len(self.values) != len(other.values):
-            raise ValueError(f"{what}: bases {self.basis.name}/{other.basis.name}, lengths {len(self.values)}/{len(other.values)}")
-
-    def pointwise_mul(self, other: "Polynomial") -> "Polynomial":
-        """(p*q)(x_j) = p(x_j) * q(x_j): valid in an evaluation basis only (and only while deg(p*q) < n)."""
-        self._require(other, "pointwise product")
-        if self.basis is Basis.MONOMIAL:
-            raise ValueError("pointwise product of coefficient vectors is not the polynomial product")
-        return Polynomial(tuple(x * y % R for x, y in zip(self.values, other.values)), self.basis)
-
-    def __sub__(self, other: "Polynomial") -> "Polynomial":
-        self._require(other, "difference")
-        return Polynomial(tuple((x - y) % R for x, y in zip(self.values, other.values)), self.basis)
-
-    def scale(self, k: int) -> "Polynomial":
-        """k * p, in any basis."""
-        return Polynomial(tuple(x * k % R for x in self.values), self.basis)
 
 
 def _bit_reverse(values: list[int]) -> list[int]:
@@ -175,42 +143,6 @@ class EvaluationDomain:
         """Coefficients from evaluations on g*H: INTT, then multiply coefficient i by g^-i."""
         return _distribute_powers(self.intt(evals), self.g_inv)
 
-    def z_on_coset(self) -> int:
-        """Z(x) = x^n - 1 at every point g*omega^j of the coset: (g*omega^j)^n - 1 = g^n - 1."""
-        return (pow(self.g, self.n, R) - 1) % R
-
-    def quotient(self, numerator: Polynomial) -> Polynomial:
-        """ntt_h's output from (a*b - c) on the coset g*H, in the convention's ``quotient_basis``.
-
-        MONOMIAL (bellman): h = coset_INTT(E / Z(g)), E_j = (a*b - c)(g*omega^j), first n - 1 coefficients
-        (the last is zero for a satisfying witness; bellman truncates it, ``a.truncate(a.len() - 1)``).
-        COSET (snarkjs): E itself, n values = Z(g) h(g*omega^j); Z(g) = -2 is folded into the H query.
-        """
-        _expect(numerator, Basis.COSET)
-        if self.convention.quotient_basis is Basis.COSET:
-            return numerator
-        h = self.interpolate_from_coset(numerator.scale(inv(self.z_on_coset())))
-        return Polynomial(h.values[: self.convention.h_length(self.n)], Basis.MONOMIAL)
-
-    def h_query_scalars(self, tau: int) -> list[int]:
-        """The H query's discrete logs times delta, so that sum_j h_j * H_j = h(tau) Z(tau) / delta for ntt_h's h.
-
-        MONOMIAL: tau^i Z(tau) for i in 0..n-2 (bellman's generator.rs).
-        COSET: l_j(tau/g) Z(tau) / Z(g) for j < n, with l_j the Lagrange basis of H (``lagrange_at``), so that l_j(x/g)
-        is the Lagrange basis of g*H: sum_j Z(g) h(g omega^j) l_j(tau/g) Z(tau)/Z(g) = h(tau) Z(tau). For snarkjs
-        (g = omega_2n) this is the Lagrange basis of the 2n-th roots at the odd points, which zkey_new.js (writeHs)
-        takes from the powers of tau.
-        """
-        z_tau = self.z_at(tau)
-        if self.convention.quotient_basis is Basis.COSET:
-            scale = z_tau * inv(self.z_on_coset()) % R
-            return [value * scale % R for value in self.lagrange_at(tau * self.g_inv % R)]
-        scalars, power = [], z_tau
-        for _ in range(self.convention.h_length(self.n)):
-            scalars.append(power)
-            power = power * tau % R
-        return scalars
-
     def z_at(self, x: int) -> int:
         """Z(x) = x^n - 1, the vanishing polynomial of H."""
         return (pow(x, self.n, R) - 1) % R
@@ -228,27 +160,6 @@ class EvaluationDomain:
         inverses = batch_inverse([(x - w) % R for w in points])
         common = zx * self.n_inv % R
         return [w * common % R * d % R for w, d in zip(points, inverses)]
-
-    # Typed entry points: the same transforms on Polynomials, refusing the wrong basis.
-    def interpolate(self, p: Polynomial) -> Polynomial:
-        """LAGRANGE -> MONOMIAL (INTT)."""
-        _expect(p, Basis.LAGRANGE)
-        return Polynomial(tuple(self.intt(list(p.values))), Basis.MONOMIAL)
-
-    def evaluate_on_coset(self, p: Polynomial) -> Polynomial:
-        """MONOMIAL -> COSET (coset NTT)."""
-        _expect(p, Basis.MONOMIAL)
-        return Polynomial(tuple(self.coset_ntt(list(p.values))), Basis.COSET)
-
-    def interpolate_from_coset(self, p: Polynomial) -> Polynomial:
-        """COSET -> MONOMIAL (coset INTT)."""
-        _expect(p, Basis.COSET)
-        return Polynomial(tuple(self.coset_intt(list(p.values))), Basis.MONOMIAL)
-
-
-def _expect(p: Polynomial, basis: Basis):
-    if p.basis is not basis:
-        raise ValueError(f"expected a polynomial in the {basis.name} basis, got {p.basis.name}")
 
 
 def _distribute_powers(values: list[int], g: int) -> list[int]:

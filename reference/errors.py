@@ -44,3 +44,15 @@ class UnsatisfiedConstraintError(ToolkitError):
             f"circuit {circuit}: constraint {row} is not satisfied: "
             f"(A.z)*(B.z) = {a:#x} * {b:#x} != C.z = {c:#x} (mod r)"
         )
+
+
+class QuotientNotPolynomialError(ToolkitError):
+    """ntt_h found h's top coefficient h_{n-1} non-zero: a*b - c is not divisible by Z(x) = x^n - 1, so the witness
+    does not satisfy the circuit (bellman and supraseal-c2 would drop h_{n-1} unchecked and emit an invalid proof)."""
+
+    def __init__(self, circuit: int, top_coefficient: int):
+        self.circuit, self.top_coefficient = circuit, top_coefficient
+        super().__init__(
+            f"circuit {circuit}: ntt_h: the quotient's top coefficient h_(n-1) = {top_coefficient:#x} is not zero: "
+            "(A.z)*(B.z) - C.z is not divisible by x^n - 1; the witness does not satisfy the circuit"
+        )

@@ -44,6 +44,15 @@ def evaluate(r1cs: R1CS, z: list[int], convention: DomainConvention = BELLMAN, c
     return Evaluations(evals.a, evals.b, tuple(x * y % R for x, y in zip(evals.a, evals.b)))
 
 
+def evaluate_satisfied(r1cs: R1CS, z: list[int], convention: DomainConvention = BELLMAN, circuit: int = 0) -> Evaluations:
+    """``evaluate``, refusing a witness that does not satisfy the R1CS (UnsatisfiedConstraintError naming ``circuit``
+    and its first failing row) in every convention: with ``c_from_product`` evaluate has checked the rows already."""
+    evals = evaluate(r1cs, z, convention, circuit)
+    if not convention.c_from_product:
+        check_satisfied(evals, r1cs.num_rows, circuit)
+    return evals
+
+
 def check_satisfied(evals: Evaluations, num_rows: int, circuit: int = 0) -> None:
     """Raise UnsatisfiedConstraintError at the first row j with a_j * b_j != c_j; a prover must not go on."""
     for j in range(num_rows):

@@ -1,7 +1,8 @@
 """The scalar field Fr of BLS12-381, as plain Python ints in [0, r).
 
 Elements are ints reduced modulo r; there is no wrapper class, so every formula in the
-prover reads as ordinary modular arithmetic. The base field Fq lives in py_ecc.
+prover reads as ordinary modular arithmetic. The base field Fq lives in py_ecc (readable) and
+reference/fq.py (plain ints, fast).
 """
 
 R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
@@ -24,16 +25,21 @@ def inv(x: int) -> int:
     return pow(x, R - 2, R)
 
 
-def batch_inverse(values: list[int]) -> list[int]:
-    """[v^-1 for v in values] with one inversion (Montgomery's trick: prefix products, then unwind)."""
+def batch_inverse(values: list[int], modulus: int = R) -> list[int]:
+    """[v^-1 mod modulus for v in values] (Fr by default; reference/fq.py uses it for Fq and Fq2) with one
+    inversion: Montgomery's trick, prefix products, one inverse of the total, then unwind (P. L. Montgomery,
+    "Speeding the Pollard and elliptic curve methods of factorization", Math. Comp. 48 (1987), 10.3.1).
+    A zero value raises ZeroDivisionError."""
     prefix = [1] * (len(values) + 1)
     for i, v in enumerate(values):
-        prefix[i + 1] = prefix[i] * v % R
-    running = inv(prefix[-1])
+        prefix[i + 1] = prefix[i] * v % modulus
+    if prefix[-1] == 0:
+        raise ZeroDivisionError("batch_inverse: a value is 0, which has no inverse")
+    running = pow(prefix[-1], -1, modulus)
     out = [0] * len(values)
     for i in range(len(values) - 1, -1, -1):
-        out[i] = running * prefix[i] % R
-        running = running * values[i] % R
+        out[i] = running * prefix[i] % modulus
+        running = running * values[i] % modulus
     return out
 
 

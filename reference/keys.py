@@ -34,7 +34,8 @@ class VerifyingKey:
 class ProvingKey:
     vk: VerifyingKey
     h: tuple
-    """tau^i * Z(tau) / delta * G1 for i in 0..n-2 (n - 1 points; h has degree <= n - 2)"""
+    """bellman: tau^i * Z(tau) / delta * G1 for i in 0..n-2 (n - 1 points; h has degree <= n - 2).
+    snarkjs: n points, one per coset value (reference/setup.py ``h_query_scalars``)."""
     l: tuple
     """(beta * u_i(tau) + alpha * v_i(tau) + w_i(tau)) / delta * G1 for each aux variable i (identity points kept)"""
     a: tuple

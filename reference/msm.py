@@ -1,9 +1,13 @@
-"""Multi-scalar multiplication sum_i s_i * P_i over G1 or G2, and fixed-base tables.
+"""Multi-scalar multiplication over G1 or G2: what the phases compute, and how the kernels compute it.
 
-msm_naive is the oracle (one double-and-add per point). msm_pippenger is the bucket method with
-signed-digit windows, the usual GPU MSM algorithm, written plainly so that each step (digits,
-buckets, running sums, Horner) can be compared with a kernel's. Points are py_ecc projective
-tuples; py_ecc's add works for G1 and G2.
+``msm(points, scalars)`` = sum_i s_i * P_i is the definition msm_h and tail_msm use; it is all a reader of
+those phases needs. Every correct method gives the same group element.
+
+The rest of this module is the *model for the GPU kernels* (gpu/msm.py), not part of the specification:
+msm_pippenger, the bucket method with signed-digit windows, written plainly so that each step (digits,
+buckets, running sums, Horner) can be compared with a kernel's; msm_naive, the oracle (one
+double-and-add per point); and FixedBaseTable, the fixed-base windows the test-only setup uses.
+Points are py_ecc projective tuples; py_ecc's add works for G1 and G2.
 
 Pippenger, "On the evaluation of powers and monomials", SIAM J. Comput. 9 (1980); the bucket
 form with running sums as in Bernstein, Doumen, Lange, Oosterwijk, "Faster batch forgery
@@ -65,8 +69,8 @@ def signed_digits(scalar: int, c: int, field: str = "scalar") -> list[int]:
     return digits
 
 
-def window_bits_for(n: int) -> int:
-    """The window width c for an MSM of n points: the c in 1..20 minimizing W(c) * (n + 2^c).
+def pippenger_window_bits(n: int) -> int:
+    """The window width c msm_pippenger picks for n points (gpu/msm.py has its own rule for the kernels): the c in 1..20 minimizing W(c) * (n + 2^c).
 
     Cost model: each of the W = ceil(256/c) windows costs n bucket additions plus about
     2 * 2^(c-1) = 2^c additions for the running sums; ties go to the smaller c.
@@ -149,17 +153,25 @@ def msm_pippenger(points, scalars, window_bits=None, *, identity=None) -> tuple:
 
     For each window j (top first): S_j = sum_i d_ij * P_i via 2^(c-1) buckets reduced by running
     sums; the windows are combined by Horner: acc = 2^c * acc + S_j (c doublings, then one add).
-    window_bits=None picks c with window_bits_for(n): the c in 1..20 minimizing W(c) * (n + 2^c).
+    window_bits=None picks c with pippenger_window_bits(n): the c in 1..20 minimizing W(c) * (n + 2^c).
     Scalars must be ints in [0, r) (ScalarRangeError otherwise); works for G1 and G2; `identity`
     (Z1 or Z2) is the result for an empty input.
     """
     acc = zero = _check_inputs(points, scalars, identity)
-    c = window_bits_for(len(points)) if window_bits is None else _check_window_bits(window_bits)
+    c = pippenger_window_bits(len(points)) if window_bits is None else _check_window_bits(window_bits)
     digit_rows = [signed_digits(s, c, f"scalars[{i}]") for i, s in enumerate(scalars)]
     for j in reversed(range(num_windows(c))):
         acc = _double_times(acc, c)
         acc = add(acc, _window_sum(points, [row[j] for row in digit_rows], zero))
     return acc
+
+
+def msm(points, scalars, *, identity) -> tuple:
+    """sum_i s_i * P_i over G1 or G2, scalars in [0, r); ``identity`` (Z1 or Z2) is the sum of nothing.
+
+    Computed by msm_pippenger (the kernels' model); the value is the group element above, whatever the method.
+    """
+    return msm_pippenger(points, scalars, identity=identity)
 
 
 class FixedBaseTable:

@@ -1,5 +1,9 @@
 """Phase ``prep``: supraseal-c2's split of each query's scalars into batch additions and a tail MSM.
 
+This docstring is the normative statement of the split (vectors/FORMAT.md, gpu/prep.py and docs cite it);
+source: supraseal-c2 c2/cuda/groth16_cuda.cu, ``generate_groth16_proofs_c``'s pre-processing (bit vectors,
+merged masks, popcounts) and the ``split_vectors`` it fills.
+
 A Filecoin witness is mostly 0 and 1. A point whose scalar is 1 needs no multiplication: it is
 *added* (batch addition over a bitmap); only the other non-zero scalars need an MSM (the *tail*).
 For each query L, A and B (B_G1 and B_G2 share B's split), over the query's points in order

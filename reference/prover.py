@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .assemble import Proof, assemble
 from .batch_add import batch_add
 from .domain import BELLMAN, DomainConvention, EvaluationDomain
-from .evaluate import Evaluations, check_satisfied, evaluate
+from .evaluate import Evaluations, evaluate_satisfied
 from .keys import ProvingKey, QuerySums
 from .msm_h import msm_h
 from .ntt_h import ntt_h
@@ -107,14 +107,8 @@ def prove(
     domain = EvaluationDomain(r1cs.log_n, convention)
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
 
-    def evaluate_all():
-        evals = [evaluate(r1cs, z, convention) for z in zs]
-        for c, e in enumerate(evals):
-            check_satisfied(e, r1cs.num_rows, c)
-        return evals
-
-    out.evaluate = timer.run("evaluate", evaluate_all)
-    out.ntt_h = timer.run("ntt_h", lambda: [ntt_h(e, domain) for e in out.evaluate])
+    out.evaluate = timer.run("evaluate", lambda: [evaluate_satisfied(r1cs, z, convention, c) for c, z in enumerate(zs)])
+    out.ntt_h = timer.run("ntt_h", lambda: [ntt_h(e, domain, c) for c, e in enumerate(out.evaluate)])
     out.msm_h = timer.run("msm_h", lambda: [msm_h(h, pk.h) for h in out.ntt_h])
     out.prep = timer.run("prep", prep, zs, r1cs.num_inputs, r1cs.num_aux, pk.density)
     out.batch_add = timer.run("batch_add", batch_add, out.prep, pk)

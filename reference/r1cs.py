@@ -71,7 +71,15 @@ class R1CS:
 
     @property
     def log_n(self) -> int:
-        """log2 of the domain size n = smallest power of two >= num_rows (n >= 2: bellman's minimum domain)."""
+        """log2 of the domain size n: the smallest power of two >= num_rows, and at least 2 (log_n >= 1).
+
+        The floor comes from supraseal-c2, not bellman: supraseal (c2/cuda/groth16_ntt_h.cu,
+        ``execute_ntt_msm_h``) derives log n from the H query's size as lg2(npoints - 1) + 1, which needs
+        npoints = n - 1 >= 1. bellman alone (src/domain.rs ``EvaluationDomain::from_coeffs``: the smallest
+        power of two >= the row count) takes n = 1 for a single row, with an empty H query. Since the ONE
+        input row is always there, the floor only changes a circuit with no constraints and no public
+        input; the reference takes n = 2 there so that its keys also serve supraseal.
+        """
         return max(1, (self.num_rows - 1).bit_length())
 
     @property
@@ -86,19 +94,23 @@ class R1CS:
         return own + tuple(() for _ in range(self.num_inputs))
 
     def density(self) -> "Density":
-        """Which variables appear (with any coefficient, zero included, as bellman's DensityTracker counts) in A and B.
+        """Which variables have a point in the A and B queries: those named by a term with a non-zero coefficient.
 
-        Inputs appear in A through the input rows, so only the aux part of A is tracked.
+        The rule and its sources (bellman >= 0.11.2 ``eval``, bellperson ``eval_with_trackers``) are stated in
+        vectors/FORMAT.md, "Density rule" (normative). Inputs appear in A through the input rows, so only the
+        aux part of A is tracked.
         """
         a_aux = [False] * self.num_aux
         b_input = [False] * self.num_inputs
         b_aux = [False] * self.num_aux
         for row in self.a:
-            for var, _ in row:
-                if var >= self.num_inputs:
+            for var, coeff in row:
+                if coeff != 0 and var >= self.num_inputs:
                     a_aux[var - self.num_inputs] = True
         for row in self.b:
-            for var, _ in row:
+            for var, coeff in row:
+                if coeff == 0:
+                    continue
                 if var < self.num_inputs:
                     b_input[var] = True
                 else:
@@ -111,11 +123,11 @@ class Density:
     """Bellman's density trackers: which variables have a point in the A and B queries."""
 
     a_aux: tuple[bool, ...]
-    """aux variable i appears in some A row (inputs are always dense in A)."""
+    """aux variable i has a non-zero coefficient in some A row (inputs are always dense in A)."""
     b_input: tuple[bool, ...]
-    """input i (ONE included) appears in some B row."""
+    """input i (ONE included) has a non-zero coefficient in some B row."""
     b_aux: tuple[bool, ...]
-    """aux variable i appears in some B row."""
+    """aux variable i has a non-zero coefficient in some B row."""
 
     def a_variables(self, num_inputs: int) -> list[int]:
         """Indices into z of the A query's points, in order: every input, then the dense aux variables."""

@@ -13,8 +13,8 @@ domain (``EvaluationDomain.lagrange_at``) and, for variable i,
 
 over all rows j (input rows included):
 
-    H_i  = tau^i Z(tau) / delta * G1                              for i in 0..n-2 (bellman; snarkjs: see
-                                                                  EvaluationDomain.h_query_scalars)
+    H_i  = tau^i Z(tau) / delta * G1                              for i in 0..n-2 (bellman; snarkjs: n points,
+                                                                  see ``h_query_scalars``)
     IC_i = (beta u_i(tau) + alpha v_i(tau) + w_i(tau)) / gamma * G1   for inputs
     L_i  = (beta u_i(tau) + alpha v_i(tau) + w_i(tau)) / delta * G1   for aux variables
     A_i  = u_i(tau) * G1,  B_G1_i = v_i(tau) * G1,  B_G2_i = v_i(tau) * G2, identity points dropped
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from py_ecc.optimized_bls12_381 import G1, G2
 
-from .domain import BELLMAN, DomainConvention, EvaluationDomain
+from .domain import BELLMAN, Basis, DomainConvention, EvaluationDomain
 from .errors import ToolkitError
 from .field import R, inv
 from .keys import ProvingKey, VerifyingKey
@@ -82,6 +82,22 @@ def qap_at(r1cs: R1CS, domain: EvaluationDomain, x: int) -> tuple[list[int], lis
     return tuple(columns)
 
 
+def h_query_scalars(domain: EvaluationDomain, tau: int) -> list[int]:
+    """The H query's discrete logs times delta, so that sum_j h_j * H_j = h(tau) Z(tau) / delta for ntt_h's h.
+
+    bellman (MONOMIAL, n - 1 points): tau^i Z(tau) for i in 0..n-2 (bellman src/groth16/generator.rs).
+    snarkjs (COSET, n points): l_j(tau/g) Z(tau) / Z(g) for j < n, with l_j the Lagrange basis of H, so that
+    l_j(x/g) is the Lagrange basis of g*H and sum_j Z(g) h(g omega^j) l_j(tau/g) Z(tau)/Z(g) = h(tau) Z(tau).
+    For snarkjs (g = omega_2n, Z(g) = -2) this is the Lagrange basis of the 2n-th roots at the odd points,
+    which snarkjs's src/zkey_new.js (writeHs) takes from the powers of tau.
+    """
+    z_tau = domain.z_at(tau)
+    if domain.convention.quotient_basis is Basis.COSET:
+        scale = z_tau * inv(domain.z_at(domain.g)) % R
+        return [value * scale % R for value in domain.lagrange_at(tau * domain.g_inv % R)]
+    return [z_tau * pow(tau, i, R) % R for i in range(domain.convention.h_length(domain.n))]
+
+
 def _dense_scalars(values: list[int], variables: list[int], query: str) -> list[int]:
     """values[i] for the query's variables, refusing a zero value (bellman would drop that point and misalign the query)."""
     picked = [values[v] for v in variables]
@@ -112,7 +128,7 @@ def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN
 
     gamma_inv, delta_inv = inv(t.gamma), inv(t.delta)
     combined = [(t.beta * u[i] + t.alpha * v[i] + w[i]) % R for i in range(r1cs.num_variables)]
-    h_scalars = [value * delta_inv % R for value in domain.h_query_scalars(t.tau)]
+    h_scalars = [value * delta_inv % R for value in h_query_scalars(domain, t.tau)]
 
     g1_table, g2_table = generator_tables()
     b_vars = density.b_variables(n_in)

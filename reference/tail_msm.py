@@ -2,20 +2,20 @@
 
     tail(Q) = sum_k tail_scalars[k] * Q[tail_indices[k]]
 
-for L, A, B_G1 (G1) and B_G2 (G2), with Pippenger's method. With ``batch_add`` this gives the full
+for L, A, B_G1 (G1) and B_G2 (G2) (``msm``: sum_i s_i * P_i). With ``batch_add`` this gives the full
 query sums: sum_i z_i * Q_i = batch_add(Q) + tail(Q), because every point with scalar 1 is either in
 the bitmap (tail scalar 0) or, for an unsplit query or an input, in the tail with its own scalar.
 """
 from py_ecc.optimized_bls12_381 import Z1, Z2
 
 from .keys import ProvingKey, QuerySums
-from .msm import msm_pippenger
+from .msm import msm
 from .prep import Prep, QuerySplit
 
 
 def tail_sum(points: tuple, split: QuerySplit, circuit: int, identity: tuple) -> tuple:
     """sum_k split.tail_scalars[circuit][k] * points[split.tail_indices[k]] (``identity`` for an empty tail)."""
-    return msm_pippenger(
+    return msm(
         [points[i] for i in split.tail_indices], list(split.tail_scalars[circuit]), identity=identity
     )
 

@@ -9,13 +9,11 @@ Decoding a vector (subgroup checks) costs far more than its phases, so the pytes
 share one decoded copy per vector (conformance.loading.load_shared, under a file lock).
 
 Below them: the oracles, each checked to agree with the expected values of a small bundled vector
-and to reject a corrupted value; the exact comparison; the command line; the chart's PNG writer.
+and to reject a corrupted value; the exact comparison; the command line; the chart (matplotlib).
 """
 import functools
 import json
 import os
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
@@ -25,11 +23,10 @@ from conformance import oracles
 from conformance.__main__ import EXIT_GPU_REQUIRED, main
 from conformance.backends.gpu import GpuBackend
 from conformance.backends.reference import ReferenceBackend
-from conformance.chart import COLOURS, write_chart
+from conformance.chart import DPI, NO_MATPLOTLIB, TAB10, matplotlib_available, write_chart
 from conformance.compare import first_difference, point_text, scalar_text
 from conformance.loading import load_shared
 from conformance.phases import Problem, expected_output, plan_inputs
-from conformance.png import PNG_SIGNATURE
 from conformance.runner import NOT_IMPLEMENTED, PASS, check_phase, check_vector
 from reference.assemble import Proof
 from reference.curve import FQ
@@ -237,25 +234,17 @@ def test_unreduced_scalars_and_off_curve_points_never_compare_equal():
 # Command line
 
 
-def _read_png(data: bytes) -> tuple[int, int, list[bytes]]:
-    """(width, height, RGB scanlines) of an 8-bit RGB PNG with filter type 0 rows, checking every chunk's CRC."""
-    assert data[:8] == PNG_SIGNATURE
-    pos, chunks = 8, {}
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
-        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF, kind
-        chunks.setdefault(kind, b"")
-        chunks[kind] += body
-        pos += 12 + length
-    width, height, depth, colour, *_ = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
-    assert (depth, colour) == (8, 2)
-    raw = zlib.decompress(chunks[b"IDAT"])
-    stride = 1 + 3 * width
-    assert len(raw) == height * stride
-    assert all(raw[k * stride] == 0 for k in range(height))
-    return width, height, [raw[k * stride + 1 : (k + 1) * stride] for k in range(height)]
+def _decoded_png(path: Path):
+    """The PNG at ``path`` decoded by matplotlib (an independent reader): (height, width, 3) bytes 0..255."""
+    from matplotlib import image
+
+    pixels = image.imread(str(path), format="png")
+    return (pixels[:, :, :3] * 255).round().astype("uint8")
+
+
+def _has_colour(pixels, hex_colour: str) -> bool:
+    rgb = [int(hex_colour[k : k + 2], 16) for k in (1, 3, 5)]
+    return bool(((pixels == rgb).all(axis=2)).any())
 
 
 def test_run_writes_reports_and_passes(tmp_path, capsys):
@@ -268,7 +257,8 @@ def test_run_writes_reports_and_passes(tmp_path, capsys):
     assert [p["phase"] for p in document["vectors"][0]["phases"]] == list(PHASES)
     assert {p["backends"]["reference"]["status"] for p in document["vectors"][0]["phases"]} == {"pass"}
     assert "# Conformance report: PASS" in (tmp_path / "report.md").read_text()
-    assert (tmp_path / "chart.png").read_bytes()[:8] == PNG_SIGNATURE
+    if matplotlib_available():  # (the test extra installs it; without it the report says so: see below)
+        assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_run_reports_a_mismatch_with_exit_1(tmp_path, capsys):
@@ -321,20 +311,34 @@ def test_vector_without_expected_values_is_judged_by_the_oracles(tmp_path, capsy
     assert "msm_h" in failing and failing <= {"msm_h", "tail_msm"}
 
 
-def test_chart_without_matplotlib_is_a_valid_png_with_one_bar_colour_per_backend(tmp_path):
-    document = {
-        "backends": {"reference": {}, "gpu": {}},
-        "totals": {
-            "ntt_h": {"reference": {"seconds": 0.5}, "gpu": {"seconds": 0.001}},
-            "msm_h": {"reference": {"seconds": 3.0}, "gpu": {"seconds": None}},
-        },
-    }
+CHART_DOCUMENT = {
+    "backends": {"reference": {}, "gpu": {}},
+    "totals": {
+        "ntt_h": {"reference": {"seconds": 0.5}, "gpu": {"seconds": 0.001}},
+        "msm_h": {"reference": {"seconds": 3.0}, "gpu": {"seconds": None}},
+    },
+}
+
+
+def test_chart_is_a_png_of_the_planned_size_with_one_bar_colour_per_backend(tmp_path):
+    pytest.importorskip("matplotlib", reason="the report extra (matplotlib) is part of the test extra")
     path = tmp_path / "chart.png"
-    assert write_chart(document, path, use_matplotlib=False) is None
-    width, height, rows = _read_png(path.read_bytes())
-    pixels = {bytes(row[3 * x : 3 * x + 3]) for row in rows for x in range(width)}
-    assert bytes(COLOURS[0]) in pixels and bytes(COLOURS[1]) in pixels
+    assert write_chart(CHART_DOCUMENT, path) is None
+    pixels = _decoded_png(path)
+    assert pixels.shape == (round((0.6 * 2 * 2 + 1.5) * DPI), 9 * DPI, 3)
+    assert _has_colour(pixels, TAB10[0]) and _has_colour(pixels, TAB10[1]) and not _has_colour(pixels, TAB10[2])
     assert write_chart({"backends": {}, "totals": {}}, tmp_path / "none.png") is not None
+
+
+def test_without_matplotlib_no_chart_is_drawn_and_the_report_says_so(tmp_path, monkeypatch, capsys):
+    import conformance.chart
+
+    monkeypatch.setattr(conformance.chart, "matplotlib_available", lambda: False)
+    assert write_chart(CHART_DOCUMENT, tmp_path / "chart.png") == NO_MATPLOTLIB
+    assert main(["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(tmp_path), "--quiet"]) == 0
+    assert not (tmp_path / "chart.png").exists()
+    assert f"Chart: {NO_MATPLOTLIB}" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "report.json").read_text())["chart_note"] == NO_MATPLOTLIB
 
 
 def test_a_backend_that_raises_is_an_error_naming_where(problem_of):

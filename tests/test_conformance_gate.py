@@ -63,6 +63,32 @@ def test_fingerprint_hashes_exactly_the_gpu_sources(tree):
     assert fingerprint(tree) == {"sha256": combined, "files": {p: sha(p) for p in paths}}
 
 
+def test_fingerprint_follows_the_gpu_imports_into_the_repository(tree):
+    """Modules gpu/ imports (absolute, relative, inside a function, a submodule named in from-import), their
+    packages' __init__.py and what those import in turn are covered; an unimported module and non-repository
+    modules are not."""
+    (tree / "gpu" / "__init__.py").write_text("")
+    (tree / "gpu" / "points.py").write_text("X = 1\n")
+    (tree / "gpu" / "msm.py").write_text("import numpy\nfrom .points import X\nfrom reference import field\n"
+                                        "def f():\n    import vectors.porep\n")
+    (tree / "reference").mkdir()
+    (tree / "reference" / "__init__.py").write_text("")
+    (tree / "reference" / "field.py").write_text("from reference.errors import E\n")
+    (tree / "reference" / "errors.py").write_text("E = 1\n")
+    (tree / "reference" / "unused.py").write_text("U = 1\n")
+    (tree / "vectors").mkdir()
+    (tree / "vectors" / "porep.py").write_text("P = 1\n")
+    assert sorted(fingerprint(tree)["files"]) == [
+        "gpu/__init__.py", "gpu/kernels/ec.cuh", "gpu/kernels/msm.cu", "gpu/msm.py", "gpu/points.py",
+        "reference/__init__.py", "reference/errors.py", "reference/field.py", "vectors/porep.py",
+    ]
+    _write_report(tree, fingerprint(tree))
+    (tree / "reference" / "errors.py").write_text("E = 2\n")
+    (tree / "reference" / "unused.py").write_text("U = 2\n")
+    verdict = gate_verdict(tree)
+    assert verdict.state == STALE and verdict.changes.changed == ["reference/errors.py"]
+
+
 def test_no_report_is_its_own_state_with_the_refresh_command(tree):
     verdict = gate_verdict(tree)
     assert verdict.state == NO_REPORT

@@ -1,4 +1,5 @@
-"""reference/curve.py: constants, subgroup checks, ZCash serialization, batch affine, helpers.
+"""reference/curve.py (group law), subgroup.py, encoding.py, fq.py: constants, subgroup checks, ZCash
+serialization, batch affine, the int arithmetic.
 
 Independent sources: the curve's defining formulas (p, r, cofactors as polynomials in x), plain
 r*P == O with py_ecc's multiply, py_ecc.bls.point_compression (a separate implementation of the
@@ -22,49 +23,62 @@ from py_ecc.bls.point_compression import (
 from py_ecc.optimized_bls12_381 import eq as py_ecc_eq
 from py_ecc.optimized_bls12_381 import is_inf
 
-from reference import curve
 from reference.curve import (
-    BETA,
-    BLS_X,
-    BLS_X_ABS,
     FQ,
     FQ2,
     G1,
+    G1_INTS,
     G2,
-    PSI_COEFF_X,
-    PSI_COEFF_Y,
+    G2_INTS,
     Z1,
     Z2,
     add,
-    decode_g1,
-    decode_g2,
     double,
-    encode_g1,
-    encode_g1_many,
-    encode_g2,
-    encode_g2_many,
-    fq2_sqrt,
-    fq_sqrt,
-    g1_endomorphism,
     g1_eq,
-    g1_from_bytes,
-    g1_in_subgroup,
-    g1_sum,
-    g1_to_bytes,
+    g1_is_on_curve,
     g2_eq,
-    g2_from_bytes,
-    g2_in_subgroup,
-    g2_psi,
-    g2_sum,
-    g2_to_bytes,
+    g2_is_on_curve,
     is_identity,
     multiply,
     neg,
     normalize,
     to_affine_batch,
 )
+from reference.encoding import (
+    COMPRESSION_FLAG,
+    FLAG_MASK,
+    SORT_FLAG,
+    decode_g1,
+    decode_g2,
+    encode_g1,
+    encode_g1_many,
+    encode_g2,
+    encode_g2_many,
+    g1_from_bytes,
+    g1_to_bytes,
+    g2_from_bytes,
+    g2_to_bytes,
+)
+from reference.fq import FQ2_INTS, FQ_INTS
+from reference.subgroup import (
+    BETA,
+    BLS_X,
+    BLS_X_ABS,
+    PSI_COEFF_X,
+    PSI_COEFF_Y,
+    g1_endomorphism,
+    g1_in_subgroup,
+    g2_in_subgroup,
+    g2_psi,
+)
 from reference.errors import PointEncodingError
 from reference.field import P, R
+
+def fq2_sqrt(a):
+    """reference/fq.py's Fq2 square root on py_ecc elements (None for a non-square)."""
+    root = FQ2_INTS.sqrt(FQ2_INTS.from_py_ecc(a))
+    return None if root is None else FQ2(list(root))
+
 
 # --- the curve's defining data, from the BLS12 family polynomials (independent of curve.py) ---
 G1_COFACTOR = (BLS_X - 1) ** 2 // 3
@@ -194,7 +208,7 @@ def _g1_cases():
 @pytest.mark.parametrize("make_point, expected", _g1_cases())
 def test_g1_subgroup_check_agrees_with_r_times_p(make_point, expected):
     point = make_point()
-    assert curve.g1_is_on_curve(point)
+    assert g1_is_on_curve(point)
     assert plain_subgroup_check(point) is expected
     assert g1_in_subgroup(point) is expected
 
@@ -213,7 +227,7 @@ def _g2_cases():
 @pytest.mark.parametrize("make_point, expected", _g2_cases())
 def test_g2_subgroup_check_agrees_with_r_times_p(make_point, expected):
     point = make_point()
-    assert curve.g2_is_on_curve(point)
+    assert g2_is_on_curve(point)
     assert plain_subgroup_check(point) is expected
     assert g2_in_subgroup(point) is expected
 
@@ -303,16 +317,16 @@ def test_negation_flips_only_the_sort_flag(group):
     )
     point = multiply(base, 0xC0FFEE)
     plus, minus = to_bytes(point), to_bytes(neg(point))
-    assert plus[0] ^ minus[0] == curve.SORT_FLAG and plus[1:] == minus[1:]
+    assert plus[0] ^ minus[0] == SORT_FLAG and plus[1:] == minus[1:]
     assert eq(from_bytes(minus), neg(point))
 
 
 def test_fq2_sort_rule_compares_c1_first_then_c0():
     half = (P - 1) // 2
-    assert curve._fq2_is_largest(c0=0, c1=half + 1)
-    assert not curve._fq2_is_largest(c0=P - 1, c1=half)
-    assert curve._fq2_is_largest(c0=half + 1, c1=0)
-    assert not curve._fq2_is_largest(c0=half, c1=0)
+    assert FQ2_INTS.is_largest((0, half + 1))
+    assert not FQ2_INTS.is_largest((P - 1, half))
+    assert FQ2_INTS.is_largest((half + 1, 0))
+    assert not FQ2_INTS.is_largest((half, 0))
 
 
 def test_encode_many_equals_one_by_one_including_identity():
@@ -341,7 +355,7 @@ def _g1_bytes(compressed=True, point=G1) -> bytearray:
 
 def _set_coordinate(data: bytearray, index: int, value: int) -> bytearray:
     """Overwrite the index-th 48-byte coordinate, keeping the flag bits of the first byte."""
-    flags = data[0] & curve.FLAG_MASK
+    flags = data[0] & FLAG_MASK
     data[48 * index:48 * (index + 1)] = value.to_bytes(48, "big")
     data[0] |= flags
     return data
@@ -410,7 +424,7 @@ def test_g2_compressed_x_without_a_root_is_rejected():
         FQ2([c, 1]) for c in range(1, 100) if modular_squareroot_in_FQ2(FQ2([c, 1]) ** 3 + FQ2([4, 4])) is None
     )
     data = bytearray(int(x.coeffs[1]).to_bytes(48, "big") + int(x.coeffs[0]).to_bytes(48, "big"))
-    data[0] |= curve.COMPRESSION_FLAG
+    data[0] |= COMPRESSION_FLAG
     with pytest.raises(PointEncodingError, match="not on the curve"):
         g2_from_bytes(bytes(data))
 
@@ -438,12 +452,12 @@ def test_encoding_refuses_a_point_of_the_other_group():
         encode_g2_many([G2, G1])
 
 
-# --- square roots, equality, sums ----------------------------------------------------------------
+# --- square roots, equality ---------------------------------------------------------------------
 def test_square_roots_against_py_ecc_and_squaring():
     rng = random.Random(2537)
     for _ in range(4):
         a = rng.randrange(P)
-        root = fq_sqrt(a * a % P)
+        root = FQ_INTS.sqrt(a * a % P)
         assert root is not None and root * root % P == a * a % P
         square = FQ2([rng.randrange(P), rng.randrange(P)]) ** 2
         ours, theirs = fq2_sqrt(square), modular_squareroot_in_FQ2(square)
@@ -455,7 +469,7 @@ def test_square_roots_against_py_ecc_and_squaring():
     assert fq2_sqrt(imaginary**2) in (imaginary, -imaginary)
     non_residue = FQ2([1, 1])  # u + 1 is a non-square in Fq2 (the twist is sextic)
     assert fq2_sqrt(non_residue) is None and modular_squareroot_in_FQ2(non_residue) is None
-    assert fq_sqrt(P - 1) is None  # p = 3 mod 4: -1 is not a square
+    assert FQ_INTS.sqrt(P - 1) is None  # p = 3 mod 4: -1 is not a square
 
 
 def test_projective_equality_ignores_the_representative():
@@ -464,14 +478,7 @@ def test_projective_equality_ignores_the_representative():
     assert g1_eq(scaled, G1) and not g1_eq(G1, neg(G1))
     odd_identity = double(double(Z1))  # py_ecc turns (1:1:0) into (0:0:0) after two doublings
     assert g1_eq(odd_identity, Z1) and not g1_eq(odd_identity, G1) and not g1_eq(G1, odd_identity)
-    assert g2_eq(g2_sum([G2, G2]), double(G2)) and not g2_eq(G2, Z2)
-
-
-def test_sums():
-    ks = [3, 5, 7, R - 1]
-    assert g1_eq(g1_sum([multiply(G1, k) for k in ks]), multiply(G1, sum(ks) % R))
-    assert is_identity(g1_sum([])) and is_identity(g2_sum([]))
-    assert g2_eq(g2_sum([G2, Z2, neg(G2), G2]), G2)
+    assert g2_eq(add(G2, G2), double(G2)) and not g2_eq(G2, Z2)
 
 
 # --- the plain-int arithmetic behind decoding, against py_ecc ---------------------------------------
@@ -482,30 +489,30 @@ def _fq2_ints(element) -> tuple[int, int]:
 def test_fq2_pair_arithmetic_matches_py_ecc():
     rng = random.Random(381)
     u = (0, 1)
-    assert curve._fq2_mul(u, u) == (P - 1, 0) and curve._fq2_sqr(u) == (P - 1, 0)  # u^2 = -1
+    assert FQ2_INTS.mul(u, u) == (P - 1, 0) and FQ2_INTS.sqr(u) == (P - 1, 0)  # u^2 = -1
     for _ in range(4):
         a, b = FQ2([rng.randrange(P), rng.randrange(P)]), FQ2([rng.randrange(P), rng.randrange(P)])
         a_ints, b_ints = _fq2_ints(a), _fq2_ints(b)
-        assert curve._fq2_mul(a_ints, b_ints) == _fq2_ints(a * b)
-        assert curve._fq2_sqr(a_ints) == _fq2_ints(a * a)
-        assert curve._fq2_add(a_ints, b_ints) == _fq2_ints(a + b)
-        assert curve._fq2_sub(a_ints, b_ints) == _fq2_ints(a - b)
-        assert curve._fq2_neg(a_ints) == _fq2_ints(-a)
-        assert curve._fq2_mul_small(8, a_ints) == _fq2_ints(a * 8)
-        assert curve._fq2_inv(a_ints) == _fq2_ints(FQ2.one() / a)
-    assert curve._fq2_conj(a_ints) == _fq2_ints(a**P)  # the Frobenius map is x -> x^p
+        assert FQ2_INTS.mul(a_ints, b_ints) == _fq2_ints(a * b)
+        assert FQ2_INTS.sqr(a_ints) == _fq2_ints(a * a)
+        assert FQ2_INTS.add(a_ints, b_ints) == _fq2_ints(a + b)
+        assert FQ2_INTS.sub(a_ints, b_ints) == _fq2_ints(a - b)
+        assert FQ2_INTS.neg(a_ints) == _fq2_ints(-a)
+        assert FQ2_INTS.mul_small(8, a_ints) == _fq2_ints(a * 8)
+        assert FQ2_INTS.inv(a_ints) == _fq2_ints(FQ2.one() / a)
+    assert FQ2_INTS.conj(a_ints) == _fq2_ints(a**P)  # the Frobenius map is x -> x^p
 
 
 # Per group: py_ecc's generator and field, converters between py_ecc elements and the int forms
 # (an int for Fq, a pair (c0, c1) for Fq2), and the int Jacobian functions under test.
 INT_ARITHMETIC = {
     "g1": SimpleNamespace(
-        base=G1, to_ints=lambda e: e.n, from_ints=FQ, identity=curve.G1_JACOBIAN_IDENTITY,
-        double=curve._g1_jacobian_double, add_affine=curve._g1_jacobian_add_affine, mul=curve._g1_jacobian_mul,
+        base=G1, to_ints=lambda e: e.n, from_ints=FQ, identity=G1_INTS.identity,
+        double=G1_INTS.double, add_affine=G1_INTS.add_affine, mul=G1_INTS.mul,
     ),
     "g2": SimpleNamespace(
-        base=G2, to_ints=_fq2_ints, from_ints=lambda pair: FQ2(list(pair)), identity=curve.G2_JACOBIAN_IDENTITY,
-        double=curve._g2_jacobian_double, add_affine=curve._g2_jacobian_add_affine, mul=curve._g2_jacobian_mul,
+        base=G2, to_ints=_fq2_ints, from_ints=lambda pair: FQ2(list(pair)), identity=G2_INTS.identity,
+        double=G2_INTS.double, add_affine=G2_INTS.add_affine, mul=G2_INTS.mul,
     ),
 }
 

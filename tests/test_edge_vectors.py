@@ -2,7 +2,7 @@
 
 For every edge vector: it loads (full validation), its flags are the case's, every proof passes the
 pairing check (reference.verifier.verify), the per-phase sums recombine into that proof by FORMAT.md's
-assemble formulas, the expected prep equals a naive re-implementation of FORMAT.md's split rule, every
+assemble formulas, the expected prep equals a naive re-implementation of the split rule (reference/prep.py's docstring), every
 claimed flag holds in the vector's own data (checked by the functions below, written from the flag
 meanings, not from the builders), and regeneration is bit-identical.
 """
@@ -270,6 +270,55 @@ def check_density_holes_word_boundaries(v):
     assert {i for i, bit in enumerate(a_aux) if not bit} == _boundaries(len(a_aux))
 
 
+def _coefficients(v, matrix: str) -> dict[int, list[int]]:
+    """Every coefficient each variable has in the matrix's stored rows (input rows excluded: they are in A only)."""
+    found: dict[int, list[int]] = {}
+    for row in getattr(v.r1cs, matrix):
+        for var, coeff in row:
+            found.setdefault(var, []).append(coeff)
+    return found
+
+
+def _only_zero(v, matrix: str) -> set[int]:
+    """Variables the matrix names, every time with coefficient 0."""
+    return {var for var, coeffs in _coefficients(v, matrix).items() if not any(coeffs)}
+
+
+def _named_non_zero(v, matrix: str) -> set[int]:
+    return {var for var, coeffs in _coefficients(v, matrix).items() if any(coeffs)}
+
+
+def _aux_bit(v, name: str, var: int) -> bool:
+    return getattr(v.pk.density, name)[var - v.r1cs.num_inputs]
+
+
+def check_density_zero_coefficient_a(v):
+    n_in = v.r1cs.num_inputs
+    hits = {var for var in _only_zero(v, "a") & _named_non_zero(v, "b") if var >= n_in}
+    assert hits, "no aux variable named in A only with coefficient 0 and non-zero in B"
+    assert not any(_aux_bit(v, "a_aux", var) for var in hits), "a_aux counts a zero-coefficient term"
+
+
+def check_density_zero_coefficient_b(v):
+    n_in = v.r1cs.num_inputs
+    hits = {var for var in _only_zero(v, "b") & _named_non_zero(v, "a") if var >= n_in}
+    assert hits, "no aux variable named in B only with coefficient 0 and non-zero in A"
+    assert not any(_aux_bit(v, "b_aux", var) for var in hits), "b_aux counts a zero-coefficient term"
+
+
+def check_density_zero_coefficient_ab(v):
+    n_in = v.r1cs.num_inputs
+    hits = {var for var in _only_zero(v, "a") & _only_zero(v, "b") if var >= n_in}
+    assert hits, "no aux variable named in A and B only with coefficient 0"
+    assert not any(_aux_bit(v, "a_aux", var) or _aux_bit(v, "b_aux", var) for var in hits)
+
+
+def check_density_zero_coefficient_input(v):
+    hits = {var for var in _only_zero(v, "b") if 0 < var < v.r1cs.num_inputs}
+    assert hits, "no public input named in B only with coefficient 0"
+    assert not any(v.pk.density.b_input[var] for var in hits), "b_input counts a zero-coefficient term"
+
+
 def check_bitmap_word_boundaries(v):
     l_bits, a_bits = bits(v, "l", 0), bits(v, "a", 0)
     assert min(len(l_bits), len(a_bits)) > 2 * WORD_BITS + 1, "too few points to reach the third word"
@@ -343,6 +392,10 @@ EXACT_CHECKS = {
     "bases-negated-batch": check_bases_negated_batch,
     "density-sparse-word-boundaries": check_density_sparse_word_boundaries,
     "density-holes-word-boundaries": check_density_holes_word_boundaries,
+    "density-zero-coefficient-a": check_density_zero_coefficient_a,
+    "density-zero-coefficient-b": check_density_zero_coefficient_b,
+    "density-zero-coefficient-ab": check_density_zero_coefficient_ab,
+    "density-zero-coefficient-input": check_density_zero_coefficient_input,
     "bitmap-word-boundaries": check_bitmap_word_boundaries,
     "bitmap-seam": check_bitmap_seam,
     "union-one-and-nonboolean": check_union_one_and_nonboolean,
@@ -376,7 +429,7 @@ def flag_holds(v, flag: str) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------
-# Naive prep (FORMAT.md's split rule) and the assemble formulas
+# Naive prep (reference/prep.py's docstring) and the assemble formulas (FORMAT.md, in the vector's fields)
 
 
 def naive_split(v, q: str) -> tuple[bool, list[int], list[list[bool]], list[list[int]]]:

@@ -17,7 +17,7 @@ import os
 import pytest
 from py_ecc.optimized_bls12_381 import FQ12, final_exponentiate, is_inf, multiply, pairing
 
-from reference import curve
+from reference import encoding, subgroup
 from reference.curve import add
 from reference.errors import InvalidInputError, PointEncodingError, SizeMismatchError
 from reference.field import P, R
@@ -63,7 +63,7 @@ def test_add_vector_outside_the_subgroup_is_seen_as_outside(group):
     """ADD takes points outside the subgroup; both subgroup checks must say so for that vector."""
     case = next(c for c in eip2537.load_vectors(f"add_{group.upper()}_bls.json") if "not_in_correct_subgroup" in c["Name"])
     a, _ = eip2537.decode_add_input(group, bytes.fromhex(case["Input"]))
-    in_subgroup = curve.g1_in_subgroup if group == "g1" else curve.g2_in_subgroup
+    in_subgroup = subgroup.g1_in_subgroup if group == "g1" else subgroup.g2_in_subgroup
     assert not in_subgroup(a)
     assert not is_inf(multiply(a, R))
     first_point = bytes.fromhex(case["Input"])[:eip2537.G1_BYTES if group == "g1" else eip2537.G2_BYTES]
@@ -155,7 +155,7 @@ ZCASH_FAIL_CASES = [pytest.param(group, case, id=case["Name"]) for group, case i
 def _zcash_uncompressed(group: str, coordinates: list[int]) -> bytes:
     """ZCash uncompressed layout: G1 x || y; G2 x.c1 || x.c0 || y.c1 || y.c0."""
     ordered = coordinates if group == "g1" else [coordinates[1], coordinates[0], coordinates[3], coordinates[2]]
-    return b"".join(v.to_bytes(curve.FQ_BYTES, "big") for v in ordered)
+    return b"".join(v.to_bytes(encoding.FQ_BYTES, "big") for v in ordered)
 
 
 def _zcash_compressed(group: str, coordinates: list[int]) -> bytes:
@@ -163,19 +163,19 @@ def _zcash_compressed(group: str, coordinates: list[int]) -> bytes:
     half = (P - 1) // 2
     if group == "g1":
         x, y = coordinates
-        body, largest = x.to_bytes(curve.FQ_BYTES, "big"), y > half
+        body, largest = x.to_bytes(encoding.FQ_BYTES, "big"), y > half
     else:
         x0, x1, y0, y1 = coordinates
-        body = x1.to_bytes(curve.FQ_BYTES, "big") + x0.to_bytes(curve.FQ_BYTES, "big")
+        body = x1.to_bytes(encoding.FQ_BYTES, "big") + x0.to_bytes(encoding.FQ_BYTES, "big")
         largest = y1 > half if y1 else y0 > half
-    flags = curve.COMPRESSION_FLAG | (curve.SORT_FLAG if largest else 0)
+    flags = encoding.COMPRESSION_FLAG | (encoding.SORT_FLAG if largest else 0)
     return bytes([body[0] | flags]) + body[1:]
 
 
 @pytest.mark.parametrize("group, case", ZCASH_FAIL_CASES)
 def test_fail_points_are_rejected_by_the_zcash_decoder(group, case):
     coordinates = _first_point_coordinates(group, case)
-    from_bytes = curve.g1_from_bytes if group == "g1" else curve.g2_from_bytes
+    from_bytes = encoding.g1_from_bytes if group == "g1" else encoding.g2_from_bytes
     _, phrase = REASONS[_reason(case)]
     with pytest.raises(PointEncodingError) as info:
         from_bytes(_zcash_uncompressed(group, coordinates), "point", compressed=False)

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from reference.__main__ import _load_any_proofs, _load_public
 from reference.cli import proofs_document
-from reference.curve import encode_g1_many, encode_g2_many
+from reference.encoding import encode_g1_many, encode_g2_many
 from reference.errors import SizeMismatchError, ToolkitError
 from reference.safe_files import read_json_file
 from reference.verifier import verify

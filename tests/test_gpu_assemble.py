@@ -10,7 +10,7 @@ from py_ecc.optimized_bls12_381 import G1, G2, Z1, add, multiply, neg
 
 from gpu.points import G1_GROUP, G2_GROUP, points_to_words
 from reference.cli import proof_json
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from vectors.bundled import DATA_DIR
 from vectors.format import load_vector
@@ -24,13 +24,17 @@ def emulated(kernel_emulation):
 
 
 def _check_vector_proofs(name):
+    """gpu.assemble.assemble (the prover's) over every circuit of the vector, its expected MSM outputs uploaded."""
+    from conformance.backends.gpu import query_sums_to_device
     from gpu.assemble import assemble
+    from gpu.points import G1_GROUP, backend, points_to_words
 
     vector = load_vector(DATA_DIR / f"{name}.json")
-    for case in vector.circuits:
-        e, w = case.expected, case.witness
-        got = assemble(vector.pk.vk, e.msm_h, e.batch_add, e.tail_msm, w.r, w.s)
-        assert proof_json(got) == proof_json(e.assemble)
+    expected = [case.expected for case in vector.circuits]
+    h = backend().xp.asarray(points_to_words([e.msm_h for e in expected], G1_GROUP))
+    batch, tail = query_sums_to_device([e.batch_add for e in expected]), query_sums_to_device([e.tail_msm for e in expected])
+    got = assemble(vector.pk.vk, h, batch, tail, [(case.witness.r, case.witness.s) for case in vector.circuits])
+    assert [proof_json(p) for p in got] == [proof_json(e.assemble) for e in expected]
 
 
 @pytest.mark.parametrize("name", ["porep-log03", "multi-circuit-log07", "edge-scalars"])

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpu.limbs import FQ, FR, hex_scalars_to_limbs, ints_to_limbs, limbs_to_ints, reduced_mask, scalar_bytes_to_limbs
+from gpu.limbs import FQ, FR, ints_to_limbs, limbs_to_ints, reduced_mask
 from reference.errors import InvalidInputError, ScalarRangeError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,25 +76,11 @@ def test_ints_to_limbs_round_trip_and_layout():
         assert [int(v) for v in limbs[-1]] == [(x >> (32 * k)) & 0xFFFFFFFF for k in range(field.num_limbs)]
 
 
-def test_scalar_bytes_are_big_endian():
-    rng = random.Random(SEED + 1)
-    values = [rng.randrange(FR.modulus) for _ in range(20)] + [0, 1, FR.modulus - 1]
-    data = b"".join(v.to_bytes(32, "big") for v in values)
-    assert limbs_to_ints(scalar_bytes_to_limbs(data)) == values
-    assert limbs_to_ints(hex_scalars_to_limbs([v.to_bytes(32, "big").hex() for v in values])) == values
-
-
 def test_out_of_range_values_name_the_index():
     with pytest.raises(ScalarRangeError, match=r"w\[2\]"):
         ints_to_limbs([0, 1, FR.modulus], FR, "w")
     with pytest.raises(ScalarRangeError, match=r"w\[1\]"):
         ints_to_limbs([0, -1], FR, "w")
-    with pytest.raises(ScalarRangeError, match=r"s\[0\]"):
-        scalar_bytes_to_limbs(FR.modulus.to_bytes(32, "big"), FR, "s")
-    with pytest.raises(InvalidInputError, match="whole number"):
-        scalar_bytes_to_limbs(b"\x00" * 33)
-    with pytest.raises(InvalidInputError, match="hex digits"):
-        hex_scalars_to_limbs(["00"])
 
 
 def test_reduced_mask_matches_integer_comparison():

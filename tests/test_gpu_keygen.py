@@ -14,7 +14,7 @@ from gpu.circuit import DeviceCircuit, QueryDensity
 from gpu.evaluate import DeviceR1cs, build_csr
 from gpu.limbs import FR, ints_to_limbs, limbs_to_ints
 from gpu.points import G1_GROUP, G2_GROUP
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.errors import InvalidInputError
 from reference.field import R
 from reference.setup import trapdoor_from_seed

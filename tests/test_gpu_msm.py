@@ -26,7 +26,7 @@ from gpu.points import (
     scalars_to_montgomery_limbs,
     use_backend,
 )
-from reference.curve import encode_g1, encode_g2
+from reference.encoding import encode_g1, encode_g2
 from reference.errors import ScalarRangeError, SizeMismatchError
 from reference.msm import msm_naive
 from reference.prep import bitmap_bytes, split_query
@@ -58,6 +58,18 @@ def emulated():
 
 
 # ------------------------------------------------------------------ helpers
+
+
+def bitmap_rows(bitmaps, n):
+    """Bitmaps as bytes (bit i = bit i % 8 of byte i // 8) -> (rows, ceil(n / 32)) uint32 words on the active backend."""
+    from gpu.points import backend
+
+    row_bytes = -(-n // 32) * 4
+    rows = np.zeros((len(bitmaps), row_bytes), dtype=np.uint8)
+    for k, bitmap in enumerate(bitmaps):
+        used = bitmap[:row_bytes]
+        rows[k, : len(used)] = np.frombuffer(bytes(used), dtype=np.uint8)
+    return backend().xp.asarray(rows.view("<u4").astype(np.uint32))
 
 
 def encode(points, name):
@@ -205,11 +217,11 @@ def test_emulated_batch_add_dense_sparse_and_complement(emulated, name):
     bitmaps = [bitmap_bytes(bits) for bits in rows]
     bitmaps[3] = bitmaps[3][:-1] + b"\xff"  # bits 64..71 set past n = 70: ignored
     for _ in range(2):  # the second call uses the cached total of all bases
-        got = adder.sums_from_bytes(bitmaps)
+        got = download_points(adder.sums(bitmap_rows(bitmaps, n)), group)
         expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
         assert encode(got, name) == encode(expected, name)
-    with pytest.raises(SizeMismatchError, match=r"bitmaps\[0\]"):
-        adder.sums_from_bytes([b"\x00"])
+    with pytest.raises(SizeMismatchError, match="bitmaps"):
+        adder.sums(bitmap_rows([b"\x00"], n)[:, :1])
 
 
 def _random_prep_and_key(rng, circuits=2, points=24):
@@ -243,21 +255,38 @@ def _assert_query_sums_equal(got, expected):
             encode_g1(e.l), encode_g1(e.a), encode_g1(e.b_g1), encode_g2(e.b_g2)]
 
 
-def test_emulated_phases_match_reference(emulated):
-    """batch_add, tail_msm and msm_h through their phase functions, against reference/."""
+def _phases_on_device(key, prep, h):
+    """gpu/'s batch_add, tail_msm and msm_h phase functions (the prover's), through conformance's conversions."""
     import gpu.batch_add
     import gpu.msm_h
     import gpu.tail_msm
+    from conformance.backends.gpu import g1_from_device, prep_to_device, query_sums_from_device
+    from gpu.msm import DeviceQueries
+    from gpu.points import backend
+
+    queries, splits = DeviceQueries.from_proving_key(key), prep_to_device(prep)
+    device_h = backend().xp.asarray(scalars_to_montgomery_limbs(h)).reshape(1, len(h), -1)
+    return (query_sums_from_device(gpu.batch_add.batch_add(splits, queries)),
+            query_sums_from_device(gpu.tail_msm.tail_msm(splits, queries)),
+            g1_from_device(gpu.msm_h.msm_h(device_h, queries.h))[0])
+
+
+def _check_phases(rng, circuits, points):
     import reference.batch_add
     import reference.tail_msm
 
-    rng = random.Random("phases")
-    key, prep = _random_prep_and_key(rng)
+    key, prep = _random_prep_and_key(rng, circuits, points)
     assert prep.l.split and not prep.a.split, "the fixture must cover a split and an unsplit query"
-    _assert_query_sums_equal(gpu.batch_add.batch_add(prep, key), reference.batch_add.batch_add(prep, key))
-    _assert_query_sums_equal(gpu.tail_msm.tail_msm(prep, key), reference.tail_msm.tail_msm(prep, key))
     h = [rng.randrange(R) for _ in key.h]
-    assert encode_g1(gpu.msm_h.msm_h(h, key.h)) == encode_g1(msm_naive(key.h, h, identity=Z1))
+    batch, tail, h_sum = _phases_on_device(key, prep, h)
+    _assert_query_sums_equal(batch, reference.batch_add.batch_add(prep, key))
+    _assert_query_sums_equal(tail, reference.tail_msm.tail_msm(prep, key))
+    assert encode_g1(h_sum) == encode_g1(msm_naive(key.h, h, identity=Z1))
+
+
+def test_emulated_phases_match_reference(emulated):
+    """batch_add, tail_msm and msm_h through their phase functions, against reference/."""
+    _check_phases(random.Random("phases"), 2, 24)
 
 
 # ------------------------------------------------------------------ GPU tests
@@ -387,7 +416,7 @@ def test_gpu_batch_add_known_logs(name):
     rows = [[rng.random() < d for _ in range(n)] for d in densities]
     adder = BatchAdder(words, group)
     for _ in range(2):  # the second call reuses the cached total
-        got = adder.sums_from_bytes([bitmap_bytes(bits) for bits in rows])
+        got = download_points(adder.sums(bitmap_rows([bitmap_bytes(bits) for bits in rows], n)), group)
         expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
         assert encode(got, name) == encode(expected, name)
         rows.reverse()
@@ -412,22 +441,4 @@ def test_gpu_batch_add_device_bitmaps_counted_on_device():
 
 @pytest.mark.gpu
 def test_gpu_phases_match_reference():
-    import gpu.batch_add
-    import gpu.msm_h
-    import gpu.tail_msm
-    import reference.batch_add
-    import reference.tail_msm
-    from gpu.msm import DeviceQueries
-
-    rng = random.Random("gpu-phases")
-    key, prep = _random_prep_and_key(rng, circuits=3, points=40)
-    queries = DeviceQueries.from_proving_key(key)
-    _assert_query_sums_equal(gpu.batch_add.batch_add(prep, queries), reference.batch_add.batch_add(prep, key))
-    _assert_query_sums_equal(gpu.tail_msm.tail_msm(prep, queries), reference.tail_msm.tail_msm(prep, key))
-    h = [rng.randrange(R) for _ in key.h]
-    expected = encode_g1(msm_naive(key.h, h, identity=Z1))
-    assert encode_g1(gpu.msm_h.msm_h(h, queries.h)) == expected
-    from gpu.points import backend
-
-    device_h = backend().xp.asarray(scalars_to_montgomery_limbs(h))
-    assert encode_g1(gpu.msm_h.msm_h(device_h, key.h)) == expected
+    _check_phases(random.Random("gpu-phases"), 3, 40)

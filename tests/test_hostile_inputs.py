@@ -20,7 +20,7 @@ from conformance.backends.gpu import GpuBackend
 from conformance.fingerprint import INVALID, gate_verdict
 from reference.__main__ import main as reference_main
 from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, run_main
-from reference.curve import encode_g1_many, encode_g2_many
+from reference.encoding import encode_g1_many, encode_g2_many
 from reference.errors import InvalidInputError
 from reference.keys import check_proving_key, check_verifying_key
 from reference.safe_files import MAX_JSON_DEPTH, parse_json

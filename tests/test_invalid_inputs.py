@@ -16,8 +16,8 @@ import pytest
 from py_ecc.optimized_bls12_381 import FQ, FQ2, b2, is_inf, multiply
 
 from reference.__main__ import main as reference_main
-from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, load_proofs, run_main
-from reference.curve import FQ_BYTES
+from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, read_json, run_main
+from reference.encoding import FQ_BYTES
 from reference.errors import InvalidInputError, UnsatisfiedConstraintError
 from reference.field import P, R
 from reference.prover import prove
@@ -49,7 +49,7 @@ FLAG_BITS = 0xE0
 
 
 # ----------------------------------------------------------------------------------------------
-# The bad points are what they claim to be (py_ecc and Euler's criterion, not reference/curve.py)
+# The bad points are what they claim to be (py_ecc and Euler's criterion, not reference/encoding.py)
 
 
 def _fq_coordinates(hex_point: str) -> list[int]:
@@ -360,7 +360,7 @@ def test_proof_reader_rejects_a_non_utf8_file(small_vector, tmp_path, capsys):
     proof = tmp_path / "proof.json"
     proof.write_bytes(b'{"a": "\xff"}')
     with pytest.raises(InvalidInputError) as info:
-        load_proofs(proof)
+        read_json(proof)  # the proof reader of `verify` reads JSON proofs with it
     assert info.value.field == str(proof) and "is not valid JSON" in info.value.problem
     rc, _, err = _run(reference_main, ["verify", "--quiet", str(small_vector), str(proof)], capsys)
     _assert_bad_input(rc, err, str(proof), "is not valid JSON")

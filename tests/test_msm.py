@@ -20,7 +20,7 @@ from reference.msm import (
     msm_pippenger,
     num_windows,
     signed_digits,
-    window_bits_for,
+    pippenger_window_bits,
 )
 
 HALF_R = R // 2
@@ -180,10 +180,10 @@ def test_signed_digits_examples():
 def test_window_rule_examples():
     # W(c) * (n + 2^c): n = 1 -> c = 2 (640 < 768 at c = 1, 774 at c = 3); n = 1000 -> c = 8
     # (32 * 1256 = 40192 < 37 * 1128 = 41736 at c = 7 and 29 * 1512 = 43848 at c = 9).
-    assert window_bits_for(1) == 2
-    assert window_bits_for(33) == 4
-    assert window_bits_for(1000) == 8
-    assert window_bits_for(2**20) == 16
+    assert pippenger_window_bits(1) == 2
+    assert pippenger_window_bits(33) == 4
+    assert pippenger_window_bits(1000) == 8
+    assert pippenger_window_bits(2**20) == 16
 
 
 # --- fixed-base tables ----------------------------------------------------------------------------

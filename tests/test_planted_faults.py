@@ -126,3 +126,54 @@ def test_command_line_exits_1_and_names_the_phase(tmp_path, capsys):
     assert main(["run", str(BUNDLED_SMALL), "--backends", "fault:assemble-r-s-swapped", "--report", str(tmp_path), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "porep-log05 assemble [fault:assemble-r-s-swapped, judged by expected]: circuit 0, proof.a" in out
+
+
+# ------------------------------------------------------------------ faults in the GPU prover's own code
+
+
+def test_every_gpu_fault_patch_applies_once_and_changes_the_code():
+    """Each GPU fault's text occurs exactly once in its gpu/ file (else the patch would miss or be ambiguous)."""
+    from conformance.faults import GPU_FAULTS, patch_text
+    from conformance.fingerprint import REPO_ROOT
+    from reference.prover import PHASES
+
+    assert {"gpu-assemble-r-s-swapped", "gpu-tail-gather-off-by-one", "gpu-bitmap-bits-reversed", "gpu-ntt-twiddle-off-by-one",
+            "gpu-madd-no-doubling", "gpu-montgomery-no-final-subtraction", "gpu-msm-racy-bucket"} == set(GPU_FAULTS)
+    for fault in GPU_FAULTS.values():
+        text = (REPO_ROOT / fault.path).read_text()
+        assert fault.path.startswith("gpu/") and patch_text(text, fault) != text
+        assert fault.phase in PHASES and fault.vectors
+
+
+def test_the_patched_copy_is_the_gpu_package_a_run_imports_and_the_repository_stays_clean():
+    import os
+    import subprocess
+    import sys
+
+    from conformance.faults import GPU_FAULTS, patched_gpu_tree
+    from conformance.fingerprint import REPO_ROOT
+
+    fault = GPU_FAULTS["gpu-assemble-r-s-swapped"]
+    before = (REPO_ROOT / fault.path).read_text()
+    probe = "import gpu.assemble as m; print(m.__file__); print('(s % R, r % R)' in open(m.__file__).read())"
+    with patched_gpu_tree(fault) as folder:
+        env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+        where, patched = subprocess.run([sys.executable, "-c", probe], cwd=folder, env=env, capture_output=True, text=True,
+                                        check=True).stdout.split()
+        assert where.startswith(str(folder)) and patched == "True"
+    assert (REPO_ROOT / fault.path).read_text() == before and not folder.exists()
+
+
+def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
+    from conformance.faults import FaultRow, _first_gpu_failure, gpu_fault_table
+
+    document = {"vectors": [
+        {"id": "a", "phases": [{"phase": "evaluate", "backends": {"gpu": {"status": "pass"}}}]},
+        {"id": "b", "phases": [{"phase": "assemble", "backends": {"gpu": {"status": "fail", "mismatch": {"circuit": 0, "query": "proof.a", "index": None}}}},
+                               {"phase": "ntt_h", "backends": {"gpu": {"status": "fail", "mismatch": {"circuit": 1, "query": "h", "index": 3}}}}]},
+    ]}
+    assert _first_gpu_failure(document) == ("ntt_h", "b: circuit 1, h[3]")
+    rows = [FaultRow("f", "ntt_h", "v", True, "ntt_h", ""), FaultRow("g", "msm_h", "v", True, "tail_msm", ""),
+            FaultRow("none (clean copy)", "-", "v", False, None, "")]
+    assert [row.ok for row in rows] == [True, False, True]
+    assert "| g | v | yes | tail_msm | msm_h | **NO** |" in gpu_fault_table(rows, "test device")

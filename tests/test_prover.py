@@ -9,8 +9,8 @@ from py_ecc.optimized_bls12_381 import FQ12, Z1, Z2, add, multiply, neg, normali
 from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pairing
 
 from reference.cli import proofs_document
-from reference.domain import EvaluationDomain, evaluate_polynomial
-from reference.errors import InvalidInputError, UnsatisfiedConstraintError
+from reference.domain import BELLMAN, SNARKJS, EvaluationDomain, evaluate_polynomial
+from reference.errors import InvalidInputError, QuotientNotPolynomialError, UnsatisfiedConstraintError
 from reference.evaluate import evaluate
 from reference.field import R
 from reference.msm import msm_naive
@@ -34,7 +34,7 @@ def _g2(hex_text):
 
 def independent_verify(vk_doc: dict, public_inputs_hex: list[str], proof_doc: dict) -> bool:
     """Groth16 verification written from the vector's JSON `verifying_key` alone, decoding with py_ecc's
-    own ZCash decompression (not reference/curve.py) and not using reference/verifier.py."""
+    own ZCash decompression (not reference/encoding.py) and not using reference/verifier.py."""
     ic = [_g1(p) for p in vk_doc["ic"]]
     x = ic[0]
     for point, value in zip(ic[1:], public_inputs_hex):
@@ -142,6 +142,57 @@ def test_unsatisfied_witness_names_the_constraint():
     bad_aux[3] = (bad_aux[3] + 1) % R
     with pytest.raises(UnsatisfiedConstraintError, match=r"constraint \d+ is not satisfied"):
         prove(r1cs, None, [Witness(w.public_inputs, bad_aux, w.r, w.s)])
+
+
+@pytest.mark.parametrize("convention", [BELLMAN, SNARKJS], ids=lambda c: c.name)
+def test_unsatisfied_witness_error_names_its_circuit(convention):
+    """Circuit 0 satisfies the R1CS, circuit 1 does not: the error names circuit 1 (and its row) in both
+    conventions (with snarkjs's c = a*b the check happens inside evaluate, which must be told the circuit)."""
+    r1cs, gates = synthetic_circuit(4, "unsat-c1")
+    good, other = (synthetic_witness(r1cs, gates, "unsat-c1", c) for c in (0, 1))
+    bad_aux = list(other.aux)
+    bad_aux[3] = (bad_aux[3] + 1) % R
+    bad = Witness(other.public_inputs, bad_aux, other.r, other.s)
+    z = witness_vector(r1cs, bad.public_inputs, bad.aux)
+    first_bad_row = next(j for j, (a, b, c) in enumerate(zip(*(
+        [sum(k * z[v] for v, k in row) % R for row in r1cs.rows(m)] for m in "abc"))) if a * b % R != c)
+    with pytest.raises(UnsatisfiedConstraintError) as caught:
+        prove(r1cs, None, [good, bad], convention)
+    assert (caught.value.circuit, caught.value.row) == (1, first_bad_row)
+    assert str(caught.value).startswith(f"circuit 1: constraint {first_bad_row} ")
+
+
+def test_ntt_h_refuses_a_non_zero_top_coefficient():
+    """An unsatisfied witness makes a*b - c not divisible by Z: ntt_h (bellman) names the error and the circuit
+    instead of truncating h_(n-1) as bellman does. The top coefficient it reports is the x^(n-1) coefficient of
+    the degree < n polynomial through E_j / (g^n - 1) on the coset, recomputed here by naive interpolation."""
+    r1cs, gates = synthetic_circuit(3, "top-coefficient")
+    w = synthetic_witness(r1cs, gates, "top-coefficient", 0)
+    aux = list(w.aux)
+    aux[0] = (aux[0] + 1) % R
+    e = evaluate(r1cs, witness_vector(r1cs, w.public_inputs, aux))
+    domain = EvaluationDomain(r1cs.log_n)
+    with pytest.raises(QuotientNotPolynomialError, match=r"^circuit 2: ntt_h: the quotient's top coefficient") as caught:
+        ntt_h(e, domain, 2)
+    # naive: a, b, c at the coset points by Lagrange interpolation over H, then the x^(n-1) coefficient of the
+    # interpolant through (g omega^j, E_j / (g^n - 1)), which is sum_j y_j / prod_{k != j} (x_j - x_k)
+    n, g = domain.n, BELLMAN.coset_generator
+    h_points = [pow(domain.omega, j, R) for j in range(n)]
+    coset = [g * x % R for x in h_points]
+
+    def at(values, x):
+        return sum(v * l for v, l in zip(values, domain.lagrange_at(x))) % R
+
+    z_g_inv = pow((pow(g, n, R) - 1) % R, -1, R)
+    ys = [(at(e.a, x) * at(e.b, x) - at(e.c, x)) * z_g_inv % R for x in coset]
+    top = 0
+    for j, (xj, yj) in enumerate(zip(coset, ys)):
+        denominator = 1
+        for k, xk in enumerate(coset):
+            if k != j:
+                denominator = denominator * (xj - xk) % R
+        top = (top + yj * pow(denominator, -1, R)) % R
+    assert top != 0 and caught.value.top_coefficient == top
 
 
 def test_evaluate_includes_input_rows():

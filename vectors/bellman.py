@@ -8,7 +8,7 @@ The byte layout is bellman's ``groth16/mod.rs`` (``Parameters::write``, ``Verify
                    | u32 len(b_g1) | b_g1... | u32 len(b_g2) | b_g2...
     Proof        = a (G1 compressed) | b (G2 compressed) | c (G1 compressed)          192 bytes
 
-Lengths are u32 big-endian; points are the ZCash encoding (reference/curve.py), uncompressed in keys
+Lengths are u32 big-endian; points are the ZCash encoding (reference/encoding.py), uncompressed in keys
 (G1 96 bytes, G2 192) and compressed in proofs. The file holds no densities: the reader takes them from
 the R1CS. bellman's reader refuses the point at infinity in ic, h, l, a, b_g1, b_g2 and in proofs
 ("point at infinity"), so this reader and writer refuse it there too.
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference.assemble import Proof
-from reference.curve import (
+from reference.curve import is_identity
+from reference.encoding import (
     G1_COMPRESSED_BYTES,
     G1_UNCOMPRESSED_BYTES,
     G2_COMPRESSED_BYTES,
@@ -27,7 +28,6 @@ from reference.curve import (
     g1_to_bytes,
     g2_from_bytes,
     g2_to_bytes,
-    is_identity,
 )
 from reference.domain import BELLMAN
 from reference.errors import InvalidInputError, PointEncodingError, SizeMismatchError

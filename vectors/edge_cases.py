@@ -372,6 +372,23 @@ def density_boundaries(seed: str):
     return b.build()
 
 
+def zero_coefficients(seed: str):
+    """Variables named only with coefficient 0 (FORMAT.md's density rule skips such terms): aux w_a in A only
+    with 0, w_b in B only with 0, w_ab in both only with 0, and public input x1 in B only with 0. w_a and w_b
+    are dense in the other query (non-zero coefficients there); all three are in C, so their L points are not
+    the identity. Every value is non-boolean, so a prover that counted the zero terms would misplace tail points."""
+    rng = random.Random(f"{seed}|values")
+    b = CircuitBuilder(seed, [[rng.randrange(2, R)]])
+    w_a, w_b, w_ab, w_dense = b.aux_many([rng.randrange(2, R) for _ in range(4)])
+    x1 = b.public(0)
+    b.sink_a(((w_a, 0), (w_dense, b.coefficient()), (w_ab, 0)))
+    b.sink_b(((x1, 0), (w_b, 0), (w_dense, b.coefficient()), (w_ab, 0)))
+    b.sink_a(((w_b, b.coefficient()),))
+    b.sink_b(((w_a, b.coefficient()),))
+    b.sink_c(((w_a, b.coefficient()), (w_b, b.coefficient()), (w_ab, b.coefficient())))
+    return b.build()
+
+
 SPLIT_NUM_AUX = 20
 SPLIT_A_ONLY = 9  # aux 0..8 in A only, 9..13 in A and B, 14..19 in B only
 SPLIT_A_AND_B = 5
@@ -472,6 +489,10 @@ EDGE_CASES = (
     EdgeCase("edge-density-boundaries", density_boundaries,
              ("density-sparse-word-boundaries", "density-holes-word-boundaries", "bitmap-word-boundaries", "bitmap-seam"),
              "density and prep bitmaps with bits at 64-bit word boundaries, first/last positions, the input/aux seam"),
+    EdgeCase("edge-zero-coefficients", zero_coefficients,
+             ("density-zero-coefficient-a", "density-zero-coefficient-b", "density-zero-coefficient-ab",
+              "density-zero-coefficient-input"),
+             "variables named only with coefficient 0 in A, in B, in both, and an input in B: not in those densities"),
     EdgeCase("edge-split-half-1", split_half_1, ("multi-circuit", "union-one-and-nonboolean", *SPLIT_FLAGS_1),
              "tail unions at half the query: L and B split at exactly half, A unsplit at half + 1"),
     EdgeCase("edge-split-half-2", split_half_2, ("multi-circuit", "union-one-and-nonboolean", *SPLIT_FLAGS_2),
@@ -503,6 +524,10 @@ FLAG_MEANINGS = {
     "bases-negated-batch": "in L, A and B, bitmap points P and -P (P + (-P) in batch addition)",
     "density-sparse-word-boundaries": "density.b_aux is set exactly at 0, 63, 64, 127, 128 and the last position",
     "density-holes-word-boundaries": "density.a_aux is clear exactly at 0, 63, 64, 127, 128 and the last position",
+    "density-zero-coefficient-a": "an aux variable named in A only with coefficient 0 (and with a non-zero one in B) has its a_aux bit clear",
+    "density-zero-coefficient-b": "an aux variable named in B only with coefficient 0 (and with a non-zero one in A) has its b_aux bit clear",
+    "density-zero-coefficient-ab": "an aux variable named in A and in B only with coefficient 0 has its a_aux and b_aux bits clear",
+    "density-zero-coefficient-input": "a public input named in B only with coefficient 0 has its b_input bit clear",
     "bitmap-word-boundaries": "circuit 0's L bitmap has bits 0, 63, 64, 127, 128 and the last set; its A bitmap bits 63, 64, 127, 128 and the last",
     "bitmap-seam": "in A and B, circuit 0's bitmap bit is set at the first aux position, right after the last input",
     "split-just-below-half-<q>": "query q (l, a, b): the largest tail union that still splits: split, and 2(u + 1) > points for the union's size u",

@@ -17,7 +17,8 @@ reference.errors.InvalidInputError subclass naming the input position and the pr
 import json
 from pathlib import Path
 
-from reference.curve import FQ, FQ2, Z1, Z2, g1_in_subgroup, g1_is_on_curve, g2_in_subgroup, g2_is_on_curve, to_affine_batch
+from reference.curve import FQ, FQ2, Z1, Z2, g1_is_on_curve, g2_is_on_curve, to_affine_batch
+from reference.subgroup import g1_in_subgroup, g2_in_subgroup
 from reference.errors import PointEncodingError, SizeMismatchError
 from reference.field import P, R
 

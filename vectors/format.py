@@ -18,10 +18,10 @@ from pathlib import Path
 
 from reference.assemble import Proof
 from reference.cli import read_json
-from reference.curve import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from reference.encoding import decode_g1, decode_g2, encode_g1_many, encode_g2_many
 from reference.domain import CONVENTIONS, DomainConvention
 from reference.errors import InvalidInputError, ScalarRangeError, SidecarError, SizeMismatchError
-from reference.evaluate import Evaluations, check_satisfied, evaluate
+from reference.evaluate import Evaluations, evaluate_satisfied
 from reference.field import R, SCALAR_BYTES
 from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey, check_proving_key, check_verifying_key
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
@@ -515,7 +515,7 @@ def check_witnesses_satisfied(vector: Vector) -> None:
     any backend's verdict, for an unsatisfied witness would be meaningless."""
     for c, w in enumerate(vector.witnesses):
         z = witness_vector(vector.r1cs, w.public_inputs, w.aux, c)
-        check_satisfied(evaluate(vector.r1cs, z, vector.convention), vector.r1cs.num_rows, c)
+        evaluate_satisfied(vector.r1cs, z, vector.convention, c)
 
 
 # ----------------------------------------------------------------------------------------------

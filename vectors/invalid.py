@@ -19,20 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from reference.curve import (
-    COMPRESSION_FLAG,
-    FQ,
-    FQ2,
-    FQ_BYTES,
-    G1_B,
-    G2_B,
-    INFINITY_FLAG,
-    SORT_FLAG,
-    fq2_sqrt,
-    fq_sqrt,
-    g1_in_subgroup,
-    g2_in_subgroup,
-)
+from reference.curve import FQ, FQ2, G1_INTS, G2_INTS
+from reference.encoding import COMPRESSION_FLAG, FQ_BYTES, INFINITY_FLAG, SORT_FLAG
+from reference.subgroup import g1_in_subgroup, g2_in_subgroup
 from reference.errors import (
     InvalidInputError,
     PointEncodingError,
@@ -72,14 +61,14 @@ def _compressed_g2(c0: int, c1: int, flags: int = COMPRESSION_FLAG) -> str:
 def _g1_candidates():
     """(x, y or None) for x = 0, 1, ...: y with y^2 = x^3 + 4, None when x^3 + 4 is not a square."""
     for x in range(MAX_SEARCH):
-        yield x, fq_sqrt((x**3 + G1_B.n) % P)
+        yield x, G1_INTS.field.sqrt(G1_INTS.rhs(x))
 
 
 def _g2_candidates():
     """(x, y or None) for x = k + u, k = 0, 1, ...: y with y^2 = x^3 + 4(u + 1), None when not a square."""
     for k in range(MAX_SEARCH):
-        x = FQ2([k, 1])
-        yield x, fq2_sqrt(x * x * x + G2_B)
+        root = G2_INTS.field.sqrt(G2_INTS.rhs((k, 1)))
+        yield FQ2([k, 1]), None if root is None else FQ2(list(root))
 
 
 def off_curve_g1() -> str:

@@ -87,6 +87,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from gpu.limbs import FR_LIMBS
 from reference.errors import InvalidInputError
 from reference.field import R
 from reference.prover import Witness
@@ -111,7 +112,6 @@ POREP_PUBLIC = 328
 MAX_LOG_N = 31
 """var is int32 and num_variables <= n, so n = 2^31 is the largest domain whose indices fit."""
 
-FR_LIMBS = 8
 ONE = 0
 """Witness index of the constant ONE."""
 
@@ -553,16 +553,20 @@ def porep_circuit(
     put(0, m + inputs, 0, inputs.astype(xp.int32), 1)
     del inputs, per_kind, bools
 
-    # Densities by marking: every variable of A's (resp. B's) terms.
+    # Densities by marking the variable of every A (resp. B) term with a non-zero coefficient (FORMAT.md's
+    # density rule; every coefficient drawn here is non-zero, the mask keeps the rule stated in one place).
     a_aux = xp.zeros(m_aux, dtype=xp.bool_)
     b_input = xp.zeros(ni, dtype=xp.bool_)
     b_aux = xp.zeros(m_aux, dtype=xp.bool_)
-    a_vars = var[: int(row_start[n])]
-    a_vars = a_vars[a_vars >= ni]  # a copy: shift it in place
+    a_end, b_end = int(row_start[n]), int(row_start[2 * n])
+    keep = coeff[:a_end].any(axis=1)
+    keep &= var[:a_end] >= ni
+    a_vars = var[:a_end][keep]  # a copy: shift it in place
+    del keep
     a_vars -= ni
     a_aux[a_vars] = True
     del a_vars
-    b_vars = var[int(row_start[n]) : int(row_start[2 * n])]
+    b_vars = var[a_end:b_end][coeff[a_end:b_end].any(axis=1)]
     small = b_vars < ni
     b_input[b_vars[small]] = True
     b_aux[b_vars[~small] - ni] = True

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference.assemble import Proof
-from reference.curve import Z1, Z2, g1_from_bytes, g2_from_bytes, is_identity, to_affine_batch
+from reference.curve import Z1, Z2, is_identity, to_affine_batch
+from reference.encoding import g1_from_bytes, g2_from_bytes
 from reference.domain import SNARKJS, DomainConvention
 from reference.errors import InvalidInputError, PointEncodingError, ScalarRangeError, SizeMismatchError
 from reference.field import P, R, SCALAR_BYTES

@@ -1,7 +1,9 @@
 """What a backend is to the conformance suite: something that runs a phase on given inputs and
 returns the output in the reference's types, with the time of the phase measured at its boundary."""
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from reference.prover import PHASES
 
 from ..phases import Problem
 
@@ -31,6 +33,20 @@ class PhaseRun:
     """One-time work for the vector done in this phase, e.g. uploading the proving key (GPU only)."""
 
 
+@dataclass
+class ProverRun:
+    """One whole-prover call (conformance --mode prover): each phase's output as captured at its boundary
+    (reference types, every circuit), and its time. A phase missing from ``outputs`` was not reached."""
+
+    outputs: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    timing: str = WALL_CLOCK
+    label: str = ""
+    """How this run differs from the others of the same vector (e.g. 'blocks of one circuit'), or ''."""
+    error: BaseException | None = None
+    """What the prover raised, if it did: the first phase not in ``outputs`` is where."""
+
+
 class Backend:
     """A prover implementation under test. Subclasses implement ``compute(phase, problem, inputs)``
     (raising PhaseNotImplemented for a phase they lack) or override ``run_phase`` to time it themselves."""
@@ -56,3 +72,21 @@ class Backend:
         start = time.perf_counter()
         output = self.compute(phase, problem, inputs)
         return PhaseRun(output=output, seconds=time.perf_counter() - start)
+
+    def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
+        """The whole prover on ``problem`` with each phase's output captured (--mode prover). By default the
+        backend's own phases composed in the prover's order, each fed the outputs of the ones before it;
+        a backend with a real prover entry point overrides this to run that instead. ``run_index``: which of
+        the repeated runs this is (a backend may vary how it stages the work between runs)."""
+        run = ProverRun()
+        order = ("prep",) + tuple(p for p in PHASES if p != "prep")
+        from ..phases import PHASE_INPUTS
+
+        for phase in order:
+            try:
+                done = self.run_phase(phase, problem, {needed: run.outputs[needed] for needed in PHASE_INPUTS[phase]})
+            except Exception as exc:  # the runner reports it on this phase
+                run.error = exc
+                return run
+            run.outputs[phase], run.seconds[phase], run.timing = done.output, done.seconds, done.timing
+        return run

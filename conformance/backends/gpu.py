@@ -19,7 +19,7 @@ import importlib
 import time
 
 from ..phases import Problem
-from .base import CUDA_EVENTS, Backend, PhaseNotImplemented, PhaseRun
+from .base import CUDA_EVENTS, Backend, PhaseNotImplemented, PhaseRun, ProverRun
 
 MS_PER_S = 1000.0
 GIB = 1 << 30
@@ -82,88 +82,172 @@ class Stopwatch:
 
 
 # ---------------------------------------------------------------------------------------------
-# Adapters: (problem, inputs, stopwatch) -> the phase output in the reference's types
+# Conversions between the reference's types and the device arrays the gpu/ phase functions take and give.
+# They hold no phase logic; the adapters below and prover mode (GpuBackend.run_prover) share them.
+
+QUERIES = ("l", "a", "b_g1", "b_g2")
 
 
-def _download_ints(clock: Stopwatch, array) -> list[int]:
-    """Ints of a Montgomery-form Fr device array: device -> host copy (transfer), then host conversion."""
-    import cupy
-    from gpu import field, limbs
+def _host(array):
+    """A device array's contents as numpy, copied without allocating on the device: a view that is not contiguous
+    (ntt_h's h, the first n - 1 rows of each circuit's work buffer) is copied one contiguous row at a time."""
+    import numpy as np
+    from gpu.points import backend
 
-    with clock.device("transfer"):
-        plain = field.to_host_limbs(cupy.ascontiguousarray(array), limbs.FR)
-    with clock.host():
-        return limbs.limbs_to_ints(plain.reshape(-1, limbs.FR.num_limbs))
+    xp = backend().xp
+    if array.flags.c_contiguous or array.ndim < 2:
+        return xp.asnumpy(array)
+    return np.stack([_host(array[k]) for k in range(array.shape[0])])
 
 
-def _per_circuit(values: list[int], circuits: int) -> list[tuple[int, ...]]:
+def fr_from_montgomery(limbs) -> list[int]:
+    """Ints of Montgomery-form Fr limbs (any shape (..., 8), flattened), converted on the host: x R^-1 mod r.
+    A value >= r, which no kernel may write, is passed through unreduced so that the comparison shows it."""
+    from gpu.limbs import limbs_to_ints
+    from reference.field import R
+
+    r_inverse = pow(1 << 256, -1, R)
+    return [v * r_inverse % R if v < R else v for v in limbs_to_ints(limbs)]
+
+
+def per_circuit(values: list, circuits: int) -> list[tuple]:
     size = len(values) // circuits if circuits else 0
     return [tuple(values[k * size : (k + 1) * size]) for k in range(circuits)]
 
 
-def _evaluate(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.evaluate.evaluate(csr, witnesses, convention) -> (a, b, c) device arrays (circuits, n, 8), Montgomery.
-
-    The R1CS upload (CSR) is a transfer; evaluate() converts and uploads the witnesses itself, so
-    that copy is inside the phase time. The vector's convention decides c (snarkjs: c = a * b)."""
-    gpu_evaluate = _gpu_module("evaluate")
-    from gpu import device
+def evaluations_from_device(a, b, c) -> list:
+    """evaluate's (a, b, c) (circuits, n, 8) Montgomery -> one reference Evaluations per circuit."""
     from reference.evaluate import Evaluations
 
-    with clock.device("transfer"):
-        csr = gpu_evaluate.upload_r1cs(problem.vector.r1cs)
-    with clock.device("phase"):
-        a, b, c = gpu_evaluate.evaluate(csr, problem.zs, problem.vector.convention)
-    device.launch_check("evaluate (conformance)", sync=True)
-    circuits = len(problem.zs)
-    columns = [_per_circuit(_download_ints(clock, x), circuits) for x in (a, b, c)]
+    circuits = int(a.shape[0])
+    columns = [per_circuit(fr_from_montgomery(_host(x)), circuits) for x in (a, b, c)]
     return [Evaluations(a=columns[0][k], b=columns[1][k], c=columns[2][k]) for k in range(circuits)]
+
+
+def h_from_device(h) -> list[tuple[int, ...]]:
+    """ntt_h's (circuits, n - 1, 8) Montgomery (a view: copied contiguous on the host) -> h per circuit."""
+    return per_circuit(fr_from_montgomery(_host(h)), int(h.shape[0]))
+
+
+def prep_from_device(splits: dict):
+    """gpu.prep.prep's {l, a, b: DeviceSplit} -> reference Prep."""
+    from gpu.prep import DeviceSplit, to_reference
+
+    return to_reference({q: DeviceSplit(s.split, _host(s.bitmaps), _host(s.tail_indices), _host(s.tail_scalars))
+                         for q, s in splits.items()})
+
+
+def prep_to_device(prep) -> dict:
+    """reference Prep -> the {l, a, b: DeviceSplit} that gpu.prep.prep gives (uint64 bitmaps, int64 tail
+    indices, canonical tail-scalar limbs), on the active backend."""
+    import numpy as np
+    from gpu.limbs import FR, ints_to_limbs
+    from gpu.points import backend
+    from gpu.prep import DeviceSplit
+
+    xp, splits = backend().xp, {}
+    for name in ("l", "a", "b"):
+        split = getattr(prep, name)
+        circuits = len(split.bitmaps)
+        words = len(split.bitmaps[0]) // 8 if circuits else 0  # (bitmap_bytes pads to whole 64-bit words)
+        bitmaps = np.frombuffer(b"".join(split.bitmaps), dtype="<u8").reshape(circuits, words).astype(np.uint64)
+        scalars = np.stack([ints_to_limbs(list(s), FR, f"prep.{name}.tail_scalars[{c}]").reshape(-1, FR.num_limbs)
+                            for c, s in enumerate(split.tail_scalars)])
+        splits[name] = DeviceSplit(split.split, xp.asarray(bitmaps), xp.asarray(np.asarray(split.tail_indices, dtype=np.int64)),
+                                   xp.asarray(scalars))
+    return splits
+
+
+def _group(query: str):
+    from gpu.points import G1_GROUP, G2_GROUP
+
+    return G2_GROUP if query == "b_g2" else G1_GROUP
+
+
+def query_sums_from_device(sums: dict) -> list:
+    """batch_add's / tail_msm's {query: (circuits, words)} -> one reference QuerySums per circuit."""
+    from gpu.points import words_to_points
+    from reference.keys import QuerySums
+
+    points = {q: words_to_points(_host(sums[q]), _group(q)) for q in QUERIES}
+    return [QuerySums(**{q: points[q][c] for q in QUERIES}) for c in range(len(points["l"]))]
+
+
+def query_sums_to_device(sums: list) -> dict:
+    """One reference QuerySums per circuit -> {query: (circuits, words)} on the active backend."""
+    from gpu.points import backend, points_to_words
+
+    return {q: backend().xp.asarray(points_to_words([getattr(s, q) for s in sums], _group(q))) for q in QUERIES}
+
+
+def g1_from_device(words) -> list:
+    from gpu.points import G1_GROUP, words_to_points
+
+    return words_to_points(_host(words), G1_GROUP)
+
+
+# ---------------------------------------------------------------------------------------------
+# Adapters: (problem, inputs, stopwatch) -> the phase output in the reference's types. Each converts the
+# vector's inputs to device arrays, calls the phase's function in gpu/<phase>.py (the one gpu/prover.py
+# runs), and converts the outputs back.
+
+
+def _evaluate(problem: Problem, inputs: dict, clock: Stopwatch):
+    """gpu.evaluate.evaluate(csr, z canonical limbs, convention) -> (a, b, c) (circuits, n, 8) Montgomery."""
+    run_evaluate = _gpu_function("evaluate", "evaluate")
+    from gpu import device
+    from gpu.evaluate import upload_r1cs, witnesses_to_device
+
+    with clock.device("transfer"):
+        csr = upload_r1cs(problem.vector.r1cs)
+        z = witnesses_to_device(problem.zs, csr.num_variables)
+    with clock.device("phase"):
+        a, b, c = run_evaluate(csr, z, problem.vector.convention)
+    device.launch_check("evaluate (conformance)", sync=True)
+    with clock.host():
+        return evaluations_from_device(a, b, c)
 
 
 def _prep(problem: Problem, inputs: dict, clock: Stopwatch):
     """gpu.prep.prep(z limbs (circuits, variables, 8) canonical, ...) on the device -> reference Prep."""
-    gpu_prep = _gpu_module("prep")
-    import cupy
-    import numpy as np
-    from gpu import device, limbs
+    run_prep = _gpu_function("prep", "prep")
+    from gpu import device
+    from gpu.evaluate import witnesses_to_device
 
     r1cs = problem.vector.r1cs
-    with clock.host():
-        host = np.stack([limbs.ints_to_limbs(z, limbs.FR, f"witnesses[{k}]") for k, z in enumerate(problem.zs)])
     with clock.device("transfer"):
-        z_device = cupy.asarray(host)
+        z = witnesses_to_device(problem.zs, r1cs.num_variables)
     with clock.device("phase"):
-        splits = gpu_prep.prep(z_device, r1cs.num_inputs, r1cs.num_aux, problem.vector.pk.density)
+        splits = run_prep(z, r1cs.num_inputs, r1cs.num_aux, problem.vector.pk.density)
     device.launch_check("prep (conformance)", sync=True)
-    with clock.device("transfer"):
-        on_host = {
-            q: gpu_prep.DeviceSplit(s.split, cupy.asnumpy(s.bitmaps), cupy.asnumpy(s.tail_indices), cupy.asnumpy(s.tail_scalars))
-            for q, s in splits.items()
-        }
     with clock.host():
-        return gpu_prep.to_reference(on_host)
+        return prep_from_device(splits)
+
+
+def _fr_to_device(clock: Stopwatch, rows: list, field: str):
+    """Per circuit ints -> (circuits, length, 8) Montgomery limbs on the device (host conversion, then upload)."""
+    from gpu import field as gpu_field
+    from gpu import limbs
+
+    with clock.host():
+        host = limbs.ints_to_limbs([v for row in rows for v in row], limbs.FR, field).reshape(len(rows), -1, limbs.FR.num_limbs)
+    with clock.device("transfer"):
+        return gpu_field.limbs_to_device(host, limbs.FR)
 
 
 def _ntt_h(problem: Problem, inputs: dict, clock: Stopwatch):
     """gpu.ntt_h.ntt_h(a, b, c, log_n, convention) on (circuits, n, 8) Montgomery arrays -> h as ints per circuit
     (bellman: n - 1 coefficients; snarkjs: n coset values)."""
     run_ntt_h = _gpu_function("ntt_h", "ntt_h")
-    from gpu import device, field, limbs
+    from gpu import device
 
-    convention = problem.vector.convention
     evaluations = inputs["evaluate"]
-    circuits, n, log_n = len(evaluations), problem.domain.n, problem.domain.log_n
-    with clock.host():
-        host = [
-            limbs.ints_to_limbs([v for e in evaluations for v in getattr(e, q)], limbs.FR, f"evaluate.{q}").reshape(circuits, n, limbs.FR.num_limbs)
-            for q in ("a", "b", "c")
-        ]
-    with clock.device("transfer"):
-        a, b, c = (field.limbs_to_device(x, limbs.FR) for x in host)
+    a, b, c = (_fr_to_device(clock, [getattr(e, q) for e in evaluations], f"evaluate.{q}") for q in ("a", "b", "c"))
     with clock.device("phase"):
-        h = run_ntt_h(a, b, c, log_n, convention)
+        h = run_ntt_h(a, b, c, problem.domain.log_n, problem.vector.convention)
     device.launch_check("ntt_h (conformance)", sync=True)
-    return _per_circuit(_download_ints(clock, h), circuits)
+    with clock.host():
+        return h_from_device(h)
 
 
 def _device_queries(problem: Problem, clock: Stopwatch):
@@ -176,83 +260,53 @@ def _device_queries(problem: Problem, clock: Stopwatch):
     return problem.memo["gpu_queries"]
 
 
-def _download_points(clock: Stopwatch, words, group) -> list:
-    """py_ecc points from a device array of affine words: copy (transfer), then convert (host)."""
-    import cupy
-    from gpu import points
-
-    with clock.device("transfer"):
-        host = cupy.asnumpy(words)
-    with clock.host():
-        return points.words_to_points(host, group)
-
-
 def _msm_h(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.msm_h.msm_h_device(h (circuits, n - 1, 8) Montgomery, H bases) -> one G1 point per circuit."""
-    run_msm_h = _gpu_function("msm_h", "msm_h_device")
-    from gpu import device, field, limbs, points
-
-    hs = inputs["ntt_h"]
-    queries = _device_queries(problem, clock)
-    with clock.host():
-        host = limbs.ints_to_limbs([v for h in hs for v in h], limbs.FR, "ntt_h.h").reshape(len(hs), -1, limbs.FR.num_limbs)
-    with clock.device("transfer"):
-        h_device = field.limbs_to_device(host, limbs.FR)
-    with clock.device("phase"):
-        sums = run_msm_h(h_device, queries.h)
-    device.launch_check("msm_h (conformance)", sync=True)
-    return _download_points(clock, sums, points.G1_GROUP)
-
-
-def _batch_add(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.batch_add.batch_add(prep, device queries): the bitmaps (n/8 bytes) go up and the four sums
-    per circuit come back inside the call, so those small copies are part of the phase time."""
-    run_batch_add = _gpu_function("batch_add", "batch_add")
+    """gpu.msm_h.msm_h(h (circuits, n - 1, 8) Montgomery, H bases) -> one G1 point per circuit."""
+    run_msm_h = _gpu_function("msm_h", "msm_h")
     from gpu import device
 
     queries = _device_queries(problem, clock)
+    h = _fr_to_device(clock, inputs["ntt_h"], "ntt_h.h")
     with clock.device("phase"):
-        sums = run_batch_add(inputs["prep"], queries)
-    device.launch_check("batch_add (conformance)", sync=True)
-    return sums
+        sums = run_msm_h(h, queries.h)
+    device.launch_check("msm_h (conformance)", sync=True)
+    with clock.host():
+        return g1_from_device(sums)
 
 
-def _tail_msm(problem: Problem, inputs: dict, clock: Stopwatch):
-    """Per query: the tail points gathered on the device (DeviceBases.subset) and one MSM over every
-    circuit's tail scalars (MsmEngine.msm), as gpu.tail_msm.tail_query does, with the scalars'
-    conversion (host) and upload (transfer) timed apart from the MSM (phase)."""
-    _gpu_function("tail_msm", "tail_msm")  # PhaseNotImplemented until gpu/tail_msm.py exists
-    import cupy
-    import numpy as np
-    from gpu import device, points
-    from reference.keys import QuerySums
+def _query_phase(module: str):
+    """batch_add / tail_msm: gpu.<module>.<module>(prep's device splits, device queries) -> QuerySums per circuit."""
 
-    prep = inputs["prep"]
-    queries = _device_queries(problem, clock)
-    sums = {}
-    for query, split_name in (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b")):
-        split, bases = getattr(prep, split_name), getattr(queries, query)
-        with clock.host():
-            host = np.stack([points.scalars_to_limbs(list(s), f"prep.{split_name}.tail_scalars[{c}]") for c, s in enumerate(split.tail_scalars)])
+    def adapter(problem: Problem, inputs: dict, clock: Stopwatch):
+        run = _gpu_function(module, module)
+        from gpu import device
+
+        queries = _device_queries(problem, clock)
         with clock.device("transfer"):
-            scalars = cupy.asarray(host)
+            splits = prep_to_device(inputs["prep"])
         with clock.device("phase"):
-            words = bases.subset(list(split.tail_indices)).msm_engine().msm(scalars, montgomery=False)
-        device.launch_check(f"tail_msm {query} (conformance)", sync=True)
-        sums[query] = _download_points(clock, words, bases.group)
-    return [QuerySums(l=sums["l"][c], a=sums["a"][c], b_g1=sums["b_g1"][c], b_g2=sums["b_g2"][c]) for c in range(len(sums["l"]))]
+            sums = run(splits, queries)
+        device.launch_check(f"{module} (conformance)", sync=True)
+        with clock.host():
+            return query_sums_from_device(sums)
+
+    adapter.__doc__ = f"gpu.{module}.{module}(prep's device splits, device queries) -> QuerySums per circuit."
+    return adapter
 
 
 def _assemble(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.assemble.assemble(vk, h, batch, tail, r, s) per circuit: the GPU prover assembles on the
-    host (a few scalar multiplications), so this phase has no transfers."""
+    """gpu.assemble.assemble(vk, h, batch, tail, randomness) over every circuit, the MSM outputs uploaded first."""
     run_assemble = _gpu_function("assemble", "assemble")
-    vk = problem.vector.pk.vk
+    from gpu import device
+    from gpu.points import G1_GROUP, backend, points_to_words
+
+    with clock.device("transfer"):
+        h = backend().xp.asarray(points_to_words(list(inputs["msm_h"]), G1_GROUP))
+        batch, tail = query_sums_to_device(inputs["batch_add"]), query_sums_to_device(inputs["tail_msm"])
     with clock.device("phase"):
-        return [
-            run_assemble(vk, inputs["msm_h"][c], inputs["batch_add"][c], inputs["tail_msm"][c], w.r, w.s)
-            for c, w in enumerate(problem.vector.witnesses)
-        ]
+        proofs = run_assemble(problem.vector.pk.vk, h, batch, tail, [(w.r, w.s) for w in problem.vector.witnesses])
+    device.launch_check("assemble (conformance)", sync=True)
+    return proofs
 
 
 ADAPTERS = {
@@ -260,11 +314,45 @@ ADAPTERS = {
     "ntt_h": _ntt_h,
     "msm_h": _msm_h,
     "prep": _prep,
-    "batch_add": _batch_add,
-    "tail_msm": _tail_msm,
+    "batch_add": _query_phase("batch_add"),
+    "tail_msm": _query_phase("tail_msm"),
     "assemble": _assemble,
 }
 """phase -> adapter. gpu/ modules without an adapter here are reported 'not implemented'."""
+
+CAPTURED = {
+    "evaluate": lambda outputs: evaluations_from_device(*outputs),
+    "ntt_h": h_from_device,
+    "msm_h": g1_from_device,
+    "prep": prep_from_device,
+    "batch_add": query_sums_from_device,
+    "tail_msm": query_sums_from_device,
+    "assemble": list,
+}
+"""phase -> conversion of the device outputs gpu.prover's capture hook hands over into the reference's types."""
+ONE_CIRCUIT_AT_A_TIME = 1
+"""max_block of prover mode's odd-numbered runs: one circuit at a time through evaluate -> ntt_h -> msm_h (the
+memory plan's path for a device too full for more); the even-numbered runs take the plan's block."""
+
+
+class PhaseCapturer:
+    """gpu.prover's capture hook for prover mode: converts each phase's device outputs at the boundary (downloads
+    only; nothing is allocated on the device) and keeps them per phase in circuit order."""
+
+    def __init__(self):
+        self._parts: dict[str, list] = {}
+
+    def __call__(self, phase: str, first_circuit: int, outputs) -> None:
+        self._parts.setdefault(phase, []).append((first_circuit, CAPTURED[phase](outputs)))
+
+    def outputs(self) -> dict:
+        """{phase: output in reference types}: per-circuit lists joined in circuit order; prep as it came."""
+        joined = {}
+        for phase, parts in self._parts.items():
+            parts = sorted(parts, key=lambda part: part[0])
+            joined[phase] = parts[0][1] if phase == "prep" else [x for _, block in parts for x in block]
+        return joined
+
 
 GPU_MODULES = {
     "evaluate": "evaluate",
@@ -340,3 +428,29 @@ class GpuBackend(Backend):
             host_seconds=clock.stage_seconds("host"),
             setup_seconds=clock.stage_seconds("setup"),
         )
+
+    def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
+        """gpu.multi.prove_multi, the entry point of `python -m gpu prove`, on this backend's device with every
+        circuit of the vector in one call, each phase's output captured at its boundary (PhaseCapturer). Runs
+        with an odd ``run_index`` put one circuit at a time through evaluate -> ntt_h -> msm_h."""
+        from gpu import device
+        from gpu.multi import prove_multi
+
+        vector = problem.vector
+        capturer = PhaseCapturer()
+        single = run_index % 2 == 1
+        label = "one circuit at a time" if single else ""
+        with self._on_device():
+            import cupy
+
+            on_device = cupy.cuda.Device().id
+            try:
+                run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=[on_device],
+                                  convention=vector.convention, capture=capturer,
+                                  max_block=ONE_CIRCUIT_AT_A_TIME if single else None)
+                device.launch_check("prover (conformance)", sync=True)
+            except Exception as exc:  # the runner reports it on the first phase not captured
+                return ProverRun(outputs=capturer.outputs(), timing=CUDA_EVENTS, label=label, error=exc)
+        ms = run.runs[0].ms
+        return ProverRun(outputs=capturer.outputs(), seconds={p: ms[p] / MS_PER_S for p in ms}, timing=CUDA_EVENTS,
+                         label=label)

@@ -12,8 +12,11 @@ from reference.ntt_h import ntt_h
 from reference.prep import prep
 from reference.tail_msm import tail_msm
 
+from reference.prover import PHASES
+from reference.prover import prove as reference_prove
+
 from ..phases import Problem
-from .base import Backend
+from .base import Backend, ProverRun
 
 
 def _evaluate(problem: Problem, inputs: dict):
@@ -77,3 +80,9 @@ class ReferenceBackend(Backend):
 
     def compute(self, phase: str, problem: Problem, inputs: dict):
         return reference_phase(phase, problem, inputs)
+
+    def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
+        """reference.prover.prove on the vector: the end-to-end reference."""
+        vector = problem.vector
+        outputs, seconds = reference_prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention)
+        return ProverRun(outputs={p: getattr(outputs, p) for p in PHASES}, seconds=dict(seconds))

@@ -6,7 +6,7 @@
 //     tests compare with py_ecc;
 //   * emu_<kernel>(threads, args)  every kernel body of EC_KERNEL_FILE run for thread indices
 //     0 .. threads-1 in order, args laid out as cuLaunchKernel takes them (args[k] points at
-//     parameter k). tests/native/ec_fake_cupy.py calls these in place of a GPU launch, so that the
+//     parameter k). tests/native/ec_host.py (emulation_backend) calls these in place of a GPU launch, so that the
 //     Python drivers in gpu/ run unchanged against the very same kernel code.
 #define EC_HOST_EMULATION 1
 #include EC_KERNEL_FILE

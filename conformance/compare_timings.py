@@ -1,0 +1,313 @@
+"""``python -m conformance compare BASELINE NEW``: is NEW slower than BASELINE, phase by phase, beyond noise?
+
+Noise rule (stated once here; docs/PERFORMANCE.md cites it). For each (case, backend, phase) timed in both runs:
+
+    noise  = max(baseline spread, new spread, TIMER_RESOLUTION_S)        spread = max - min of the timed runs
+    diff   = new median - baseline median
+    slower        diff >  noise
+    faster        diff < -noise
+    within noise  |diff| <= noise       (never a regression, whatever the percentage)
+    not judged    either side has fewer than MIN_TIMED_RUNS timed runs (a spread from fewer says nothing)
+
+``beyond_noise_pct`` = (|diff| - noise) / baseline median * 100 for slower/faster entries, else 0. With
+``--max-slowdown PCT`` the comparison fails (exit 1) when any entry is slower with beyond_noise_pct > PCT.
+
+Runs are comparable when they come from the same tool on the same machine model (GPU model, or CPU model for
+CPU-only runs) and time the same cases with the same shapes and the same (backend, phase) entries; otherwise
+``compare`` refuses them (InvalidInputError 'mismatch', exit 2) unless asked to compare the common entries anyway.
+Other environment differences (driver, CUDA, CuPy, clocks, commit) are listed, not refused: they are often what
+is being compared.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reference.errors import InvalidInputError
+
+from .timing import Stats, entry_key, load_timings, machine_label
+
+SCHEMA_NAME = "groth16-timing-comparison"
+SCHEMA_VERSION = 1
+MIN_TIMED_RUNS = 3
+"""Timed runs (after warm-up) each side needs for a verdict: the spread of one or two runs is no noise estimate."""
+TIMER_RESOLUTION_S = 1e-6
+"""The smallest difference called real: CUDA events resolve about 0.5 microseconds, perf_counter better."""
+SLOWER, FASTER, WITHIN_NOISE, NOT_JUDGED = "slower", "faster", "within noise", "not judged"
+VERDICTS = (SLOWER, FASTER, WITHIN_NOISE, NOT_JUDGED)
+COMPARED_ENVIRONMENT = ("commit", "date", "python", "cpu")
+COMPARED_GPU = ("driver", "cuda_driver_api", "cuda_runtime", "cupy", "clocks_mhz", "pstate")
+"""Environment facts whose differences are listed (not refused)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One (case, backend, phase) timed in both runs, and the verdict."""
+
+    case: str
+    backend: str
+    phase: str
+    kind: str
+    baseline: Stats
+    new: Stats
+
+    @property
+    def judged(self) -> bool:
+        return len(self.baseline.runs) >= MIN_TIMED_RUNS and len(self.new.runs) >= MIN_TIMED_RUNS
+
+    @property
+    def noise(self) -> float:
+        return max(self.baseline.spread, self.new.spread, TIMER_RESOLUTION_S)
+
+    @property
+    def diff(self) -> float:
+        return self.new.median - self.baseline.median
+
+    @property
+    def change_pct(self) -> float | None:
+        return self.diff / self.baseline.median * 100 if self.baseline.median > 0 else None
+
+    @property
+    def verdict(self) -> str:
+        if not self.judged:
+            return NOT_JUDGED
+        if self.diff > self.noise:
+            return SLOWER
+        if self.diff < -self.noise:
+            return FASTER
+        return WITHIN_NOISE
+
+    @property
+    def beyond_noise_pct(self) -> float:
+        """How far past the noise the difference goes, in % of the baseline median (0 within noise)."""
+        if self.verdict not in (SLOWER, FASTER) or self.baseline.median <= 0:
+            return 0.0
+        return (abs(self.diff) - self.noise) / self.baseline.median * 100
+
+    def fails(self, max_slowdown_pct: float | None) -> bool:
+        return max_slowdown_pct is not None and self.verdict == SLOWER and self.beyond_noise_pct > max_slowdown_pct
+
+
+@dataclass
+class Comparison:
+    baseline_path: str
+    new_path: str
+    baseline: dict
+    new: dict
+    rows: list[Row]
+    only_in_baseline: list[tuple]
+    only_in_new: list[tuple]
+    mismatches: list[str]
+    environment_differences: list[str]
+    max_slowdown_pct: float | None = None
+
+    @property
+    def failing(self) -> list[Row]:
+        return [r for r in self.rows if r.fails(self.max_slowdown_pct)]
+
+    @property
+    def result(self) -> str:
+        """'fail' (a gate was set and an entry is slower beyond it), 'pass' (gate set, none is), 'report' (no gate)."""
+        if self.max_slowdown_pct is None:
+            return "report"
+        return "fail" if self.failing else "pass"
+
+
+def _shapes(doc: dict) -> dict[str, dict]:
+    return {e["case"]: e["shape"] for e in doc["entries"]}
+
+
+def mismatches(baseline: dict, new: dict) -> list[str]:
+    """Why the two runs cannot be compared as they are (empty when they can)."""
+    problems = []
+    if baseline["tool"] != new["tool"]:
+        problems.append(f"tool: baseline {baseline['tool']!r}, new {new['tool']!r}")
+    machine_b, machine_n = machine_label(baseline["environment"]), machine_label(new["environment"])
+    if machine_b != machine_n:
+        problems.append(f"machine: baseline {machine_b}, new {machine_n}")
+    shapes_b, shapes_n = _shapes(baseline), _shapes(new)
+    if set(shapes_b) != set(shapes_n):
+        gone, added = sorted(set(shapes_b) - set(shapes_n)), sorted(set(shapes_n) - set(shapes_b))
+        problems.append("cases: " + "; ".join(part for part in (
+            f"only in baseline: {', '.join(gone)}" if gone else "", f"only in new: {', '.join(added)}" if added else "") if part))
+    for case in sorted(set(shapes_b) & set(shapes_n)):
+        if shapes_b[case] != shapes_n[case]:
+            problems.append(f"shape of {case}: baseline {shapes_b[case]}, new {shapes_n[case]}")
+    keys_b = {entry_key(e) for e in baseline["entries"]}
+    keys_n = {entry_key(e) for e in new["entries"]}
+    common_cases = set(shapes_b) & set(shapes_n)
+    differing = sorted(k for k in keys_b ^ keys_n if k[0] in common_cases)
+    if differing:
+        problems.append(f"timed phases: {len(differing)} (case, backend, phase) entries are in one run only, e.g. "
+                        + ", ".join("/".join(k) for k in differing[:3]))
+    return problems
+
+
+def _environment_differences(baseline: dict, new: dict) -> list[str]:
+    env_b, env_n = baseline["environment"], new["environment"]
+    lines = [f"{key}: {env_b.get(key)} -> {env_n.get(key)}" for key in COMPARED_ENVIRONMENT if env_b.get(key) != env_n.get(key)]
+    gpu_b, gpu_n = env_b.get("gpu") or {}, env_n.get("gpu") or {}
+    lines += [f"gpu {key}: {gpu_b.get(key)} -> {gpu_n.get(key)}" for key in COMPARED_GPU if gpu_b.get(key) != gpu_n.get(key)]
+    return lines
+
+
+def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
+                      baseline_path: str = "baseline", new_path: str = "new") -> Comparison:
+    """The comparison of two validated timing records (timing.check_timing_document). Raises
+    InvalidInputError('mismatch', ...) when they are not comparable and allow_mismatch is False."""
+    if max_slowdown_pct is not None and not (max_slowdown_pct >= 0):
+        raise InvalidInputError("--max-slowdown", f"must be a percentage >= 0, got {max_slowdown_pct}")
+    problems = mismatches(baseline, new)
+    if problems and not allow_mismatch:
+        raise InvalidInputError("mismatch", "the runs are not comparable: " + "; ".join(problems)
+                                + " (--allow-mismatch compares the common entries anyway)")
+    by_key_n = {entry_key(e): e for e in new["entries"]}
+    rows = [Row(*entry_key(e), e["kind"], e["stats"], by_key_n[entry_key(e)]["stats"])
+            for e in baseline["entries"] if entry_key(e) in by_key_n]
+    if not rows:
+        raise InvalidInputError("mismatch", "the runs have no (case, backend, phase) entry in common")
+    keys_b = {entry_key(e) for e in baseline["entries"]}
+    comparison = Comparison(
+        baseline_path, new_path, baseline, new, rows,
+        only_in_baseline=sorted(keys_b - set(by_key_n)), only_in_new=sorted(set(by_key_n) - keys_b),
+        mismatches=problems, environment_differences=_environment_differences(baseline, new),
+        max_slowdown_pct=max_slowdown_pct,
+    )
+    if max_slowdown_pct is not None and not any(r.judged for r in rows):
+        raise InvalidInputError("--max-slowdown", f"no entry has {MIN_TIMED_RUNS} or more timed runs on both sides, so "
+                                "nothing can be judged; record both runs with more repeats (e.g. --repeat 6)")
+    return comparison
+
+
+def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slowdown_pct: float | None = None) -> Comparison:
+    return compare_documents(load_timings(baseline_path), load_timings(new_path), allow_mismatch, max_slowdown_pct,
+                             str(baseline_path), str(new_path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Output: table rows, terminal text, Markdown, JSON
+# ---------------------------------------------------------------------------------------------
+
+
+def seconds_text(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.3f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def _signed_pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1f}%"
+
+
+HEADER = ["case", "backend", "phase", "baseline median (spread, runs)", "new median (spread, runs)", "change",
+          "beyond noise", "verdict"]
+
+
+def table_rows(comparison: Comparison) -> list[list[str]]:
+    out = []
+    for r in comparison.rows:
+        verdict = r.verdict + (" FAIL" if r.fails(comparison.max_slowdown_pct) else "")
+        out.append([r.case, r.backend, r.phase,
+                    f"{seconds_text(r.baseline.median)} (±{seconds_text(r.baseline.spread)}, {len(r.baseline.runs)})",
+                    f"{seconds_text(r.new.median)} (±{seconds_text(r.new.spread)}, {len(r.new.runs)})",
+                    _signed_pct(r.change_pct), f"{r.beyond_noise_pct:.1f}%" if r.verdict in (SLOWER, FASTER) else "-",
+                    verdict])
+    return out
+
+
+def summary_lines(comparison: Comparison) -> list[str]:
+    counts = {v: sum(1 for r in comparison.rows if r.verdict == v) for v in VERDICTS}
+    lines = ["; ".join(f"{v}: {n}" for v, n in counts.items() if n)]
+    if counts[NOT_JUDGED]:
+        lines.append(f"not judged: fewer than {MIN_TIMED_RUNS} timed runs on one side (record with more repeats)")
+    if comparison.mismatches:
+        lines.append("compared despite: " + "; ".join(comparison.mismatches))
+    if comparison.environment_differences:
+        lines.append("environment differences: " + "; ".join(comparison.environment_differences))
+    if comparison.max_slowdown_pct is not None:
+        failing = comparison.failing
+        judged = sum(1 for r in comparison.rows if r.judged)
+        if failing:
+            names = ", ".join(f"{r.case}/{r.backend}/{r.phase} (+{r.beyond_noise_pct:.1f}%)" for r in failing)
+            lines.append(f"result: FAIL: slower by more than {comparison.max_slowdown_pct:g}% beyond noise: {names}")
+        else:
+            lines.append(f"result: PASS: none of the {judged} judged entries is slower by more than "
+                         f"{comparison.max_slowdown_pct:g}% beyond noise" + (f"; {counts[NOT_JUDGED]} not judged" if counts[NOT_JUDGED] else ""))
+    return lines
+
+
+def _aligned(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def _run_label(doc: dict, path: str) -> str:
+    env = doc["environment"]
+    return f"{path}: {doc['tool']}, {machine_label(env)}, commit {env.get('commit')}, {env.get('date')}"
+
+
+def terminal_text(comparison: Comparison) -> str:
+    parts = [f"baseline  {_run_label(comparison.baseline, comparison.baseline_path)}",
+             f"new       {_run_label(comparison.new, comparison.new_path)}", "",
+             _aligned(HEADER, table_rows(comparison)), "", *summary_lines(comparison)]
+    return "\n".join(parts) + "\n"
+
+
+NOISE_RULE = (f"A difference within noise = max(baseline spread, new spread, {TIMER_RESOLUTION_S * 1e6:g} us) is never "
+              f"called slower or faster; spread = max - min of the timed runs (warm-up excluded); entries with fewer than "
+              f"{MIN_TIMED_RUNS} timed runs on a side are not judged.")
+
+
+def markdown_text(comparison: Comparison, chart_name: str | None, chart_note: str | None) -> str:
+    escape = lambda cell: str(cell).replace("|", "\\|")
+    lines = ["# Timing comparison: " + {"report": "report only (no --max-slowdown)", "pass": "PASS", "fail": "FAIL"}[comparison.result],
+             "", f"* baseline: {_run_label(comparison.baseline, comparison.baseline_path)}",
+             f"* new: {_run_label(comparison.new, comparison.new_path)}", f"* noise rule: {NOISE_RULE}", ""]
+    lines += [f"* {line}" for line in summary_lines(comparison)] + [""]
+    lines += [f"![waterfall: baseline to new, phase by phase]({chart_name})" if chart_name else f"Chart: {chart_note}", ""]
+    lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in table_rows(comparison)]
+    return "\n".join(lines) + "\n"
+
+
+def _stats_json(s: Stats) -> dict:
+    return {"median": s.median, "spread": s.spread, "min": s.min, "max": s.max, "timed_runs": len(s.runs)}
+
+
+def comparison_json(comparison: Comparison, chart_name: str | None = None, chart_note: str | None = None) -> dict:
+    def run(doc, path):
+        env = doc["environment"]
+        return {"path": path, "tool": doc["tool"], "machine": machine_label(env), "commit": env.get("commit"), "date": env.get("date")}
+
+    return {
+        "schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION,
+        "baseline": run(comparison.baseline, comparison.baseline_path), "new": run(comparison.new, comparison.new_path),
+        "noise_rule": NOISE_RULE, "min_timed_runs": MIN_TIMED_RUNS, "max_slowdown_pct": comparison.max_slowdown_pct,
+        "result": comparison.result, "mismatches": comparison.mismatches,
+        "environment_differences": comparison.environment_differences,
+        "only_in_baseline": ["/".join(k) for k in comparison.only_in_baseline],
+        "only_in_new": ["/".join(k) for k in comparison.only_in_new],
+        "chart": chart_name, "chart_note": chart_note,
+        "rows": [{"case": r.case, "backend": r.backend, "phase": r.phase, "kind": r.kind,
+                  "baseline": _stats_json(r.baseline), "new": _stats_json(r.new), "noise": r.noise, "diff": r.diff,
+                  "change_pct": r.change_pct, "beyond_noise_pct": r.beyond_noise_pct, "verdict": r.verdict,
+                  "fails_gate": r.fails(comparison.max_slowdown_pct)} for r in comparison.rows],
+    }
+
+
+def write_comparison_report(comparison: Comparison, folder: Path) -> list[Path]:
+    """comparison.json, comparison.md and (with matplotlib) waterfall.png into ``folder``; the files written."""
+    import json
+
+    from .chart import write_waterfall
+
+    folder.mkdir(parents=True, exist_ok=True)
+    chart = folder / "waterfall.png"
+    note = write_waterfall(comparison, chart)
+    chart_name = None if note else chart.name
+    (folder / "comparison.json").write_text(json.dumps(comparison_json(comparison, chart_name, note), indent=1) + "\n")
+    (folder / "comparison.md").write_text(markdown_text(comparison, chart_name, note))
+    return [folder / name for name in ("comparison.json", "comparison.md", "waterfall.png") if (folder / name).exists()]

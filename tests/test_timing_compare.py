@@ -1,0 +1,319 @@
+"""Timing records (conformance/timing.py) and ``python -m conformance compare`` (conformance/compare_timings.py) on
+synthetic timing files: statistics against hand-computed values, the noise rule, real regressions, runs that are not
+comparable refused, --max-slowdown exit codes, and malformed files refused with 'error: <field>: <problem>'."""
+import json
+import statistics
+
+import pytest
+
+from conformance.__main__ import main
+from conformance.compare_timings import (FASTER, MIN_TIMED_RUNS, NOT_JUDGED, SLOWER, WITHIN_NOISE, compare_documents,
+                                         compare_files)
+from conformance.timing import Stats, check_timing_document, entry, load_timings, stats_after_warmup, timing_document
+from reference.cli import run_main
+from reference.errors import InvalidInputError
+
+H200 = {"date": "2026-12-03T00:00:00+00:00", "commit": "abc", "python": "3.12.3", "cpu": "x86", "gpu": {"name": "NVIDIA H200", "driver": "580.159.04"}}
+SHAPE = {"log_n": 10, "circuits": 2, "mode": "isolated"}
+PHASES = ("evaluate", "ntt_h", "msm_h")
+
+
+def record(runs_by_phase: dict, env=H200, shape=SHAPE, case="porep-log10", tool="conformance run", warmup=1) -> dict:
+    entries = [entry(case, "gpu", phase, Stats(tuple(runs), warmup), shape=shape) for phase, runs in runs_by_phase.items()]
+    return timing_document(tool, "synthetic", entries, env)
+
+
+def write(tmp_path, name, doc) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def steady(median: float, spread: float) -> list[float]:
+    """Five runs with the given median and spread (max - min)."""
+    return [median - spread / 2, median - spread / 4, median, median + spread / 4, median + spread / 2]
+
+
+BASE = {"evaluate": steady(0.010, 0.001), "ntt_h": steady(0.100, 0.004), "msm_h": steady(0.500, 0.010)}
+
+
+def test_stats_are_the_median_min_max_and_range_of_the_timed_runs():
+    runs = [0.31, 0.12, 0.2, 0.18]
+    s = Stats(tuple(runs))
+    assert (s.median, s.min, s.max) == (statistics.median(runs), 0.12, 0.31)
+    assert s.spread == pytest.approx(0.19)
+    first_compiles = stats_after_warmup([5.0, 0.2, 0.1, 0.3])
+    assert first_compiles.runs == (0.2, 0.1, 0.3) and first_compiles.warmup_runs == 1 and first_compiles.median == 0.2
+    assert stats_after_warmup([0.4]).runs == (0.4,)
+    doc = record({"evaluate": runs})
+    e = doc["entries"][0]
+    assert (e["median"], e["min"], e["max"]) == (s.median, s.min, s.max) and e["runs"] == runs
+
+
+def test_identical_runs_are_within_noise_and_pass_any_gate():
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(BASE), "n"), max_slowdown_pct=0)
+    assert [r.verdict for r in c.rows] == [WITHIN_NOISE] * 3
+    assert all(r.change_pct == 0 for r in c.rows) and c.result == "pass"
+
+
+def test_a_difference_smaller_than_the_spread_is_never_a_regression():
+    """ntt_h 3% slower (3 ms) but its runs spread over 4 ms: within noise, even with a 0% gate."""
+    new = dict(BASE, ntt_h=steady(0.103, 0.004))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"), max_slowdown_pct=0)
+    row = next(r for r in c.rows if r.phase == "ntt_h")
+    assert row.change_pct == pytest.approx(3.0) and row.verdict == WITHIN_NOISE and row.beyond_noise_pct == 0
+    assert c.result == "pass"
+
+
+def test_the_larger_spread_of_the_two_runs_is_the_noise():
+    """A new run that got noisier (spread 20 ms) cannot be called slower by 15 ms."""
+    new = dict(BASE, msm_h=steady(0.515, 0.020))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"))
+    row = next(r for r in c.rows if r.phase == "msm_h")
+    assert row.noise == pytest.approx(0.020) and row.verdict == WITHIN_NOISE
+
+
+def test_a_real_regression_is_named_with_its_change_beyond_noise(tmp_path, capsys):
+    """msm_h 600 ms instead of 500 (spread 10 ms): 20% slower, 18% beyond noise; the other phases within noise."""
+    new = dict(BASE, msm_h=steady(0.600, 0.010))
+    base_path, new_path = write(tmp_path, "base.json", record(BASE)), write(tmp_path, "new.json", record(new))
+    c = compare_files(base_path, new_path, max_slowdown_pct=10)
+    verdicts = {r.phase: r.verdict for r in c.rows}
+    assert verdicts == {"evaluate": WITHIN_NOISE, "ntt_h": WITHIN_NOISE, "msm_h": SLOWER}
+    row = next(r for r in c.rows if r.phase == "msm_h")
+    assert row.change_pct == pytest.approx(20.0) and row.beyond_noise_pct == pytest.approx(18.0)
+    assert [r.phase for r in c.failing] == ["msm_h"]
+    assert main(["compare", base_path, new_path, "--max-slowdown", "10"]) == 1
+    out = capsys.readouterr().out
+    assert "result: FAIL" in out and "porep-log10/gpu/msm_h (+18.0%)" in out
+    assert main(["compare", base_path, new_path, "--max-slowdown", "18.5"]) == 0  # 18% beyond noise is within 18.5%
+    assert "result: PASS" in capsys.readouterr().out
+    assert main(["compare", base_path, new_path]) == 0  # no gate: a report only
+
+
+def test_faster_is_named_and_never_fails_the_gate(tmp_path):
+    new = dict(BASE, ntt_h=steady(0.050, 0.004))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"), max_slowdown_pct=0)
+    assert {r.phase: r.verdict for r in c.rows}["ntt_h"] == FASTER and c.result == "pass"
+
+
+def test_too_few_runs_are_not_judged_and_a_gate_that_judges_nothing_is_an_error(tmp_path, capsys):
+    one_run = {p: [runs[2]] for p, runs in BASE.items()}
+    slower = {p: [runs[2] * 2] for p, runs in BASE.items()}
+    c = compare_documents(check_timing_document(record(one_run), "b"), check_timing_document(record(slower), "n"))
+    assert {r.verdict for r in c.rows} == {NOT_JUDGED} and c.result == "report"
+    base_path, new_path = write(tmp_path, "b.json", record(one_run)), write(tmp_path, "n.json", record(slower))
+    assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
+    assert capsys.readouterr().err.startswith("error: --max-slowdown: no entry has 3 or more timed runs")
+    assert MIN_TIMED_RUNS == 3
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (dict(env=dict(H200, gpu=dict(H200["gpu"], name="NVIDIA H100 80GB HBM3"))), "machine: baseline GPU NVIDIA H200, new GPU NVIDIA H100"),
+        (dict(env=dict(H200, gpu=None)), "machine: baseline GPU NVIDIA H200, new CPU x86"),
+        (dict(shape=dict(SHAPE, log_n=12)), "shape of porep-log10"),
+        (dict(shape=dict(SHAPE, circuits=10)), "shape of porep-log10"),
+        (dict(case="porep-log12"), "cases: only in baseline: porep-log10; only in new: porep-log12"),
+        (dict(tool="gpu prove"), "tool: baseline 'conformance run', new 'gpu prove'"),
+    ],
+)
+def test_runs_that_are_not_comparable_are_refused_unless_asked(tmp_path, capsys, change, named):
+    base_path = write(tmp_path, "b.json", record(BASE))
+    new_path = write(tmp_path, "n.json", record(BASE, **change))
+    assert run_main(main, ["compare", base_path, new_path]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: mismatch: the runs are not comparable") and named in err
+    if "case" not in change:  # the same entries exist: --allow-mismatch compares them, saying what differs
+        assert run_main(main, ["compare", base_path, new_path, "--allow-mismatch"]) == 0
+        assert "compared despite: " in capsys.readouterr().out
+
+
+def test_a_phase_timed_in_one_run_only_is_a_mismatch():
+    fewer = {p: r for p, r in BASE.items() if p != "msm_h"}
+    with pytest.raises(InvalidInputError, match="timed phases: 1 .* porep-log10/gpu/msm_h"):
+        compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(fewer), "n"))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(fewer), "n"), allow_mismatch=True)
+    assert [r.phase for r in c.rows] == ["evaluate", "ntt_h"] and c.only_in_baseline == [("porep-log10", "gpu", "msm_h")]
+
+
+def test_other_driver_and_commit_are_listed_not_refused():
+    newer = dict(H200, commit="def", gpu=dict(H200["gpu"], driver="590.1"))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(BASE, env=newer), "n"))
+    assert "commit: abc -> def" in c.environment_differences and "gpu driver: 580.159.04 -> 590.1" in c.environment_differences
+
+
+def _broken(mutate):
+    doc = json.loads(json.dumps(record(BASE)))
+    mutate(doc)
+    return doc
+
+
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ("not json", "is not valid JSON"),
+        ({"something": 1}, "holds no timing record"),
+        (_broken(lambda d: d.update(schema_version=2)), "schema_version: expected 1"),
+        (_broken(lambda d: d.update(entries=[])), "entries: no timed phase"),
+        (_broken(lambda d: d["entries"][0].update(runs=[])), "entries[0].runs: expected a non-empty list"),
+        (_broken(lambda d: d["entries"][0]["runs"].__setitem__(0, -1.0)), "entries[0].runs[0]: expected a non-negative number"),
+        (_broken(lambda d: d["entries"][0]["runs"].__setitem__(0, "fast")), "entries[0].runs[0]: expected a non-negative number"),
+        (_broken(lambda d: d["entries"][0].update(median=123.0)), "entries[0].median: is 123.0 but the runs give"),
+        (_broken(lambda d: d["entries"][0].update(kind="gpu")), "entries[0].kind: expected one of"),
+        (_broken(lambda d: d["entries"].append(d["entries"][0])), "porep-log10/gpu/evaluate appears more than once"),
+        (_broken(lambda d: d["entries"][0].pop("shape")), "entries[0].shape: expected an object"),
+        ({"timings": {"schema": "groth16-timings"}}, "schema_version"),
+    ],
+)
+def test_malformed_timing_files_are_refused_naming_the_field(tmp_path, capsys, doc, message):
+    path = tmp_path / "bad.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    good = write(tmp_path, "good.json", record(BASE))
+    assert run_main(main, ["compare", good, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+    with pytest.raises(InvalidInputError):
+        load_timings(path)
+
+
+def test_missing_file_and_negative_gate_are_bad_input(tmp_path, capsys):
+    good = write(tmp_path, "good.json", record(BASE))
+    assert run_main(main, ["compare", good, str(tmp_path / "none.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert run_main(main, ["compare", good, good, "--max-slowdown", "-1"]) == 2
+    assert "--max-slowdown: must be a percentage >= 0" in capsys.readouterr().err
+
+
+def test_timings_embedded_in_another_document_are_read(tmp_path):
+    """report.json and bench JSON carry the record under "timings"."""
+    path = write(tmp_path, "report.json", {"schema": "groth16-conformance-report", "timings": record(BASE)})
+    assert len(load_timings(path)["entries"]) == 3
+
+
+def test_report_files_are_written(tmp_path, capsys):
+    new = dict(BASE, msm_h=steady(0.600, 0.010))
+    base_path, new_path = write(tmp_path, "b.json", record(BASE)), write(tmp_path, "n.json", record(new))
+    assert main(["compare", base_path, new_path, "--max-slowdown", "5", "--report", str(tmp_path / "cmp")]) == 1
+    document = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
+    assert document["result"] == "fail" and [r["verdict"] for r in document["rows"]] == [WITHIN_NOISE, WITHIN_NOISE, SLOWER]
+    assert [r["fails_gate"] for r in document["rows"]] == [False, False, True]
+    markdown = (tmp_path / "cmp" / "comparison.md").read_text()
+    assert markdown.startswith("# Timing comparison: FAIL") and "| porep-log10 | gpu | msm_h |" in markdown
+
+
+# ---------------------------------------------------------------------------------------------
+# The conformance run's record
+
+
+def test_conformance_report_carries_every_run_and_compare_reads_it(tmp_path, capsys):
+    """A backend that is not deterministic by construction runs each phase --repeat times: every run's seconds are
+    in report.json, the timing record keeps the runs after the first (its warm-up); the reference runs once."""
+    from conformance.backends.base import PhaseRun
+    from conformance.backends.reference import ReferenceBackend
+    from conformance.loading import load_cached
+    from conformance.phases import Problem
+    from conformance.runner import check_vector
+    from conformance.timing import conformance_timings
+    from vectors.bundled import DATA_DIR
+
+    scripted = iter([9.0, 0.4, 0.2, 0.3])
+
+    class Repeated(ReferenceBackend):
+        name, deterministic = "repeated", False
+
+        def run_phase(self, phase, problem, inputs):
+            return PhaseRun(output=super().run_phase(phase, problem, inputs).output, seconds=next(scripted))
+
+    vector = load_cached(DATA_DIR / "porep-log04.json")
+    result = check_vector(Problem.from_vector(vector), [ReferenceBackend(), Repeated()], phases=("evaluate",), repeat=4)
+    outcome = result.phases[0].backends["repeated"]
+    assert outcome.status == "pass" and outcome.run_seconds == [9.0, 0.4, 0.2, 0.3] and outcome.seconds == 0.2
+    document = {"command": "test", "mode": "isolated", "vectors": [{
+        "id": vector.id, "log_n": vector.r1cs.log_n, "circuits": len(vector.circuits),
+        "phases": [{"phase": "evaluate", "backends": {n: r.as_json() for n, r in result.phases[0].backends.items()}}]}]}
+    timings = conformance_timings(document, H200)
+    by_backend = {e["backend"]: e for e in timings["entries"]}
+    assert by_backend["repeated"]["runs"] == [0.4, 0.2, 0.3] and by_backend["repeated"]["warmup_runs"] == 1
+    assert by_backend["repeated"]["median"] == 0.3 and by_backend["repeated"]["spread"] == pytest.approx(0.2)
+    assert len(by_backend["reference"]["runs"]) == 1
+    assert by_backend["reference"]["shape"] == {"log_n": vector.r1cs.log_n, "circuits": len(vector.circuits), "mode": "isolated"}
+
+
+def test_conformance_run_writes_a_timing_record_that_compares_with_itself(tmp_path, capsys):
+    from vectors.bundled import DATA_DIR
+
+    report = tmp_path / "run"
+    assert main(["run", str(DATA_DIR / "porep-log04.json"), "--backends", "reference", "--phases", "evaluate,ntt_h",
+                 "--report", str(report), "--quiet"]) == 0
+    timings = load_timings(report / "report.json")
+    assert [(e["backend"], e["phase"]) for e in timings["entries"]] == [("reference", "evaluate"), ("reference", "ntt_h")]
+    assert timings["environment"]["gpu"] is None and timings["environment"]["python"]
+    assert "## Timing statistics" in (report / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["compare", str(report / "report.json"), str(report / "report.json")]) == 0
+    assert "not judged: 2" in capsys.readouterr().out  # one reference run each: no noise estimate, no verdict
+
+
+# ---------------------------------------------------------------------------------------------
+# The waterfall
+
+
+def _colour_present(path, hex_colour: str) -> bool:
+    from matplotlib import image
+
+    pixels = (image.imread(str(path), format="png")[:, :, :3] * 255).round().astype("uint8")
+    rgb = [int(hex_colour[k : k + 2], 16) for k in (1, 3, 5)]
+    return bool((pixels == rgb).all(axis=2).any())
+
+
+def test_waterfall_is_a_png_with_a_red_bar_for_the_slower_phase_only(tmp_path):
+    pytest.importorskip("matplotlib", reason="the report extra (matplotlib) is part of the test extra")
+    from matplotlib import image
+
+    from conformance.chart import DPI, LEGEND_HEIGHT, TOTAL_COLOUR, VERDICT_COLOURS, draw_waterfall, waterfall_panels
+
+    new = dict(BASE, msm_h=steady(0.600, 0.010))
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"))
+    panels = waterfall_panels(c)
+    assert panels == [("porep-log10 [gpu]", [(p, c.rows[k].baseline.median, c.rows[k].new.median, c.rows[k].verdict)
+                                              for k, p in enumerate(PHASES)])]
+    path = tmp_path / "waterfall.png"
+    draw_waterfall(panels, path, "test")
+    height, width = image.imread(str(path), format="png").shape[:2]
+    assert (height, width) == (round((3.4 + LEGEND_HEIGHT) * DPI), round(8.0 * DPI))
+    assert _colour_present(path, TOTAL_COLOUR) and _colour_present(path, VERDICT_COLOURS[SLOWER])
+    faster = compare_documents(check_timing_document(record(BASE), "b"),
+                               check_timing_document(record(dict(BASE, msm_h=steady(0.400, 0.010))), "n"))
+    draw_waterfall(waterfall_panels(faster), path, "test")
+    assert _colour_present(path, VERDICT_COLOURS[FASTER])
+
+
+def test_waterfall_of_many_cases_has_one_panel_per_backend_summed_over_the_cases():
+    from conformance.chart import MAX_WATERFALL_PANELS, waterfall_panels
+
+    cases = [f"porep-log{k:02d}" for k in range(MAX_WATERFALL_PANELS + 1)]
+
+    def many(scale_msm):
+        entries = [entry(case, "gpu", phase, Stats(tuple(r * (scale_msm if phase == "msm_h" else 1) for r in runs), 1), shape=SHAPE)
+                   for case in cases for phase, runs in BASE.items()]
+        return check_timing_document(timing_document("conformance run", "x", entries, H200), "t")
+
+    c = compare_documents(many(1.0), many(1.2))
+    [(title, bars)] = waterfall_panels(c)
+    assert title == f"gpu, sum over {len(cases)} cases"
+    by_phase = {phase: (base, new, verdict) for phase, base, new, verdict in bars}
+    assert by_phase["msm_h"][0] == pytest.approx(0.5 * len(cases)) and by_phase["msm_h"][1] == pytest.approx(0.6 * len(cases))
+    assert by_phase["msm_h"][2] == SLOWER and by_phase["ntt_h"][2] == WITHIN_NOISE
+
+
+def test_without_matplotlib_compare_writes_markdown_and_json_and_says_so(tmp_path, monkeypatch, capsys):
+    import conformance.chart
+
+    monkeypatch.setattr(conformance.chart, "matplotlib_available", lambda: False)
+    path = write(tmp_path, "b.json", record(BASE))
+    assert main(["compare", path, path, "--report", str(tmp_path / "cmp")]) == 0
+    assert sorted(p.name for p in (tmp_path / "cmp").iterdir()) == ["comparison.json", "comparison.md"]
+    assert "no waterfall: matplotlib is not installed" in capsys.readouterr().err
+    assert "Chart: matplotlib is not installed" in (tmp_path / "cmp" / "comparison.md").read_text()
