@@ -8,7 +8,6 @@ compare`` (conformance/compare_timings.py) reads any of them with ``load_timings
 """
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
@@ -18,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from reference.errors import InvalidInputError
+from reference.safe_files import parse_json, read_regular_file
 
 SCHEMA_NAME = "groth16-timings"
 SCHEMA_VERSION = 1
@@ -180,15 +180,9 @@ def machine_label(env: dict) -> str:
 
 
 def _read_json(path: Path):
-    try:
-        size = path.stat().st_size
-        if size > MAX_TIMING_FILE_BYTES:
-            raise InvalidInputError(str(path), f"is {size} bytes, more than the {MAX_TIMING_FILE_BYTES} a timing file may have")
-        return json.loads(path.read_bytes())
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise InvalidInputError(str(path), f"is not valid JSON: {exc}") from None
+    """A regular file of at most MAX_TIMING_FILE_BYTES, parsed with bounded nesting (reference/safe_files.py: py_ecc's
+    recursion limit would let a deeply nested file overflow the C stack)."""
+    return parse_json(read_regular_file(path, "timing file", MAX_TIMING_FILE_BYTES), str(path), allow_fractions=True)
 
 
 def _number(value, where: str) -> float:

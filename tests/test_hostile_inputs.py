@@ -269,7 +269,13 @@ def test_deep_nesting_is_an_error_not_a_segfault(tmp_path):
     """py_ecc raises the recursion limit to 100000; json's C parser then overflowed the stack (SIGSEGV)."""
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 200000 + "]" * 200000)
-    for argv in (["reference", "verify", str(deep), str(deep)], ["vectors", "check", str(deep)], ["conformance", "run", str(deep)]):
+    commands = (
+        ["reference", "verify", str(deep), str(deep)],
+        ["vectors", "check", str(deep)],
+        ["conformance", "run", str(deep)],
+        ["conformance", "compare", str(deep), str(deep)],
+    )
+    for argv in commands:
         done = subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=120)
         assert done.returncode == EXIT_BAD_INPUT, (argv, done.returncode, done.stderr[-500:])
         assert "nesting is deeper than" in done.stderr and "Traceback" not in done.stderr
