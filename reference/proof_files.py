@@ -59,7 +59,8 @@ def write_proofs(args, vector, proofs: list, say, extra_files: dict | None = Non
         public = _one_or_list([public_to_json(w.public_inputs) for w in vector.witnesses])
     else:
         document, public = proofs_document(proofs), None
-    check_outputs({"--out": args.out, "--public": args.public}, {f"input {p}": p for p in vector.source_files})
+    outputs = {"--out": args.out, "--public": args.public, **{str(path): path for path in extra_files or {}}}
+    check_outputs(outputs, {f"input {p}": p for p in vector.source_files})
     files = dict(extra_files or {})
     if args.out:
         files[Path(args.out)] = json_bytes(document)

@@ -470,3 +470,16 @@ def test_trapdoor_secrets_outside_the_setup_formulas_are_refused(secret, value, 
     doc["trapdoor"][secret] = value
     for fast in ([], ["--fast"]):
         _exit_2(vectors_main, ["check", *fast, str(_write(tmp_path, doc)), "--quiet"], capsys, f"trapdoor.{secret}")
+
+
+def test_an_extra_output_naming_the_proof_file_is_refused(tmp_path, capsys):
+    """gpu prove --timings-json FILE --out FILE would have dropped one of them (write_proofs' extra files)."""
+    import argparse
+
+    from reference.proof_files import write_proofs
+
+    vector = load_vector(SMALL)
+    args = argparse.Namespace(format="zcash", out=str(tmp_path / "p.json"), public=None)
+    with pytest.raises(InvalidInputError):
+        write_proofs(args, vector, [c.expected.assemble for c in vector.circuits], lambda m: None, {tmp_path / "." / "p.json": b"{}"})
+    assert not (tmp_path / "p.json").exists()
