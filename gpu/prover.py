@@ -213,7 +213,7 @@ def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, 
             check_rows(a, b, c, circuit.csr.num_rows, first)  # as reference/prover.py checks before ntt_h
         if capture:
             capture("evaluate", first, (a, b, c))
-        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True)  # a, b, c are its work buffers
+        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True, first)  # a, b, c: its work buffers
         del a, b, c
         if capture:
             capture("ntt_h", first, h)
