@@ -31,7 +31,8 @@ from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E4
 
 from gpu.batch_add import BatchAdder  # noqa: E402
 from gpu.msm import MsmEngine, progression_bases, window_bits_for  # noqa: E402
-from gpu.points import FR_LIMBS, G1_GROUP, G2_GROUP, backend  # noqa: E402
+from gpu.limbs import FR_LIMBS  # noqa: E402
+from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224
 """r's most significant 32-bit limb: a random top limb below it keeps the scalar below r."""

@@ -21,18 +21,8 @@ from __future__ import annotations
 from reference.assemble import Proof
 from reference.field import R
 
-from .points import (
-    FR_LIMBS,
-    G1_GROUP,
-    G2_GROUP,
-    Group,
-    backend,
-    download_points,
-    ints_to_limbs,
-    launch,
-    points_to_words,
-    u32,
-)
+from .limbs import FR, ints_to_limbs
+from .points import G1_GROUP, G2_GROUP, Group, backend, download_points, launch, points_to_words, u32
 
 ASSEMBLE_KERNELS = "assemble.cu"
 
@@ -43,7 +33,7 @@ def linear_combinations(points, scalars: list[list[int]], group: Group):
     ``points``: device array (rows, terms, affine_words); ``scalars``: rows x terms ints in [0, r)."""
     xp = backend().xp
     rows, terms = int(points.shape[0]), int(points.shape[1])
-    limbs = ints_to_limbs([k for row in scalars for k in row], FR_LIMBS).reshape(rows, terms, FR_LIMBS)
+    limbs = ints_to_limbs([k for row in scalars for k in row], FR, "assemble scalars").reshape(rows, terms, FR.num_limbs)
     out = xp.zeros((rows, group.affine_words), dtype=xp.uint32)
     launch(group.module(ASSEMBLE_KERNELS), group.kernel("linear_combination"), rows, xp.ascontiguousarray(points),
            xp.asarray(limbs), u32(terms), u32(rows), out)

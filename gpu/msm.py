@@ -27,8 +27,8 @@ import numpy as np
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.msm import MAX_WINDOW_BITS, SCALAR_BITS, num_windows
 
+from .limbs import FR_LIMBS
 from .points import (
-    FR_LIMBS,
     G1_GROUP,
     G2_GROUP,
     Group,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from reference.errors import SizeMismatchError
 
 from .msm import DeviceBases
-from .points import FR_LIMBS
+from .limbs import FR_LIMBS
 
 
 def msm_h(h_montgomery, h_bases: DeviceBases):

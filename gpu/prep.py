@@ -23,8 +23,6 @@ from gpu.limbs import limbs_to_ints
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit
 from reference.errors import SizeMismatchError
 
-FR_LIMBS = 8
-
 
 @dataclass
 class DeviceSplit:
