@@ -41,7 +41,7 @@ from .circuit import DeviceCircuit
 from .evaluate import check_rows, evaluate
 from .keygen import DeviceKey
 from .limbs import FR
-from .msm import QUERY_SPLITS, DeviceQueries, _Plan, window_bits_for
+from .msm import QUERY_SPLITS, DeviceQueries, _Plan, kernel_window_bits
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
@@ -155,7 +155,7 @@ twiddle and window tables, the reductions of the MSMs' last steps), and for the 
 
 
 def _msm_scratch(points: int, group) -> int:
-    return _Plan(points, window_bits_for(points)).device_bytes(group) if points else 0
+    return _Plan(points, kernel_window_bits(points)).device_bytes(group) if points else 0
 
 
 def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, block: int,
