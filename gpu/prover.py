@@ -31,7 +31,7 @@ from typing import Callable
 from reference.domain import BELLMAN, DomainConvention
 from reference.errors import SizeMismatchError
 from reference.keys import QuerySums
-from reference.prover import PHASES, Witness
+from reference.prover import PHASES, PhaseTimer, Witness
 from reference.r1cs import R1CS, witness_vector
 
 from . import device
@@ -65,14 +65,18 @@ and b, c are ntt_h's work buffers right after. None (the default) costs one test
 allocates the same with or without it (conformance --mode prover)."""
 
 
-class GpuPhaseTimer:
-    """Milliseconds per phase from CUDA events recorded around the whole phase (and synchronised after it)."""
+class GpuPhaseTimer(PhaseTimer):
+    """reference.prover.PhaseTimer on the device's clock: milliseconds from CUDA events recorded around the whole
+    phase on the current stream (and synchronised after it)."""
 
-    def __init__(self, progress=None):
-        self.ms: dict[str, float] = {}
-        self._progress = progress
+    unit = "ms"
 
-    def run(self, phase: str, fn, *args):
+    @property
+    def ms(self) -> dict[str, float]:
+        """Milliseconds per phase (``totals``; the staging stages share this dict)."""
+        return self.totals
+
+    def clock(self, fn, args) -> tuple[object, float]:
         import cupy
 
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
@@ -80,10 +84,7 @@ class GpuPhaseTimer:
         result = fn(*args)
         end.record()
         end.synchronize()
-        self.ms[phase] = self.ms.get(phase, 0.0) + cupy.cuda.get_elapsed_time(start, end)
-        if self._progress:
-            self._progress(f"gpu {phase}: {self.ms[phase]:.2f} ms")
-        return result
+        return result, cupy.cuda.get_elapsed_time(start, end)
 
 
 @dataclass
