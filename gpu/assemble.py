@@ -1,16 +1,12 @@
 """Phase ``assemble`` on the device: each circuit's proof from the MSM results and its r, s.
 
-The formulas are reference/assemble.py's (bellman's prover.rs), with batch + tail summed per query:
+The formula is stated once, in reference/assemble.py's module docstring (the normative text; vectors/FORMAT.md
+cites it): its paper form of A, B, B_G1 and C, with each query's sum taken as batch + tail (the coefficient lists
+in ``assemble`` below). Each of A, B_G1, C (G1) and B (G2) is one row of the ``linear_combination`` kernel
+(gpu/kernels/assemble.cu: a shared double-and-add ladder over all the row's scalars), one thread a row, all
+circuits in one launch: A and B_G1 first, then C (which uses them), and B in G2.
 
-    A   = alpha_1 + sum A + r delta_1
-    B   = beta_2 + sum B_G2 + s delta_2                     (G2)
-    B_1 = beta_1 + sum B_G1 + s delta_1                     (G1, only used inside C)
-    C   = sum L + H + s A + r B_1 - r s delta_1
-
-Each line is one row of the ``linear_combination`` kernel (gpu/kernels/assemble.cu: a shared
-double-and-add ladder over all the row's scalars), one thread a row, all circuits in one launch:
-A and B_1 first, then C (which uses them), and B in G2. Measured on an H200 before this module
-existed: the reference's function with py_ecc took ~68 ms a circuit (about six 255-bit scalar
+Measured on an H200 before this module existed: the reference's function with py_ecc took ~68 ms a circuit (about six 255-bit scalar
 multiplications in Python), the device takes a few milliseconds for any number of circuits. Group
 elements are unique, so the proofs are bit-identical to the reference's.
 
