@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
 from gpu.batch_add import BatchAdder  # noqa: E402
-from gpu.msm import MsmEngine, progression_bases, window_bits_for  # noqa: E402
-from gpu.points import FR_LIMBS, G1_GROUP, G2_GROUP, backend  # noqa: E402
+from gpu.msm import MsmEngine, kernel_window_bits, progression_bases  # noqa: E402
+from gpu.limbs import FR_LIMBS  # noqa: E402
+from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224
 """r's most significant 32-bit limb: a random top limb below it keeps the scalar below r."""
@@ -105,7 +106,7 @@ def bench_msm(rows: list, log2_sizes: list[int], repeats: int, deadline: float, 
             engine = MsmEngine(bases[:n], group)
             scalars = random_scalars(1, n, seed=log2)
             median, times = cuda_time_ms(lambda: engine.msm(scalars, montgomery=True), repeats)
-            rows.append({"op": "msm", "group": group.name, "log2": log2, "window_bits": window_bits_for(n),
+            rows.append({"op": "msm", "group": group.name, "log2": log2, "window_bits": kernel_window_bits(n),
                          "median_ms": median, "times_ms": times})
             print(f"[{group.name}] MSM 2^{log2}: median {median:.2f} ms  {['%.2f' % t for t in times]}", flush=True)
             del scalars

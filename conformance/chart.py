@@ -9,6 +9,7 @@ JSON only.
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
@@ -27,7 +28,7 @@ NO_MATPLOTLIB = "matplotlib is not installed (pip install -e '.[report]'): no ch
 def matplotlib_available() -> bool:
     """Whether matplotlib (the ``report`` extra) can be imported."""
     try:
-        import matplotlib  # noqa: F401
+        importlib.import_module("matplotlib")
     except ImportError:
         return False
     return True

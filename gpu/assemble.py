@@ -1,16 +1,12 @@
 """Phase ``assemble`` on the device: each circuit's proof from the MSM results and its r, s.
 
-The formulas are reference/assemble.py's (bellman's prover.rs), with batch + tail summed per query:
+The formula is stated once, in reference/assemble.py's module docstring (the normative text; vectors/FORMAT.md
+cites it): its paper form of A, B, B_G1 and C, with each query's sum taken as batch + tail (the coefficient lists
+in ``assemble`` below). Each of A, B_G1, C (G1) and B (G2) is one row of the ``linear_combination`` kernel
+(gpu/kernels/assemble.cu: a shared double-and-add ladder over all the row's scalars), one thread a row, all
+circuits in one launch: A and B_G1 first, then C (which uses them), and B in G2.
 
-    A   = alpha_1 + sum A + r delta_1
-    B   = beta_2 + sum B_G2 + s delta_2                     (G2)
-    B_1 = beta_1 + sum B_G1 + s delta_1                     (G1, only used inside C)
-    C   = sum L + H + s A + r B_1 - r s delta_1
-
-Each line is one row of the ``linear_combination`` kernel (gpu/kernels/assemble.cu: a shared
-double-and-add ladder over all the row's scalars), one thread a row, all circuits in one launch:
-A and B_1 first, then C (which uses them), and B in G2. Measured on an H200 before this module
-existed: the reference's function with py_ecc took ~68 ms a circuit (about six 255-bit scalar
+Measured on an H200 before this module existed: the reference's function with py_ecc took ~68 ms a circuit (about six 255-bit scalar
 multiplications in Python), the device takes a few milliseconds for any number of circuits. Group
 elements are unique, so the proofs are bit-identical to the reference's.
 
@@ -21,18 +17,8 @@ from __future__ import annotations
 from reference.assemble import Proof
 from reference.field import R
 
-from .points import (
-    FR_LIMBS,
-    G1_GROUP,
-    G2_GROUP,
-    Group,
-    backend,
-    download_points,
-    ints_to_limbs,
-    launch,
-    points_to_words,
-    u32,
-)
+from .limbs import FR, ints_to_limbs
+from .points import G1_GROUP, G2_GROUP, Group, backend, download_points, launch, points_to_words, u32
 
 ASSEMBLE_KERNELS = "assemble.cu"
 
@@ -43,7 +29,7 @@ def linear_combinations(points, scalars: list[list[int]], group: Group):
     ``points``: device array (rows, terms, affine_words); ``scalars``: rows x terms ints in [0, r)."""
     xp = backend().xp
     rows, terms = int(points.shape[0]), int(points.shape[1])
-    limbs = ints_to_limbs([k for row in scalars for k in row], FR_LIMBS).reshape(rows, terms, FR_LIMBS)
+    limbs = ints_to_limbs([k for row in scalars for k in row], FR, "assemble scalars").reshape(rows, terms, FR.num_limbs)
     out = xp.zeros((rows, group.affine_words), dtype=xp.uint32)
     launch(group.module(ASSEMBLE_KERNELS), group.kernel("linear_combination"), rows, xp.ascontiguousarray(points),
            xp.asarray(limbs), u32(terms), u32(rows), out)

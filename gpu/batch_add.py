@@ -28,7 +28,9 @@ MODE_COMPLEMENT = 1
 """Sum the bases whose bit is clear, then T - that sum (BATCH_MODE_COMPLEMENT)."""
 MODE_ALL = 2
 """Sum every base: T (BATCH_MODE_ALL)."""
-WORD_BITS = 32
+U32_WORD_BITS = 32
+"""Bits of the words batch_add.cu reads (its WORD_BITS): the kernel walks 32-bit words, so prep's 64-bit bitmap words
+(reference/prep.py WORD_BITS = 64) are read as their two little-endian u32 halves (bitmap_words, no copy)."""
 TARGET_THREADS = 1 << 17
 """Threads per pass: about four waves of resident threads on an H200 (132 SMs, ~256 threads each at
 ~170 registers), so the uneven chunks even out."""
@@ -50,7 +52,7 @@ class BatchAdder:
     @property
     def words_per_row(self) -> int:
         """32-bit words that hold n bits."""
-        return -(-self.n // WORD_BITS)
+        return -(-self.n // U32_WORD_BITS)
 
     def sums(self, bitmaps, popcounts=None):
         """Device array (rows, affine_words): row c = sum of the bases whose bit is set in row c.

@@ -37,9 +37,9 @@ from reference.keys import ProvingKey, VerifyingKey
 from reference.setup import Trapdoor
 
 from .circuit import DeviceCircuit
+from .limbs import FR_LIMBS
 from .msm import DeviceBases, DeviceQueries, progression_bases
 from .points import (
-    FR_LIMBS,
     G1_GROUP,
     G2_GROUP,
     Group,

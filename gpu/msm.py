@@ -6,14 +6,14 @@ of any number of circuits. The algorithm (gpu/kernels/msm.cu) is the reference's
 per window, running-sum bucket reduction, Horner over windows. Only the order of the additions
 differs, which changes no group element, so results are bit-identical to the reference once encoded.
 
-Window width: c = window_bits_for(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16)
+Window width: c = kernel_window_bits(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16)
 minimizing W(c) * (n + 2^c): each window costs n bucket additions and about 2 * 2^(c-1) additions in
 the running sums; that is c = 16 from n = 2^16 on. Only divisors of 256, because with another c the
 top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry, so
 nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on
 an H200 (bench/RESULTS_msm.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17 and 19.3 ms
 at c = 13; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without
-this restriction, as reference/msm.py's window_bits_for makes it).
+this restriction, as reference/msm.py's pippenger_window_bits makes it).
 
 ``DeviceBases`` is a base set on the device plus its engines; ``DeviceQueries`` uploads a proving
 key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
@@ -27,8 +27,8 @@ import numpy as np
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.msm import MAX_WINDOW_BITS, SCALAR_BITS, num_windows
 
+from .limbs import FR_LIMBS
 from .points import (
-    FR_LIMBS,
     G1_GROUP,
     G2_GROUP,
     Group,
@@ -49,13 +49,13 @@ SUM_FOLD = 16
 PIECE_MIN_POINTS = 64
 """msm.cu MSM_PIECE_MIN_POINTS: a bucket's run is cut into pieces of max(64, ceil(sqrt(run)))."""
 WINDOW_CANDIDATES = tuple(c for c in range(1, MAX_WINDOW_BITS + 1) if SCALAR_BITS % c == 0)
-"""Window widths window_bits_for chooses from: the divisors of 256 (a full top window)."""
+"""Window widths kernel_window_bits chooses from: the divisors of 256 (a full top window)."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
 
 
-def window_bits_for(n: int) -> int:
+def kernel_window_bits(n: int) -> int:
     """The window width c for an MSM of n points: the c in WINDOW_CANDIDATES minimizing
     W(c) * (n + 2^c), W(c) = ceil(256 / c); ties go to the smaller c (module docstring says why)."""
     return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + (1 << c)))
@@ -134,7 +134,7 @@ class MsmEngine:
 
         ``scalars``: device array (circuits, n, 8) or (n, 8) of uint32 little-endian limbs, each
         value < r; in Montgomery form (s * 2^256 mod r, as ntt_h leaves h) when ``montgomery``,
-        else plain. ``window_bits`` forces c (1..20); None picks window_bits_for(n)."""
+        else plain. ``window_bits`` forces c (1..20); None picks kernel_window_bits(n)."""
         xp = backend().xp
         rows = scalars[None] if scalars.ndim == 2 else scalars
         if scalars.dtype != xp.uint32 or rows.ndim != 3 or rows.shape[1:] != (self.n, FR_LIMBS):
@@ -170,7 +170,7 @@ class MsmEngine:
 
     def _window_bits(self, window_bits: int | None) -> int:
         if window_bits is None:
-            return window_bits_for(self.n)
+            return kernel_window_bits(self.n)
         if isinstance(window_bits, bool) or not isinstance(window_bits, int) or not 1 <= window_bits <= MAX_WINDOW_BITS:
             raise InvalidInputError("window_bits", f"must be an integer in 1..{MAX_WINDOW_BITS}, got {window_bits!r}")
         return window_bits

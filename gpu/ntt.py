@@ -54,7 +54,6 @@ POWERS_THREADS = 256
 TWIDDLE_NONE, TWIDDLE_HI, TWIDDLE_HI_LO = 0, 1, 2
 SCALE_NONE, SCALE_CONST, SCALE_TABLE = 0, 1, 2
 
-FR_LIMBS = FR.num_limbs
 ELEMENT_BYTES = FR.element_bytes
 
 
@@ -100,7 +99,7 @@ def powers(base: int, count: int, constant: int = 1):
     """Device array (count, 8): constant * base^i for i < count (Montgomery form), computed by fr_powers."""
     import cupy
 
-    out = cupy.empty((count, FR_LIMBS), dtype=np.uint32)
+    out = cupy.empty((count, FR.num_limbs), dtype=np.uint32)
     params = _mont_scalars(base, constant)
     blocks = (count + POWERS_THREADS - 1) // POWERS_THREADS
     device.launch(_module().get_function("fr_powers"), blocks, POWERS_THREADS, (out, np.uint64(count), params), "fr_powers")
@@ -143,7 +142,7 @@ def _placeholder():
     """One zero element: the pointer handed for tables a pass does not read."""
     import cupy
 
-    return cupy.zeros((1, FR_LIMBS), dtype=np.uint32)
+    return cupy.zeros((1, FR.num_limbs), dtype=np.uint32)
 
 
 def table_bytes(log_n: int) -> int:

@@ -4,12 +4,13 @@ For a domain of size n = 2^log_n (omega = 7^((r-1)/n), coset generator g = 7):
 
     A = coset_NTT(INTT(a)),  B = ..., C = ...          (values on the coset g*H)
     E_j = (A_j B_j - C_j) (g^n - 1)^-1                (Z(x) = x^n - 1 equals g^n - 1 on g*H)
-    h = coset_INTT(E), first n - 1 coefficients       (h_{n-1} is dropped unchecked, as bellman does)
+    h = coset_INTT(E), first n - 1 coefficients       (h_{n-1} must be zero: checked, then dropped)
 
 Fused on the device (each is a per-element factor applied in a pass the transform makes anyway):
 INTT's 1/n and coset_NTT's g^i become one output factor g^i / n of the INTT's last pass, and
 coset_INTT's 1/n, g^-i and the constant (g^n - 1)^-1 become one factor g^-i / (n (g^n - 1)).
-Everything stays on the device; h is copied back only by ``h_to_ints``.
+Everything stays on the device; h is copied back only by ``h_to_ints``. The check that h_{n-1} is zero
+(reference/ntt_h.py: QuotientNotPolynomialError) copies back the batch's top coefficients only, one row each.
 
 The snarkjs convention (reference/domain.py SNARKJS: omega = 5^((r-1)/n), g = omega_2n =
 5^((r-1)/2n), quotient basis COSET) runs the same first half with root generator 5 and
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.domain import BELLMAN, Basis, DomainConvention
-from reference.errors import SizeMismatchError
+from reference.errors import QuotientNotPolynomialError, SizeMismatchError
 from reference.field import R
 
 from . import device
@@ -82,7 +83,22 @@ def _mul_sub_(e, b, c) -> None:
     device.launch(kernel, blocks, MUL_SUB_THREADS, (e, b, c, np.uint64(count)), "ntt_h A*B - C")
 
 
-def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: bool = False):
+def check_top_coefficients(h, first_circuit: int = 0) -> None:
+    """Raise QuotientNotPolynomialError, as reference/ntt_h.py does, for the first circuit whose h_{n-1} is not zero
+    (circuits numbered from ``first_circuit``, for a block of a larger call).
+
+    ``h``: the full inverse transform, (n, 8) or (batch, n, 8) Montgomery. Only the top row of each circuit is copied
+    back; elements are kept fully reduced (gpu/kernels/field.cuh), so zero is the all-zero limbs in Montgomery form too."""
+    import cupy
+
+    top = cupy.ascontiguousarray(h[..., -1, :]).reshape(-1, FR.num_limbs)
+    non_zero = np.flatnonzero(top.get().any(axis=1))
+    if non_zero.size:
+        circuit = int(non_zero[0])
+        raise QuotientNotPolynomialError(first_circuit + circuit, to_ints(top[circuit : circuit + 1])[0])
+
+
+def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: bool = False, first_circuit: int = 0):
     """ntt_h's output for ``convention`` (reference/ntt_h.py), for each circuit, on the device.
 
     bellman (default): h_0..h_{n-2} of (a(x) b(x) - c(x)) / (x^n - 1), shape (n - 1, 8) or (batch, n - 1, 8).
@@ -93,7 +109,9 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     output); they are not modified, unless ``consume``: then they serve as the work buffers (3 of the 4
     vectors per circuit, see memory_needed) and hold garbage afterwards. Returns a device array in
     Montgomery form (a view into a work buffer). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
-    needed, when the work buffers do not fit.
+    needed, when the work buffers do not fit. bellman: raises QuotientNotPolynomialError (check_top_coefficients) when a
+    circuit's h_{n-1} is not zero, naming it as ``first_circuit`` + its index in the batch; snarkjs: no check, as in
+    reference/ntt_h.py (no coefficient is computed).
     """
     import cupy
 
@@ -120,6 +138,7 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
         return e
     h = transform(e, inverse=True, out_scale=from_coset, out=b_values, scratch=c_values, root_generator=root)
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
+    check_top_coefficients(h, first_circuit)
     return h[..., : (1 << log_n) - 1, :]
 
 

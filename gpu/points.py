@@ -24,7 +24,8 @@ from reference.curve import affine_ints
 from reference.errors import InvalidInputError, ScalarRangeError
 from reference.field import P, R
 
-from .limbs import FQ_LIMBS, FR_LIMBS, LIMB_BITS, limbs_to_ints  # noqa: F401  (FQ_LIMBS, FR_LIMBS: re-exported for the phases)
+from .limbs import FQ as FQ_SPEC  # (FQ here is py_ecc's field element class)
+from .limbs import FQ_LIMBS, FR, FR_LIMBS, LIMB_BITS, ints_to_limbs, limbs_to_ints
 
 FQ_MONT_R = pow(2, LIMB_BITS * FQ_LIMBS, P)
 """Fq's Montgomery radix 2^384 mod p."""
@@ -149,15 +150,8 @@ def u32(value: int) -> np.uint32:
 
 
 # ---------------------------------------------------------------------------------------------
-# ints <-> limbs
+# scalars -> limbs
 # ---------------------------------------------------------------------------------------------
-
-
-def ints_to_limbs(values, limbs: int) -> np.ndarray:
-    """(len(values), limbs) uint32: each int as little-endian 32-bit limbs (values must fit)."""
-    width = limbs * LIMB_BITS // 8
-    raw = b"".join(int(v).to_bytes(width, "little") for v in values)
-    return np.frombuffer(raw, dtype="<u4").astype(np.uint32).reshape(len(values), limbs)
 
 
 def scalars_to_limbs(scalars, field: str) -> np.ndarray:
@@ -168,12 +162,12 @@ def scalars_to_limbs(scalars, field: str) -> np.ndarray:
             raise ScalarRangeError(f"{field}[{i}]", f"expected an int, got {type(s).__name__}")
         if not 0 <= s < R:
             raise ScalarRangeError(f"{field}[{i}]", f"{s:#x} is not in [0, r)")
-    return ints_to_limbs(scalars, FR_LIMBS)
+    return ints_to_limbs(scalars, FR, field)
 
 
 def scalars_to_montgomery_limbs(scalars) -> np.ndarray:
     """(n, 8) uint32 limbs of s * 2^256 mod r: the form ntt_h leaves h in (for tests)."""
-    return ints_to_limbs([s * FR_MONT_R % R for s in scalars], FR_LIMBS)
+    return ints_to_limbs([s * FR_MONT_R % R for s in scalars], FR, "scalars")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,8 +192,7 @@ def points_to_words(points, group: Group) -> np.ndarray:
             coefficients.extend([0] * (COORDINATES_AFFINE * group.degree))
         else:
             coefficients.extend(c * FQ_MONT_R % P for coordinate in affine for c in coordinate)
-    limbs = ints_to_limbs(coefficients, FQ_LIMBS)
-    return limbs.reshape(len(points), group.affine_words)
+    return ints_to_limbs(coefficients, FQ_SPEC, "point coordinates").reshape(len(points), group.affine_words)
 
 
 def words_to_points(words: np.ndarray, group: Group) -> list[tuple]:

@@ -1,10 +1,7 @@
 """Phase ``prep`` for the GPU prover: supraseal-c2's split, vectorised over whole arrays.
 
-The rules are exactly reference/prep.py's (read its docstring): per query L, A, B, an aux point
-whose scalar is 1 goes to the circuit's batch-addition bitmap; every input point and every other
-non-zero scalar is a tail position; tail positions are the union over circuits; a circuit's tail
-scalar is 0 where its own scalar is 1; a query whose union covers more than half its points is not
-split.
+The split rules and the bitmap layout are stated once, in reference/prep.py's module docstring (the
+normative text; vectors/FORMAT.md cites it); this module applies them, nothing more.
 
 Where it runs, and why: the work is a handful of element-wise comparisons, one reduction over
 circuits and one gather, all memory-bound. It is written against the array API that numpy and
@@ -22,8 +19,6 @@ import numpy as np
 from gpu.limbs import limbs_to_ints
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit
 from reference.errors import SizeMismatchError
-
-FR_LIMBS = 8
 
 
 @dataclass
@@ -87,7 +82,7 @@ def split_query_of(z_limbs, variables, num_inputs: int, classes) -> DeviceSplit:
 
 
 def _split(z_limbs, index, is_input, classes) -> DeviceSplit:
-    """The split of the query whose point i has scalar z_limbs[:, index[i]] (module docstring's rules);
+    """The split of the query whose point i has scalar z_limbs[:, index[i]] (reference/prep.py's rules);
     ``classes`` = value_classes(z_limbs), ``is_input`` (points,) bool."""
     xp = _array_module(z_limbs)
     is_zero, is_one = classes

@@ -31,7 +31,7 @@ from typing import Callable
 from reference.domain import BELLMAN, DomainConvention
 from reference.errors import SizeMismatchError
 from reference.keys import QuerySums
-from reference.prover import PHASES, Witness
+from reference.prover import PHASES, PhaseTimer, Witness
 from reference.r1cs import R1CS, witness_vector
 
 from . import device
@@ -41,7 +41,7 @@ from .circuit import DeviceCircuit
 from .evaluate import check_rows, evaluate
 from .keygen import DeviceKey
 from .limbs import FR
-from .msm import QUERY_SPLITS, DeviceQueries, _Plan, window_bits_for
+from .msm import QUERY_SPLITS, DeviceQueries, _Plan, kernel_window_bits
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
@@ -65,14 +65,18 @@ and b, c are ntt_h's work buffers right after. None (the default) costs one test
 allocates the same with or without it (conformance --mode prover)."""
 
 
-class GpuPhaseTimer:
-    """Milliseconds per phase from CUDA events recorded around the whole phase (and synchronised after it)."""
+class GpuPhaseTimer(PhaseTimer):
+    """reference.prover.PhaseTimer on the device's clock: milliseconds from CUDA events recorded around the whole
+    phase on the current stream (and synchronised after it)."""
 
-    def __init__(self, progress=None):
-        self.ms: dict[str, float] = {}
-        self._progress = progress
+    unit = "ms"
 
-    def run(self, phase: str, fn, *args):
+    @property
+    def ms(self) -> dict[str, float]:
+        """Milliseconds per phase (``totals``; the staging stages share this dict)."""
+        return self.totals
+
+    def clock(self, fn, args) -> tuple[object, float]:
         import cupy
 
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
@@ -80,10 +84,7 @@ class GpuPhaseTimer:
         result = fn(*args)
         end.record()
         end.synchronize()
-        self.ms[phase] = self.ms.get(phase, 0.0) + cupy.cuda.get_elapsed_time(start, end)
-        if self._progress:
-            self._progress(f"gpu {phase}: {self.ms[phase]:.2f} ms")
-        return result
+        return result, cupy.cuda.get_elapsed_time(start, end)
 
 
 @dataclass
@@ -155,7 +156,7 @@ twiddle and window tables, the reductions of the MSMs' last steps), and for the 
 
 
 def _msm_scratch(points: int, group) -> int:
-    return _Plan(points, window_bits_for(points)).device_bytes(group) if points else 0
+    return _Plan(points, kernel_window_bits(points)).device_bytes(group) if points else 0
 
 
 def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, block: int,
@@ -213,7 +214,7 @@ def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, 
             check_rows(a, b, c, circuit.csr.num_rows, first)  # as reference/prover.py checks before ntt_h
         if capture:
             capture("evaluate", first, (a, b, c))
-        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True)  # a, b, c are its work buffers
+        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True, first)  # a, b, c: its work buffers
         del a, b, c
         if capture:
             capture("ntt_h", first, h)

@@ -70,7 +70,7 @@ def signed_digits(scalar: int, c: int, field: str = "scalar") -> list[int]:
 
 
 def pippenger_window_bits(n: int) -> int:
-    """The window width c msm_pippenger picks for n points (gpu/msm.py has its own rule for the kernels): the c in 1..20 minimizing W(c) * (n + 2^c).
+    """The window width c msm_pippenger picks for n points (gpu/msm.py kernel_window_bits has its own rule for the kernels): the c in 1..20 minimizing W(c) * (n + 2^c).
 
     Cost model: each of the W = ceil(256/c) windows costs n bucket additions plus about
     2 * 2^(c-1) = 2^c additions for the running sums; ties go to the smaller c.

@@ -73,21 +73,35 @@ class CircuitOutputs:
     assemble: Proof
 
 
+def wall_clock_seconds(fn, args) -> tuple[object, float]:
+    """(fn(*args), the seconds it took by the wall clock)."""
+    start = time.perf_counter()
+    result = fn(*args)
+    return result, time.perf_counter() - start
+
+
 class PhaseTimer:
-    """Wall-clock seconds per phase, measured once around each whole phase."""
+    """Time per phase, measured once around each whole phase (never inside it) and summed over calls: ``totals``
+    {phase: time in ``unit``}. This one reads the wall clock in seconds; gpu/prover.py's GpuPhaseTimer is the same
+    timer reading CUDA events in milliseconds (it overrides ``clock`` and ``unit`` only)."""
+
+    unit = "s"
 
     def __init__(self, progress=None):
-        self.seconds: dict[str, float] = {}
+        self.totals: dict[str, float] = {}
         self._progress = progress
+
+    def clock(self, fn, args) -> tuple[object, float]:
+        """(fn(*args), the time it took in ``unit``)."""
+        return wall_clock_seconds(fn, args)
 
     def run(self, phase: str, fn, *args):
         if self._progress:
             self._progress(f"{phase} ...")
-        start = time.perf_counter()
-        result = fn(*args)
-        self.seconds[phase] = self.seconds.get(phase, 0.0) + time.perf_counter() - start
+        result, elapsed = self.clock(fn, args)
+        self.totals[phase] = self.totals.get(phase, 0.0) + elapsed
         if self._progress:
-            self._progress(f"{phase} done in {self.seconds[phase]:.2f} s")
+            self._progress(f"{phase} done in {self.totals[phase]:.2f} {self.unit}")
         return result
 
 
@@ -119,4 +133,4 @@ def prove(
             assemble(pk.vk, out.msm_h[c], out.batch_add[c], out.tail_msm[c], w.r, w.s) for c, w in enumerate(witnesses)
         ],
     )
-    return out, timer.seconds
+    return out, timer.totals

@@ -136,6 +136,32 @@ def test_trapdoor_oracle_agrees_with_expected_and_rejects_corruption(phase, prob
     assert mismatch is not None and (mismatch.phase, mismatch.circuit, mismatch.query) == (phase, 0, query)
 
 
+def test_reference_backend_errors_name_the_failing_circuit(problem_of):
+    """The reference backend gives evaluate the convention and the circuit index, and ntt_h the circuit index, as
+    reference/prover.py does: a failure in circuit 2 is reported as circuit 2 (snarkjs's evaluate checks its rows)."""
+    import dataclasses
+
+    from conformance.backends.reference import reference_phase
+    from reference.domain import SNARKJS, EvaluationDomain
+    from reference.errors import QuotientNotPolynomialError, UnsatisfiedConstraintError
+
+    problem = problem_of(DATA_DIR / "multi-circuit-log07.json")
+    bad = 2
+    evaluations = list(expected_output(problem.vector, "evaluate"))
+    c = evaluations[bad].c
+    evaluations[bad] = dataclasses.replace(evaluations[bad], c=((c[0] + 1) % R,) + c[1:])
+    with pytest.raises(QuotientNotPolynomialError) as caught:
+        reference_phase("ntt_h", problem, {"evaluate": evaluations})
+    assert caught.value.circuit == bad
+
+    zs = list(problem.zs)
+    zs[bad] = zs[bad][:1] + [(v + 1) % R for v in zs[bad][1:]]
+    snarkjs = Problem(dataclasses.replace(problem.vector, convention=SNARKJS), EvaluationDomain(problem.domain.log_n, SNARKJS), zs)
+    with pytest.raises(UnsatisfiedConstraintError) as caught:
+        reference_phase("evaluate", snarkjs, {})
+    assert caught.value.circuit == bad
+
+
 def test_h_identity_oracle_agrees_with_expected_and_rejects_corruption(problem_of):
     problem = problem_of(SMALL)
     h = expected_output(problem.vector, "ntt_h")[0]

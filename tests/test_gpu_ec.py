@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import FQ2, G1, G2, add, curve_order, double, multiply, neg, normalize
 
+from gpu.limbs import FQ, ints_to_limbs
 from gpu.points import (
     FQ_LIMBS,
     FQ_MONT_R,
     FQ_MONT_R_INV,
     G1_GROUP,
     G2_GROUP,
-    ints_to_limbs,
     limbs_to_ints,
     points_to_words,
     use_backend,
@@ -67,7 +67,7 @@ def _coefficients(element) -> list[int]:
 
 
 def _to_words(values: list[int]) -> np.ndarray:
-    return ints_to_limbs([v * FQ_MONT_R % P for v in values], FQ_LIMBS).reshape(-1)
+    return ints_to_limbs([v * FQ_MONT_R % P for v in values], FQ).reshape(-1)
 
 
 def xyzz_words(point, z, group) -> np.ndarray:

@@ -131,16 +131,16 @@ def special_scalars(kind, n, rng):
 
 
 def test_window_choice_keeps_the_top_window_full():
-    """window_bits_for picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar
+    """kernel_window_bits picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar
     bits), c = 16 at the benchmarked 2^20 and 2^24; with c = 17 the top window's digits of random
     scalars are only 0 or 1 (the skew that the restriction avoids)."""
-    from gpu.msm import window_bits_for
+    from gpu.msm import kernel_window_bits
     from reference.msm import num_windows, signed_digits
 
     for log2 in range(0, 28):
-        c = window_bits_for(1 << log2)
+        c = kernel_window_bits(1 << log2)
         assert c * num_windows(c) == 256, (log2, c)
-    assert window_bits_for(1 << 20) == window_bits_for(1 << 24) == 16
+    assert kernel_window_bits(1 << 20) == kernel_window_bits(1 << 24) == 16
     rng = random.Random("top-window")
     top17 = {signed_digits(rng.randrange(R), 17)[-1] for _ in range(200)}
     assert top17 <= {0, 1}

@@ -307,6 +307,41 @@ def test_ntt_h_matches_reference(log_n):
     assert h_to_ints(single) == expected[1]
 
 
+@pytest.mark.gpu
+def test_ntt_h_refuses_a_non_zero_top_coefficient_naming_the_circuit():
+    """c off by one in one row of circuit 1: (a b - c) is not divisible by Z, and the GPU ntt_h raises the reference's
+    QuotientNotPolynomialError, with its circuit (offset by first_circuit) and its h_(n-1); snarkjs checks nothing."""
+    from gpu.field import to_device
+    from gpu.ntt_h import h_to_ints, ntt_h
+    from reference.errors import QuotientNotPolynomialError
+    from reference.evaluate import Evaluations
+    from reference.ntt_h import ntt_h as reference_ntt_h
+
+    log_n, circuits, bad_circuit, bad_row, first_circuit = 4, 3, 1, 5, 10
+    n = 1 << log_n
+    rng = random.Random(SEED + 250)
+    values = [[random_ints(n, rng) for _ in range(2)] for _ in range(circuits)]
+    for circuit in values:
+        circuit.append([x * y % R for x, y in zip(*circuit)])
+    values[bad_circuit][2][bad_row] = (values[bad_circuit][2][bad_row] + 1) % R
+    with pytest.raises(QuotientNotPolynomialError) as expected:
+        reference_ntt_h(Evaluations(*map(tuple, values[bad_circuit])), EvaluationDomain(log_n), first_circuit + bad_circuit)
+
+    def upload():
+        return (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
+
+    for consume in (False, True):
+        with pytest.raises(QuotientNotPolynomialError) as caught:
+            ntt_h(*upload(), log_n, consume=consume, first_circuit=first_circuit)
+        assert str(caught.value) == str(expected.value)
+        assert (caught.value.circuit, caught.value.top_coefficient) == (first_circuit + bad_circuit, expected.value.top_coefficient)
+    a, b, c = upload()
+    domain = EvaluationDomain(log_n, SNARKJS)
+    assert h_to_ints(ntt_h(a, b, c, log_n, SNARKJS)) == [
+        list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values
+    ]
+
+
 def random_r1cs(rng: random.Random, constraints: int, num_inputs: int, num_aux: int):
     from reference.r1cs import R1CS
 
@@ -507,10 +542,12 @@ def test_h_identity_at_random_point():
 @pytest.mark.slow
 def test_repeated_runs_are_bit_identical():
     from gpu import ntt
+    from gpu.field import apply_op
     from gpu.ntt_h import ntt_h
 
     log_n = 24
-    a, b, c = (random_device_fr((2, 1 << log_n), SEED + 600 + k) for k in range(3))
+    a, b = (random_device_fr((2, 1 << log_n), SEED + 600 + k) for k in range(2))
+    c = apply_op("mul", a, b)  # rows that hold: ntt_h refuses a non-zero h_(n-1)
     first = ntt.forward(a)
     assert bool((ntt.forward(a) == first).all())
     h1 = ntt_h(a, b, c, log_n).copy()

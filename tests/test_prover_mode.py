@@ -80,12 +80,12 @@ def test_generated_case_arguments_are_split_from_paths_and_unknown_ones_refused(
 def test_generated_cases_reach_the_paths_the_bundled_vectors_do_not():
     """Two- and three-pass NTT sizes, the c = 16 window and a one-circuit-at-a-time run are in the generated set."""
     from conformance.generated import GENERATED_CASES
-    from gpu.msm import window_bits_for
+    from gpu.msm import kernel_window_bits
     from gpu.ntt import plan_passes
 
     cases = GENERATED_CASES.values()
     assert all(len(plan_passes(c.log_n)) >= 2 for c in cases) and any(len(plan_passes(c.log_n)) == 3 for c in cases)
-    assert any(window_bits_for((1 << c.log_n) - 1) == 16 for c in cases)
+    assert any(kernel_window_bits((1 << c.log_n) - 1) == 16 for c in cases)
     assert any(c.max_block == 1 for c in cases) and any(c.circuits > 1 and c.max_block != 1 for c in cases)
 
 

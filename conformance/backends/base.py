@@ -1,9 +1,8 @@
 """What a backend is to the conformance suite: something that runs a phase on given inputs and
 returns the output in the reference's types, with the time of the phase measured at its boundary."""
-import time
 from dataclasses import dataclass, field
 
-from reference.prover import PHASES
+from reference.prover import PHASES, wall_clock_seconds
 
 from ..phases import Problem
 
@@ -69,9 +68,8 @@ class Backend:
 
     def run_phase(self, phase: str, problem: Problem, inputs: dict) -> PhaseRun:
         """compute() timed by the wall clock around the whole phase (never inside it)."""
-        start = time.perf_counter()
-        output = self.compute(phase, problem, inputs)
-        return PhaseRun(output=output, seconds=time.perf_counter() - start)
+        output, seconds = wall_clock_seconds(self.compute, (phase, problem, inputs))
+        return PhaseRun(output=output, seconds=seconds)
 
     def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
         """The whole prover on ``problem`` with each phase's output captured (--mode prover). By default the

@@ -20,11 +20,12 @@ from .base import Backend, ProverRun
 
 
 def _evaluate(problem: Problem, inputs: dict):
-    return [evaluate(problem.vector.r1cs, z) for z in problem.zs]
+    vector = problem.vector
+    return [evaluate(vector.r1cs, z, vector.convention, c) for c, z in enumerate(problem.zs)]
 
 
 def _ntt_h(problem: Problem, inputs: dict):
-    return [ntt_h(evals, problem.domain) for evals in inputs["evaluate"]]
+    return [ntt_h(evals, problem.domain, c) for c, evals in enumerate(inputs["evaluate"])]
 
 
 def _msm_h(problem: Problem, inputs: dict):
