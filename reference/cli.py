@@ -1,7 +1,6 @@
 """What every command-line tool of the toolkit shares: error reporting, progress, proof files."""
 import sys
 import time
-from pathlib import Path
 
 from .assemble import Proof
 from .encoding import decode_g1, decode_g2, encode_g1_many, encode_g2_many
