@@ -10,7 +10,8 @@ drivers make to size their buffers). Bases are made on the device as (b + i a) G
 (gpu.msm.progression_bases): valid, distinct points. Scalars are uniformly random below r (top limb
 below r's, then taken as Montgomery-form values, as ntt_h hands h over). Batch-addition bitmaps
 are random with the stated density of set bits. Sections run while --budget-s allows; the table
-of what ran is printed last.
+of what ran is printed last. --json holds the rows (every run's time) and, under "timings", the
+timing record (conformance/TIMING_SCHEMA.md) that ``python -m conformance compare`` reads.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
+from conformance.timing import Stats, entry, timing_document  # noqa: E402
+from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.batch_add import BatchAdder  # noqa: E402
 from gpu.msm import MsmEngine, kernel_window_bits, progression_bases  # noqa: E402
 from gpu.limbs import FR_LIMBS  # noqa: E402
@@ -40,13 +43,17 @@ GOALS_MS = {("msm", "g1", 20): 18.0, ("msm", "g1", 24): 130.0}
 """Targets of the brief (one H200); G2 2^24 <= 3x G1 2^24 and batch add <= 60 ms a circuit are
 checked in the table's notes."""
 BATCH_GOAL_MS_PER_CIRCUIT = 60.0
+WARMUP_CALLS = 1
+MS_PER_S = 1000.0
+TOOL = "bench_msm"
 
 
 def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
-    """Median of ``repeats`` CUDA-event timings of run(), after one warm-up call."""
+    """Median of ``repeats`` CUDA-event timings of run(), after WARMUP_CALLS warm-up calls."""
     import cupy
 
-    run()
+    for _ in range(WARMUP_CALLS):
+        run()
     cupy.cuda.Device().synchronize()
     times = []
     for _ in range(repeats):
@@ -109,7 +116,7 @@ def bench_msm(rows: list, log2_sizes: list[int], repeats: int, deadline: float, 
             rows.append({"op": "msm", "group": group.name, "log2": log2, "window_bits": kernel_window_bits(n),
                          "median_ms": median, "times_ms": times})
             print(f"[{group.name}] MSM 2^{log2}: median {median:.2f} ms  {['%.2f' % t for t in times]}", flush=True)
-            del scalars
+            scalars = None  # released (not del: the timed lambda refers to it)
             cupy.get_default_memory_pool().free_all_blocks()
         del bases
         cupy.get_default_memory_pool().free_all_blocks()
@@ -132,7 +139,7 @@ def bench_window_sweep(rows: list, log2: int, widths: list[int], repeats: int, d
             rows.append({"op": "msm (forced c)", "group": group.name, "log2": log2, "window_bits": c,
                          "median_ms": median, "times_ms": times})
             print(f"[{group.name}] MSM 2^{log2} c={c}: median {median:.2f} ms", flush=True)
-        del bases, scalars, engine
+        bases = scalars = engine = None  # released (not del: the timed lambda refers to them)
         cupy.get_default_memory_pool().free_all_blocks()
 
 
@@ -165,7 +172,7 @@ def bench_batch_add(rows: list, log2_sizes: list[int], repeats: int, deadline: f
                              "per_circuit_ms": median / circuits, "times_ms": times})
                 print(f"[batch] 2^{log2} density {density} x{circuits}: first {first:.2f} ms, median "
                       f"{median:.2f} ms ({median / circuits:.2f} ms a circuit)", flush=True)
-                del bitmaps
+                bitmaps = None  # released (not del: the timed lambda refers to it)
         del bases
         cupy.get_default_memory_pool().free_all_blocks()
 
@@ -183,6 +190,31 @@ def table(rows: list) -> str:
             f"{r.get('per_circuit_ms', r['median_ms']):.2f} | "
             f"{'%.2f' % r['first_call_ms'] if 'first_call_ms' in r else ''} | {goal if goal else ''} |")
     return "\n".join(lines)
+
+
+def timing_entries(rows: list) -> list[dict]:
+    """The timing record's entries (conformance/TIMING_SCHEMA.md), in seconds: one per row, its timed runs. The case
+    names what was run (group, size; the forced window width; batch addition's circuits and density), the phase the
+    operation. Batch addition's timed first call precedes its warm-up: it is a warm-up run of the row, and also an
+    entry of its own (one run: listed by compare, never judged)."""
+    entries = []
+    for r in rows:
+        case, shape = f"{r['group'].upper()} 2^{r['log2']}", {"group": r["group"], "log2": r["log2"]}
+        warmup = WARMUP_CALLS
+        if r["op"] == "msm (forced c)":
+            case, shape = f"{case} c={r['window_bits']}", {**shape, "window_bits": r["window_bits"]}
+        if r["op"] == "batch_add":
+            case, shape = f"{case} x{r['circuits']} density {r['density']}", {**shape, "circuits": r["circuits"], "density": r["density"]}
+            warmup += 1
+            entries.append(entry(case, "gpu", "batch_add_first_call", Stats((r["first_call_ms"] / MS_PER_S,)), shape=shape))
+        phase = "batch_add" if r["op"] == "batch_add" else "msm"
+        entries.append(entry(case, "gpu", phase, Stats(tuple(t / MS_PER_S for t in r["times_ms"]), warmup), shape=shape))
+    return entries
+
+
+def timing_record(rows: list, command: str, env: dict) -> dict:
+    """The rows as a timing record (``env``: conformance.timing.environment())."""
+    return timing_document(TOOL, command, timing_entries(rows), env)
 
 
 MODULES = [("msm.cu", G1_GROUP), ("msm.cu", G2_GROUP), ("batch_add.cu", G1_GROUP), ("batch_add.cu", G2_GROUP)]
@@ -240,7 +272,8 @@ def main() -> None:
             bench_window_sweep(rows, args.sweep_log2, args.sweep_bits, args.repeats, deadline)
     finally:
         if args.json:
-            args.json.write_text(json.dumps({"header": header, "rows": rows}, indent=1))
+            record = timing_record(rows, "bench/bench_msm.py " + " ".join(sys.argv[1:]), timing_environment(with_gpu=True))
+            args.json.write_text(json.dumps({"header": header, "rows": rows, "timings": record}, indent=1))
         print(table(rows), flush=True)
 
 

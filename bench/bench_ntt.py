@@ -1,6 +1,6 @@
 """Benchmark the GPU NTTs and the ntt_h phase; print a table and save it as markdown.
 
-usage: python bench/bench_ntt.py OUTPUT.md [--sizes 16,20,24,26,27] [--repeats 5] [--batch 4]
+usage: python bench/bench_ntt.py OUTPUT.md [--sizes 16,20,24,26,27] [--repeats 5] [--batch 4] [--json FILE]
 
 Method: device-resident random non-zero inputs (each element < 2^254 < r, bit 0 set), output and
 scratch buffers allocated before timing, two warm-up calls (module load, twiddle tables), then the
@@ -9,11 +9,14 @@ median of ``--repeats`` calls timed with CUDA events on the current stream.
 Besides the times it measures the two ceilings the results are judged against: device-to-device
 copy bandwidth (bytes read plus written) and Montgomery multiplication throughput of field.cuh
 (every build in gpu.field.BUILDS), and prints for every row the modeled bytes moved and Fr products, the
-time each would take at those ceilings, and which one bounds the row.
+time each would take at those ceilings, and which one bounds the row. --json FILE holds the rows (every
+run's time), the ceilings and, under "timings", the timing record (conformance/TIMING_SCHEMA.md) of the rows that
+``python -m conformance compare`` reads.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -22,6 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+
+from conformance.timing import Stats, entry, timing_document  # noqa: E402
+from conformance.timing import environment as timing_environment  # noqa: E402
 
 DEFAULT_SIZES = (16, 20, 24, 26, 27)
 WARMUP_CALLS = 2
@@ -38,6 +44,8 @@ TRANSFORMS = ("forward", "inverse", "coset_forward", "coset_inverse")
 TOP_LIMB_MASK = 0x3FFFFFFF
 """Masking limb 7 to 30 bits keeps a random element below 2^254 < r."""
 HALF_LIMB_BITS = 16
+MS_PER_S = 1000.0
+TOOL = "bench_ntt"
 
 
 def random_nonzero(shape: tuple, seed: int):
@@ -55,7 +63,12 @@ def random_nonzero(shape: tuple, seed: int):
 
 
 def time_ms(fn, repeats: int) -> float:
-    """Median wall time of fn() on the device, in ms, by CUDA events after WARMUP_CALLS warm-up calls."""
+    """Median wall time of fn() on the device, in ms (timed_runs_ms)."""
+    return statistics.median(timed_runs_ms(fn, repeats))
+
+
+def timed_runs_ms(fn, repeats: int) -> list[float]:
+    """Wall times of ``repeats`` calls of fn() on the device, in ms, by CUDA events after WARMUP_CALLS warm-up calls."""
     import cupy
 
     for _ in range(WARMUP_CALLS):
@@ -69,7 +82,7 @@ def time_ms(fn, repeats: int) -> float:
         stop.record()
         stop.synchronize()
         times.append(cupy.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times)
+    return times
 
 
 def copy_bandwidth(repeats: int) -> float:
@@ -148,8 +161,8 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     }
     for name in TRANSFORMS:
         kwargs, (in_mults, out_mults) = calls[name]
-        ms = time_ms(lambda: ntt.transform(x, out=out, scratch=scratch, **kwargs), repeats)
-        rows.append(row(name, log_n, 1, ms, *transform_model(log_n, in_mults, out_mults), ceilings))
+        times = timed_runs_ms(lambda: ntt.transform(x, out=out, scratch=scratch, **kwargs), repeats)
+        rows.append(row(name, log_n, 1, times, *transform_model(log_n, in_mults, out_mults), ceilings))
     x = out = scratch = None  # release before the ntt_h rows
     cupy.get_default_memory_pool().free_all_blocks()
 
@@ -158,19 +171,21 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     for circuits in sorted({1, max(1, min(batch, fit))}):
         a, b = (random_nonzero((circuits, n), 10 * log_n + k) for k in range(2))
         c = apply_op("mul", a, b)  # rows that hold: ntt_h refuses a non-zero h_(n-1)
-        ms = time_ms(lambda: ntt_h(a, b, c, log_n), repeats)
-        rows.append(row("ntt_h", log_n, circuits, ms, *ntt_h_model(log_n, circuits), ceilings))
+        times = timed_runs_ms(lambda: ntt_h(a, b, c, log_n), repeats)
+        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits), ceilings))
         a = b = c = None
         cupy.get_default_memory_pool().free_all_blocks()
 
 
-def row(op: str, log_n: int, circuits: int, ms: float, mults: float, moved: float, ceilings: dict) -> dict:
-    """One result: the time, the floors at copy bandwidth and at the measured Fr rate, and the goal check."""
+def row(op: str, log_n: int, circuits: int, times_ms: list[float], mults: float, moved: float, ceilings: dict) -> dict:
+    """One result: the median time and every run's, the floors at copy bandwidth and at the measured Fr rate, and the
+    goal check."""
+    ms = statistics.median(times_ms)
     memory_ms = moved / ceilings["copy"] * 1e3
     arithmetic_ms = mults / ceilings["fr_mul"] * 1e3
     goal = GOALS_MS.get((op, log_n))
     return dict(
-        op=op, log_n=log_n, circuits=circuits, ms=ms, mults=mults, moved=moved, memory_ms=memory_ms,
+        op=op, log_n=log_n, circuits=circuits, ms=ms, times_ms=list(times_ms), mults=mults, moved=moved, memory_ms=memory_ms,
         arithmetic_ms=arithmetic_ms, bound="arithmetic" if arithmetic_ms > memory_ms else "memory",
         goal="" if goal is None else (f"<= {goal} ms: met" if ms <= goal else f"<= {goal} ms: missed by {ms - goal:.2f} ms"),
     )  # fmt: skip
@@ -190,6 +205,19 @@ def table(rows: list) -> str:
     return header + "\n".join(lines) + "\n"
 
 
+def timing_entries(rows: list) -> list[dict]:
+    """The timing record's entries (conformance/TIMING_SCHEMA.md), in seconds: one per row, its timed runs after the
+    WARMUP_CALLS warm-up calls; case = size and circuits, phase = the transform or ntt_h."""
+    return [entry(f"2^{r['log_n']} x{r['circuits']}", "gpu", r["op"],
+                  Stats(tuple(t / MS_PER_S for t in r["times_ms"]), WARMUP_CALLS),
+                  shape={"log_n": r["log_n"], "circuits": r["circuits"]}) for r in rows]
+
+
+def timing_record(rows: list, command: str, env: dict) -> dict:
+    """The rows as a timing record (``env``: conformance.timing.environment())."""
+    return timing_document(TOOL, command, timing_entries(rows), env)
+
+
 def main(argv=None) -> int:
     """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
     import cupy
@@ -202,6 +230,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5)")
     parser.add_argument("--batch", type=int, default=4, help="circuits per call for the batched ntt_h rows")
+    parser.add_argument("--json", type=Path, help="also write the rows, ceilings and timing record (JSON) here")
     args = parser.parse_args(argv)
     if args.repeats < 5:
         parser.error("--repeats must be at least 5")
@@ -243,6 +272,10 @@ def main(argv=None) -> int:
         f"products / PTX rate (see transform_model in bench/bench_ntt.py): the larger is the floor.\n"
     )
     args.output.write_text(text)
+    if args.json:
+        command = "bench/bench_ntt.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        record = timing_record(rows, command, timing_environment(with_gpu=True))
+        args.json.write_text(json.dumps({"ceilings": ceilings, "rows": rows, "timings": record}, indent=1) + "\n")
     print(text)
     return 0
 

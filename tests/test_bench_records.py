@@ -1,0 +1,114 @@
+"""bench/bench_msm.py and bench/bench_ntt.py write timing records (conformance/TIMING_SCHEMA.md) that
+``python -m conformance compare`` reads: the records built by the scripts' own functions from synthetic rows (times
+in ms, as CUDA events give them), written to files, and compared: identical runs within noise, a row 30% slower with
+tight spreads named slower (and gated), a batch of another size refused as a mismatch."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.__main__ import main
+from conformance.compare_timings import NOT_JUDGED, SLOWER, WITHIN_NOISE, compare_files
+from reference.cli import run_main
+
+ROOT = Path(__file__).resolve().parents[1]
+H200 = {"date": "2026-12-03T00:00:00+00:00", "commit": "abc", "python": "3.12.3", "cpu": "x86",
+        "gpu": {"name": "NVIDIA H200", "driver": "580.159.04"}}
+CEILINGS = {"copy": 4e12, "fr_mul": 1e11}
+"""bench_ntt's measured ceilings (bytes/s, products/s): only its table's floors use them."""
+
+
+def _bench(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write(tmp_path, name: str, bench, rows: list) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"rows": rows, "timings": bench.timing_record(rows, "synthetic", H200)}))
+    return str(path)
+
+
+def _verdicts(comparison) -> dict:
+    return {(r.case, r.phase): r.verdict for r in comparison.rows}
+
+
+def msm_rows(g1_2_20_ms: float) -> list[dict]:
+    """Rows as bench_msm.py appends them: an MSM, a forced-window MSM and a batch addition (5 timed runs each)."""
+    around = lambda ms: [ms - 0.1, ms, ms + 0.1, ms - 0.05, ms + 0.05]
+    return [
+        {"op": "msm", "group": "g1", "log2": 20, "window_bits": 16, "median_ms": g1_2_20_ms, "times_ms": around(g1_2_20_ms)},
+        {"op": "msm (forced c)", "group": "g2", "log2": 16, "window_bits": 15, "median_ms": 9.0, "times_ms": around(9.0)},
+        {"op": "batch_add", "group": "g1", "log2": 24, "density": 0.99, "circuits": 10, "first_call_ms": 400.0,
+         "median_ms": 300.0, "per_circuit_ms": 30.0, "times_ms": around(300.0)},
+    ]
+
+
+def test_bench_msm_record_holds_every_row_in_seconds():
+    bench = _bench("bench_msm")
+    record = bench.timing_record(msm_rows(18.0), "synthetic", H200)
+    assert record["tool"] == "bench_msm" and record["environment"] == H200
+    entries = {(e["case"], e["phase"]): e for e in record["entries"]}
+    assert set(entries) == {("G1 2^20", "msm"), ("G2 2^16 c=15", "msm"), ("G1 2^24 x10 density 0.99", "batch_add"),
+                            ("G1 2^24 x10 density 0.99", "batch_add_first_call")}
+    msm = entries[("G1 2^20", "msm")]
+    assert msm["runs"] == pytest.approx([0.0179, 0.018, 0.0181, 0.01795, 0.01805])
+    assert (msm["median"], msm["spread"], msm["warmup_runs"]) == (pytest.approx(0.018), pytest.approx(0.0002), 1)
+    assert msm["shape"] == {"group": "g1", "log2": 20}
+    assert entries[("G2 2^16 c=15", "msm")]["shape"] == {"group": "g2", "log2": 16, "window_bits": 15}
+    batch = entries[("G1 2^24 x10 density 0.99", "batch_add")]
+    assert batch["warmup_runs"] == 2 and batch["median"] == pytest.approx(0.3)  # the timed first call, then a warm-up
+    assert entries[("G1 2^24 x10 density 0.99", "batch_add_first_call")]["runs"] == [0.4]
+
+
+def test_bench_msm_records_compare_identical_within_noise_and_30_percent_slower_as_slower(tmp_path):
+    bench = _bench("bench_msm")
+    base = _write(tmp_path, "base.json", bench, msm_rows(18.0))
+    same = compare_files(base, _write(tmp_path, "same.json", bench, msm_rows(18.0)), max_slowdown_pct=0)
+    assert _verdicts(same) == {("G1 2^20", "msm"): WITHIN_NOISE, ("G2 2^16 c=15", "msm"): WITHIN_NOISE,
+                               ("G1 2^24 x10 density 0.99", "batch_add"): WITHIN_NOISE,
+                               ("G1 2^24 x10 density 0.99", "batch_add_first_call"): NOT_JUDGED}
+    assert same.result == "pass"
+    slower_path = _write(tmp_path, "slower.json", bench, msm_rows(18.0 * 1.3))
+    slower = compare_files(base, slower_path, max_slowdown_pct=20)
+    verdicts = _verdicts(slower)
+    assert verdicts.pop(("G1 2^20", "msm")) == SLOWER
+    assert set(verdicts.values()) == {WITHIN_NOISE, NOT_JUDGED}
+    row = next(r for r in slower.rows if r.verdict == SLOWER)
+    assert row.change_pct == pytest.approx(30.0)
+    assert row.beyond_noise_pct == pytest.approx((18.0 * 0.3 - 0.2) / 18.0 * 100)  # noise: the 0.2 ms spread
+    assert slower.result == "fail"
+    assert main(["compare", base, slower_path, "--max-slowdown", "20"]) == 1
+
+
+def ntt_rows(bench, forward_2_20_ms: float, batch: int) -> list[dict]:
+    """bench_ntt.py's rows at 2^20 made by its own row(): the four transforms and ntt_h (1 and ``batch`` circuits)."""
+    around = lambda ms: [ms * f for f in (0.99, 1.0, 1.01, 0.995, 1.005)]
+    rows = [bench.row(op, 20, 1, around(forward_2_20_ms if op == "forward" else 0.5), 1e9, 1e9, CEILINGS)
+            for op in bench.TRANSFORMS]
+    return rows + [bench.row("ntt_h", 20, c, around(4.0 * c), 1e9, 1e9, CEILINGS) for c in (1, batch)]
+
+
+def test_bench_ntt_record_and_comparison(tmp_path):
+    bench = _bench("bench_ntt")
+    rows = ntt_rows(bench, 0.5, 4)
+    assert rows[0]["ms"] == 0.5 and rows[0]["times_ms"] == pytest.approx([0.495, 0.5, 0.505, 0.4975, 0.5025])
+    record = bench.timing_record(rows, "synthetic", H200)
+    assert record["tool"] == "bench_ntt"
+    assert [(e["case"], e["phase"]) for e in record["entries"]] == [
+        ("2^20 x1", "forward"), ("2^20 x1", "inverse"), ("2^20 x1", "coset_forward"), ("2^20 x1", "coset_inverse"),
+        ("2^20 x1", "ntt_h"), ("2^20 x4", "ntt_h")]
+    first = record["entries"][0]
+    assert (first["median"], first["warmup_runs"], first["shape"]) == (pytest.approx(0.0005), 2, {"log_n": 20, "circuits": 1})
+
+    base = _write(tmp_path, "base.json", bench, rows)
+    same = compare_files(base, _write(tmp_path, "same.json", bench, ntt_rows(bench, 0.5, 4)))
+    assert set(_verdicts(same).values()) == {WITHIN_NOISE}
+    slower = compare_files(base, _write(tmp_path, "slower.json", bench, ntt_rows(bench, 0.65, 4)))
+    verdicts = _verdicts(slower)
+    assert verdicts.pop(("2^20 x1", "forward")) == SLOWER and set(verdicts.values()) == {WITHIN_NOISE}
+    other_batch = _write(tmp_path, "batch3.json", bench, ntt_rows(bench, 0.5, 3))
+    assert run_main(main, ["compare", base, other_batch]) == 2  # 2^20 x4 against 2^20 x3: not comparable
