@@ -190,6 +190,35 @@ def _gate_report_problem(report: dict) -> str | None:
         return "the GPU backend did not run in it"
     if not isinstance(report.get("gpu_fingerprint"), dict) or "files" not in report["gpu_fingerprint"]:
         return "it records no gpu_fingerprint"
+    return _gate_scope_problem(report)
+
+
+GATE_MODES = ("isolated", "prover")
+"""The modes a --record-gate run checks every bundled vector in (conformance/__main__.py)."""
+
+
+def _gate_scope_problem(report: dict) -> str | None:
+    """What a --record-gate run checks and a partial run does not: every bundled vector in each of GATE_MODES, every
+    generated case, and the coverage records (kernels launched, gpu/*.py lines run). A report that lacks any of them
+    cannot vouch for the GPU code, however green."""
+    from vectors.bundled import BUNDLED
+
+    from .generated import GENERATED_CASES, GENERATED_PREFIX
+    from .phases import PROVER
+
+    vectors = report.get("vectors")
+    if not isinstance(vectors, list) or not all(isinstance(v, dict) for v in vectors):
+        return "its 'vectors' is not a list of objects"
+    label = f" [{PROVER}]"
+    ran = {(str(v.get("id", "")).removesuffix(label), v.get("mode")) for v in vectors}
+    needed = [(b.name, mode) for b in BUNDLED for mode in GATE_MODES]
+    needed += [(GENERATED_PREFIX + name, PROVER) for name in GENERATED_CASES]
+    missing = [f"{name} ({mode})" for name, mode in needed if (name, mode) not in ran]
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return f"it did not check {', '.join(missing[:3])}{more} (a --record-gate run checks them all)"
+    if not isinstance(report.get("coverage"), dict):
+        return "it has no coverage records (a --record-gate run makes them)"
     return None
 
 

@@ -41,7 +41,18 @@ def tree(tmp_path):
     return tmp_path
 
 
-def _write_report(root, fp, result="pass", gpu_available=True):
+def _gate_scope() -> list[dict]:
+    """The vector entries of a full --record-gate run: every bundled vector in isolated and prover mode, every
+    generated case in prover mode (named as the runner names them)."""
+    from conformance.generated import GENERATED_CASES
+    from vectors.bundled import BUNDLED
+
+    entries = [{"id": b.name, "mode": "isolated"} for b in BUNDLED]
+    entries += [{"id": f"{b.name} [prover]", "mode": "prover"} for b in BUNDLED]
+    return entries + [{"id": f"generated:{name} [prover]", "mode": "prover"} for name in GENERATED_CASES]
+
+
+def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, coverage=True):
     path = root / GATE_REPORT
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {
@@ -50,7 +61,10 @@ def _write_report(root, fp, result="pass", gpu_available=True):
         "result": result,
         "backends": {"gpu": {"available": gpu_available, "device": {"name": "NVIDIA H200"}}},
         "gpu_fingerprint": fp,
+        "vectors": _gate_scope() if vectors is None else vectors,
     }
+    if coverage:
+        document["coverage"] = {"kernels": {}, "lines": {}}
     path.write_text(json.dumps(document))
 
 
@@ -122,6 +136,23 @@ def test_a_report_that_is_not_a_passing_gpu_run_is_invalid(tree, result, gpu_ava
     _write_report(tree, fingerprint(tree), result=result, gpu_available=gpu_available)
     verdict = gate_verdict(tree)
     assert verdict.state == INVALID and problem in verdict.message
+
+
+@pytest.mark.parametrize(("drop", "problem"), [
+    ("porep-log05 [prover]", "did not check porep-log05 (prover)"),
+    ("porep-log05", "did not check porep-log05 (isolated)"),
+    ("generated:porep-log16 [prover]", "did not check generated:porep-log16 (prover)"),
+])
+def test_a_passing_report_that_did_not_check_the_whole_gate_is_invalid(tree, drop, problem):
+    _write_report(tree, fingerprint(tree), vectors=[v for v in _gate_scope() if v["id"] != drop])
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and problem in verdict.message
+
+
+def test_a_report_without_coverage_records_is_invalid(tree):
+    _write_report(tree, fingerprint(tree), coverage=False)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "no coverage records" in verdict.message
 
 
 def test_record_gate_needs_the_full_bundled_run(capsys):
