@@ -14,6 +14,7 @@ cross a 64-bit word boundary).
 import contextlib
 import itertools
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Callable
 
 from py_ecc.optimized_bls12_381 import G1, add
@@ -536,12 +537,14 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
     return FaultRow(name, expected, ", ".join(vectors), done.returncode == 1, named, detail)
 
 
-def gpu_fault_table(rows: list[FaultRow], device: str) -> str:
-    """The Markdown table: fault -> caught? -> phase named."""
+def gpu_fault_table(rows: list[FaultRow], device: str, measured: str = "") -> str:
+    """The Markdown table: fault -> caught? -> phase named. ``measured``: when and at which commit (the table's
+    provenance, as every committed measurement carries)."""
     lines = [
         "# Planted faults in the GPU prover's code",
         "",
-        f"Measured with `python -m conformance faults --gpu-table` on {device}: each fault is a text patch applied to a",
+        f"Measured {measured + ' ' if measured else ''}with `python -m conformance faults --gpu-table` on {device}: "
+        "each fault is a text patch applied to a",
         "temporary copy of gpu/ (conformance/faults.py GPU_FAULTS; the product code stays clean), then",
         "`python -m conformance run <vectors> --backends gpu --mode prover --require-gpu` runs from that copy.",
         "'phase named' is the GPU backend's first failing phase in the prover's phase order.",
@@ -574,5 +577,8 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
         for fault in faults:
             rows.append(run_gpu_fault(fault, Path(work), say=say))
             say(f"  -> caught: {rows[-1].caught}, named: {rows[-1].named}, as expected: {rows[-1].ok}")
-    Path(path).write_text(gpu_fault_table(rows, _device_name()))
+    from .timing import commit
+
+    measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
+    Path(path).write_text(gpu_fault_table(rows, _device_name(), measured))
     return all(row.ok for row in rows)
