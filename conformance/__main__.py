@@ -30,6 +30,7 @@ from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, check_generated, split_names
 from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
+from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
@@ -74,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
                    "prover: each backend's real prover entry point (the GPU: python -m gpu prove's) on all circuits at once, every phase output captured at its boundary and judged (--record-gate adds this mode to the isolated run)")
     r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
+    r.add_argument("--oracle-library", metavar="NAME", help="judge msm_h, batch_add, tail_msm and assemble with an "
+                   f"independent library ({', '.join(LIBRARIES)}: the optional extra fast, pip install -e '.[fast]'): the MSMs recomputed from "
+                   "each phase's inputs and the proofs' pairing check; the other phases keep the judge --oracle chooses")
     r.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, metavar="N", help=f"runs of each GPU phase (default {DEFAULT_REPEAT}): all outputs must be identical, the fastest run's time is reported (the first compiles kernels); report.json's timings keep every run after the first (median, spread: use 6 or more for `compare`)")
     r.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT_DIR, help=f"write report.json, report.md and chart.png into DIR (default {DEFAULT_REPORT_DIR}/)")
     r.add_argument("--require-gpu", action="store_true", help="exit 3 instead of checking the reference only when no CUDA device is usable")
@@ -169,6 +173,8 @@ def _run(args, argv) -> int:
         raise InvalidInputError("--backends", "names no backend")
     if args.repeat < 1:
         raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
+    if args.oracle_library is not None:
+        load_library(args.oracle_library)  # not installed: error: --oracle-library: ..., exit 2, before any work
     path_arguments, generated = split_names(args.vectors)
     paths = vector_paths(path_arguments) if path_arguments or not generated else []
     if args.record_gate:
@@ -213,6 +219,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         command="python -m conformance " + shlex.join(argv),
         mode=args.mode,
         prefer_oracle=args.oracle,
+        oracle_library=args.oracle_library,
         phases=phases,
         backends=facts,
         gpu_fingerprint=fingerprint_before,
@@ -231,7 +238,8 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         for mode in modes:
             results.append(
                 check_vector(
-                    problem, running, phases, mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat
+                    problem, running, phases, mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat,
+                    oracle_library=args.oracle_library,
                 )
             )
 

@@ -15,6 +15,8 @@ expected value.
 * ``reference`` (evaluate, prep, and any phase without a trapdoor): the reference implementation on
   the same inputs; evaluate and prep are linear-time and cheap at any size.
 * ``expected``: the vector's expected output.
+* ``arkworks`` (msm_h, batch_add, tail_msm, assemble; only with ``--oracle-library arkworks``): the same
+  MSMs and the pairing check recomputed by an independent library (conformance/independent_library.py).
 
 Each judge returns None when the output is right, else the first ``Mismatch``.
 """
@@ -32,11 +34,12 @@ from reference.prep import Prep, bitmap_bits
 from reference.setup import qap_at
 from reference.verifier import verify
 
+from . import independent_library
 from .compare import Mismatch, first_difference, point_text, scalar_text
 from .phases import Problem
 
 EXPECTED, REFERENCE, TRAPDOOR, H_IDENTITY, PAIRING = "expected", "reference", "trapdoor", "h-identity", "pairing"
-ORACLES = (REFERENCE, EXPECTED, TRAPDOOR, H_IDENTITY, PAIRING)
+ORACLES = (REFERENCE, EXPECTED, TRAPDOOR, H_IDENTITY, PAIRING) + independent_library.LIBRARIES
 
 INDEPENDENT_ORACLE = {
     "evaluate": REFERENCE,
@@ -50,9 +53,12 @@ INDEPENDENT_ORACLE = {
 """The judge of each phase when the expected value is not used."""
 
 
-def choose_oracle(phase: str, problem: Problem, has_expected: bool, prefer_oracle: bool) -> str:
-    """'expected' when the vector has the value and no oracle was asked for; else the phase's
-    independent oracle, with the reference standing in for the trapdoor when the vector has none."""
+def choose_oracle(phase: str, problem: Problem, has_expected: bool, prefer_oracle: bool, library: str | None = None) -> str:
+    """``library`` (--oracle-library) for the phases it judges; else 'expected' when the vector has the value
+    and no oracle was asked for; else the phase's independent oracle, with the reference standing in for the
+    trapdoor when the vector has none."""
+    if library is not None and phase in independent_library.PHASES:
+        return library
     if has_expected and not prefer_oracle:
         return EXPECTED
     oracle = INDEPENDENT_ORACLE[phase]
@@ -281,4 +287,9 @@ def judge(oracle: str, phase: str, problem: Problem, inputs: dict, output, expec
         return check_h_identity(problem, inputs["evaluate"], output)
     if oracle == PAIRING:
         return check_pairing(problem, output)
+    if oracle in independent_library.LIBRARIES:
+        if phase == "assemble":
+            return independent_library.check_pairing_by_library(problem, output)
+        want = _memo(problem, (oracle, phase), inputs, lambda: independent_library.expected_by_library(phase, problem, inputs))
+        return first_difference(phase, want, output)
     raise ValueError(f"unknown oracle {oracle!r}; the oracles are {', '.join(ORACLES)}")

@@ -33,6 +33,8 @@ class RunInfo:
     load_seconds: dict[str, float] = field(default_factory=dict)
     chart: str | None = None
     chart_note: str | None = None
+    oracle_library: str | None = None
+    """run --oracle-library: the independent library that judged msm_h, batch_add, tail_msm, assemble."""
     coverage: dict | None = None
     """run --coverage / --record-gate: kernels launched and gpu/*.py lines run (conformance/gpu_coverage.py)."""
 
@@ -94,6 +96,7 @@ def report_document(results: list[VectorResult], info: RunInfo) -> dict:
         "command": info.command,
         "mode": info.mode,
         "oracle_requested": info.prefer_oracle,
+        "oracle_library": info.oracle_library,
         "phases": list(info.phases),
         "result": overall_result(results),
         "host": {"python": platform.python_version(), "platform": platform.platform()},
@@ -258,7 +261,8 @@ def markdown_text(document: dict) -> str:
         "",
         f"* command: `{document['command']}`",
         f"* created: {document['created']} (finished {document['finished']})",
-        f"* mode: {document['mode']}; judge: {'independent oracles' if document['oracle_requested'] else 'expected values where the vector has them'}",
+        f"* mode: {document['mode']}; judge: {'independent oracles' if document['oracle_requested'] else 'expected values where the vector has them'}"
+        + (f"; msm_h, batch_add, tail_msm, assemble judged by {document['oracle_library']}" if document.get("oracle_library") else ""),
         f"* gpu/ fingerprint: `{fp['sha256']}` ({len(fp['files'])} files)",
         f"* counts: {_status_counts(document)}",
         "",

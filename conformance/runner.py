@@ -128,6 +128,7 @@ def check_phase(
     verified: dict | None = None,
     own: dict[str, dict] | None = None,
     repeat: int = 1,
+    oracle_library: str | None = None,
 ) -> PhaseResult:
     """Run and judge one phase of ``problem`` in every backend, from the inputs ``mode`` gives it.
 
@@ -135,12 +136,13 @@ def check_phase(
     ({backend: {phase: output}}) holds each backend's earlier outputs for end-to-end mode. Both are
     updated with this phase's outputs. The outputs ride along in ``BackendResult.output``.
     ``repeat``: runs per phase of a backend that is not deterministic by construction (see _run_one).
+    ``oracle_library``: the independent library that judges the phases it covers (oracles.choose_oracle).
     """
     vector = problem.vector
     verified = {} if verified is None else verified
     own = {} if own is None else own
     expected = expected_output(vector, phase)
-    result = PhaseResult(phase, oracles.choose_oracle(phase, problem, expected is not None, prefer_oracle))
+    result = PhaseResult(phase, oracles.choose_oracle(phase, problem, expected is not None, prefer_oracle, oracle_library))
     shared_plan = plan_inputs(phase, mode, vector, verified, {}) if mode == "isolated" else None
     for backend in backends:
         mine = own.setdefault(backend.name, {})
@@ -164,6 +166,7 @@ def check_vector(
     progress=None,
     unavailable: dict[str, str] | None = None,
     repeat: int = 1,
+    oracle_library: str | None = None,
 ) -> VectorResult:
     """Run and judge every selected phase of ``problem`` in every backend (see check_phase).
 
@@ -177,9 +180,11 @@ def check_vector(
     result = VectorResult(label, path, vector.r1cs.log_n, len(vector.circuits), vector.trapdoor is not None, mode=mode)
     verified: dict = {}
     own: dict[str, dict] = {}
-    prover_results = check_prover(problem, backends, phases, prefer_oracle, repeat) if mode == PROVER else {}
+    prover_results = check_prover(problem, backends, phases, prefer_oracle, repeat, oracle_library) if mode == PROVER else {}
     for phase in (p for p in PHASES if p in phases):
-        phase_result = prover_results.get(phase) or check_phase(problem, phase, backends, mode, prefer_oracle, verified, own, repeat)
+        phase_result = prover_results.get(phase) or check_phase(
+            problem, phase, backends, mode, prefer_oracle, verified, own, repeat, oracle_library
+        )
         for name, outcome in phase_result.backends.items():
             say(_progress_line(label, phase, name, outcome))
         for name, reason in (unavailable or {}).items():
@@ -192,7 +197,7 @@ def check_vector(
 
 
 def check_prover(problem: Problem, backends: list[Backend], phases=PHASES, prefer_oracle: bool = False,
-                 repeat: int = 1) -> dict[str, PhaseResult]:
+                 repeat: int = 1, oracle_library: str | None = None) -> dict[str, PhaseResult]:
     """Prover mode (phases.py): each backend's whole prover once per repeat, every captured phase judged.
 
     A phase's output must equal the vector's expected value (or pass its oracle, fed the backend's own earlier
@@ -200,7 +205,7 @@ def check_prover(problem: Problem, backends: list[Backend], phases=PHASES, prefe
     exactly. Returns {phase: PhaseResult} for the selected phases."""
     vector = problem.vector
     selected = [p for p in PHASES if p in phases]
-    results = {p: PhaseResult(p, oracles.choose_oracle(p, problem, expected_output(vector, p) is not None, prefer_oracle))
+    results = {p: PhaseResult(p, oracles.choose_oracle(p, problem, expected_output(vector, p) is not None, prefer_oracle, oracle_library))
                for p in selected}
     verified: dict = {}
     for backend in backends:

@@ -1,0 +1,201 @@
+"""The independent-library oracle: MSMs and the Groth16 pairing check recomputed by arkworks.
+
+py-arkworks-bls12381 (arkworks' BLS12-381 through Python bindings; the optional extra ``fast``, chosen by
+measurement in bench/RESULTS_fast_library.md) is a second implementation of the curve, written by other
+people in another language. It judges (``python -m conformance run --oracle-library arkworks``):
+
+* msm_h: sum_i h_i * H_i from the phase's input h (reference/msm_h.py's equation);
+* batch_add: per query, the sum of the points whose bitmap bit is set (reference/batch_add.py);
+* tail_msm: per query, sum_k tail_scalars[k] * Q[tail_indices[k]] (reference/tail_msm.py);
+* assemble: e(A, B) e(-alpha, beta) e(-X, gamma) e(-C, delta) = 1 with X = sum_i x_i IC_i (x_0 = 1),
+  reference/verifier.py's equation, as one arkworks pairing check.
+
+Points cross over as the vectors' wire format (ZCash compressed, vectors/FORMAT.md) and are decoded by
+arkworks with its own on-curve and subgroup checks; scalars as canonical big-endian 32 bytes, which
+arkworks refuses when >= r (``Scalar(int)`` would reduce silently: never used here). The sums come back as
+compressed bytes and are decoded by reference/encoding.py, so the comparison is the usual exact one
+(conformance/compare.py). This module is not imported by the prover or the reference: only the judge uses it.
+"""
+from py_ecc.optimized_bls12_381 import Z1, Z2, neg
+
+from reference.encoding import g1_from_bytes, g1_to_bytes, g2_from_bytes, g2_to_bytes
+from reference.errors import InvalidInputError
+from reference.keys import QuerySums, check_verifying_key
+from reference.prep import Prep, bitmap_bits
+
+from .compare import Mismatch, point_text
+from .phases import Problem
+
+ARKWORKS = "arkworks"
+LIBRARIES = (ARKWORKS,)
+"""The names --oracle-library accepts."""
+PACKAGE, DISTRIBUTION, EXTRA = "py_arkworks_bls12381", "py-arkworks-bls12381", "fast"
+PHASES = ("msm_h", "batch_add", "tail_msm", "assemble")
+"""The phases this oracle judges; the others keep the judge --oracle chooses."""
+SCALAR_BYTES = 32
+QUERY_KEYS = {"l": ("l", "l"), "a": ("a", "a"), "b_g1": ("b_g1", "b"), "b_g2": ("b_g2", "b")}
+"""QuerySums field -> (proving-key query, Prep split): B_G1 and B_G2 share B's split (reference/prep.py)."""
+
+
+def load_library(name: str = ARKWORKS):
+    """The library module, or InvalidInputError('--oracle-library', ...) when unknown or not installed."""
+    if name not in LIBRARIES:
+        raise InvalidInputError("--oracle-library", f"unknown library {name!r}; the libraries are {', '.join(LIBRARIES)}")
+    try:
+        import py_arkworks_bls12381
+    except ImportError:
+        raise InvalidInputError(
+            "--oracle-library", f"the {name} oracle needs {DISTRIBUTION}, which is not installed: pip install -e '.[{EXTRA}]'"
+        ) from None
+    return py_arkworks_bls12381
+
+
+def unavailable_reason() -> str | None:
+    """Why the library cannot be used here (for tests' skip messages), or None."""
+    try:
+        load_library()
+    except InvalidInputError as exc:
+        return str(exc)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Crossing over: our points and ints <-> the library's
+
+
+def _group(point):
+    """'g1' or 'g2' from the coordinate type of a py_ecc point."""
+    return "g2" if hasattr(point[0], "coeffs") else "g1"
+
+
+def to_library_point(point):
+    """A py_ecc G1 or G2 point as the library's, through the compressed wire encoding."""
+    ark = load_library()
+    if _group(point) == "g1":
+        return ark.G1Point.from_compressed_bytes(g1_to_bytes(point))
+    return ark.G2Point.from_compressed_bytes(g2_to_bytes(point))
+
+
+def from_library_point(point) -> tuple:
+    """The library's point as a py_ecc point (decoded and checked by reference/encoding.py)."""
+    ark = load_library()
+    if isinstance(point, ark.G1Point):
+        return g1_from_bytes(point.to_compressed_bytes(), "arkworks G1 result")
+    return g2_from_bytes(point.to_compressed_bytes(), "arkworks G2 result")
+
+
+def to_library_scalar(value: int):
+    """An int in [0, r) as the library's scalar; anything else is refused, never reduced."""
+    ark = load_library()
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError("scalar", f"expected an int in [0, r), got {value!r}")
+    try:
+        return ark.Scalar.from_be_bytes(value.to_bytes(SCALAR_BYTES, "big"))
+    except (OverflowError, ValueError):
+        raise InvalidInputError("scalar", f"{value:#x} is not in [0, r)") from None
+
+
+def library_msm(points: list, scalars: list[int], identity: tuple) -> tuple:
+    """sum_i s_i * P_i computed by the library (G1 or G2 by ``identity``), as a py_ecc point."""
+    if len(points) != len(scalars):
+        raise InvalidInputError("msm", f"{len(points)} points but {len(scalars)} scalars")
+    if not points:
+        return identity
+    ark = load_library()
+    library_points = [p if isinstance(p, (ark.G1Point, ark.G2Point)) else to_library_point(p) for p in points]
+    point_type = ark.G1Point if isinstance(library_points[0], ark.G1Point) else ark.G2Point
+    total = point_type.multiexp_unchecked(library_points, [to_library_scalar(s) for s in scalars])
+    return from_library_point(total)
+
+
+def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
+    """prod_k e(P_k, Q_k) == 1 by the library, for py_ecc (G1 point P_k, G2 point Q_k)."""
+    ark = load_library()
+    return ark.GT.pairing_check([to_library_point(p) for p, _ in pairs], [to_library_point(q) for _, q in pairs])
+
+
+# ---------------------------------------------------------------------------------------------
+# The phases
+
+
+def _key_points(problem: Problem) -> dict:
+    """Every proving-key query as library points, converted once per problem."""
+    if "library_key_points" not in problem.memo:
+        pk = problem.vector.pk
+        problem.memo["library_key_points"] = {q: [to_library_point(p) for p in getattr(pk, q)] for q in ("h", "l", "a", "b_g1", "b_g2")}
+    return problem.memo["library_key_points"]
+
+
+def _identity(query: str) -> tuple:
+    return Z2 if query == "b_g2" else Z1
+
+
+def library_msm_h(problem: Problem, hs) -> list:
+    """Per circuit: sum_i h_i * H_i."""
+    points = _key_points(problem)["h"]
+    return [library_msm(points, list(h), Z1) for h in hs]
+
+
+def library_batch_add(problem: Problem, prep: Prep) -> list[QuerySums]:
+    """Per circuit and query: the sum of the points whose bitmap bit is set (each with scalar 1)."""
+    points = _key_points(problem)
+
+    def selected(field: str, circuit: int) -> tuple:
+        query, split = QUERY_KEYS[field]
+        bits = bitmap_bits(getattr(prep, split).bitmaps[circuit], len(points[query]))
+        chosen = [p for p, bit in zip(points[query], bits) if bit]
+        return library_msm(chosen, [1] * len(chosen), _identity(field))
+
+    return [QuerySums(**{f: selected(f, c) for f in QUERY_KEYS}) for c in range(len(prep.l.bitmaps))]
+
+
+def library_tail_msm(problem: Problem, prep: Prep) -> list[QuerySums]:
+    """Per circuit and query: sum_k tail_scalars[k] * Q[tail_indices[k]]."""
+    points = _key_points(problem)
+
+    def tail(field: str, circuit: int) -> tuple:
+        query, split_name = QUERY_KEYS[field]
+        split = getattr(prep, split_name)
+        return library_msm([points[query][i] for i in split.tail_indices], list(split.tail_scalars[circuit]), _identity(field))
+
+    return [QuerySums(**{f: tail(f, c) for f in QUERY_KEYS}) for c in range(len(prep.l.tail_scalars))]
+
+
+def expected_by_library(phase: str, problem: Problem, inputs: dict):
+    """The library's value of an MSM phase from the phase's inputs."""
+    if phase == "msm_h":
+        return library_msm_h(problem, inputs["ntt_h"])
+    if phase == "batch_add":
+        return library_batch_add(problem, inputs["prep"])
+    if phase == "tail_msm":
+        return library_tail_msm(problem, inputs["prep"])
+    raise ValueError(f"the {ARKWORKS} oracle computes no expected value for {phase}")
+
+
+def verifies_by_library(problem: Problem, public_inputs: list[int], proof) -> bool:
+    """Groth16's equation (reference/verifier.py) with X and the pairing product computed by the library."""
+    vk = problem.vector.pk.vk
+    check_verifying_key(vk)
+    if len(public_inputs) + 1 != len(vk.ic):
+        raise InvalidInputError("public_inputs", f"has {len(public_inputs)} values; the verifying key has {len(vk.ic) - 1}")
+    x = library_msm(list(vk.ic), [1] + list(public_inputs), Z1)
+    return pairing_product_is_one([(proof.a, proof.b), (neg(vk.alpha_g1), vk.beta_g2), (neg(x), vk.gamma_g2), (neg(proof.c), vk.delta_g2)])
+
+
+def check_pairing_by_library(problem: Problem, proofs) -> Mismatch | None:
+    """The first circuit whose proof is not three points on their curves or fails the library's pairing check."""
+    vector = problem.vector
+    if not isinstance(proofs, (list, tuple)) or len(proofs) != len(vector.circuits):
+        got = f"{len(proofs)} proofs" if isinstance(proofs, (list, tuple)) else type(proofs).__name__
+        return Mismatch("assemble", None, "circuits", None, f"{len(vector.circuits)} proofs", got)
+    for c, (proof, case) in enumerate(zip(proofs, vector.circuits)):
+        for name, group in (("a", "g1"), ("b", "g2"), ("c", "g1")):
+            text = point_text(getattr(proof, name, None), group)
+            if text.startswith(("not", "off")):
+                return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", text)
+        if not verifies_by_library(problem, case.witness.public_inputs, proof):
+            return Mismatch(
+                "assemble", c, f"pairing check ({ARKWORKS})", None,
+                "e(A,B) = e(alpha,beta) e(X,gamma) e(C,delta)", "the proof does not verify",
+            )
+    return None
