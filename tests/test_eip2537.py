@@ -5,7 +5,7 @@ addition (py_ecc add), MUL and MSM (reference.msm.msm_pippenger), the pairing ch
 loops, one final exponentiation, compared with the expected 32-byte 0/1), and every fail-* case
 rejected by vectors/eip2537.py for the stated reason. For the point-level reasons that the ZCash
 encoding can also express (off the curve, outside the subgroup, coordinate >= p) the same point is
-re-encoded in the ZCash form and must be rejected by reference.curve's decoder too; the EIP-only
+re-encoded in the ZCash form and must be rejected by reference.encoding's decoder too; the EIP-only
 reasons (length, top 16 bytes not zero) are checked on the EIP decoder alone.
 
 Default run: every G1 case, every G2 addition and fail case, and a named sample of the slower

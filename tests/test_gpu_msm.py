@@ -2,7 +2,7 @@
 
 Oracles: py_ecc (reference.msm.msm_naive, one double-and-add per point), and bases with known
 discrete logs (point i = (b + i a) G, made on the device) where expected = (sum_i s_i (b + i a)) G
-needs one scalar multiplication. Results are compared as ZCash encodings (reference.curve).
+needs one scalar multiplication. Results are compared as ZCash encodings (reference.encoding).
 
 Two backends run the same Python drivers (gpu/msm.py, gpu/batch_add.py, ...):
 * ``emulated`` tests: the kernels' host build over NumPy (tests/native/ec_host.py), small sizes, on

@@ -11,7 +11,7 @@ NOT the ZCash encoding the rest of the toolkit uses:
 * MSM input: (point || scalar) pairs; pairing input: (G1 || G2) pairs; ADD input: two points.
 
 Points are checked to be on the curve, and (except for ADD, which the EIP does not subgroup-check)
-in the prime-order subgroup, with reference.curve's checks. Every failure raises an
+in the prime-order subgroup, with the reference's checks (reference/curve.py, reference/subgroup.py). Every failure raises an
 reference.errors.InvalidInputError subclass naming the input position and the problem.
 """
 import json
