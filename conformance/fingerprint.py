@@ -10,7 +10,10 @@ __init__.py of each package on the way: reference/ modules such as the domain co
 modules such as the PoRep array circuits. A GPU run that passes can be recorded as the committed gate
 report (``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
 (tests/test_conformance_gate.py, ``python -m conformance gate``) fails when any of these files differs
-from the recorded ones, and names the files that changed.
+from the recorded ones, and names the files that changed; it also fails ('invalid') on a report that is not a
+passing run with the GPU backend, or that did not check the whole gate (every bundled vector in each of
+GATE_MODES, every generated case, the coverage records: ``_gate_scope_problem``). With no committed report it
+says so (test skipped, ``gate`` exit 0).
 """
 import ast
 import hashlib
