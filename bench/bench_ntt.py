@@ -220,11 +220,6 @@ def timing_record(rows: list, command: str, env: dict) -> dict:
 
 def main(argv=None) -> int:
     """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
-    import cupy
-
-    from gpu.field import BUILDS
-    from gpu.limbs import FQ, FR
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output", type=Path, help="markdown file to write the table to")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes")
@@ -235,6 +230,10 @@ def main(argv=None) -> int:
     if args.repeats < 5:
         parser.error("--repeats must be at least 5")
     sizes = [int(s) for s in args.sizes.split(",")]
+    import cupy  # after the arguments, so that --help works without a GPU
+
+    from gpu.field import BUILDS
+    from gpu.limbs import FQ, FR
 
     props = cupy.cuda.runtime.getDeviceProperties(0)
     gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
