@@ -203,8 +203,9 @@ GATE_MODES = ("isolated", "prover")
 def _gate_scope_problem(report: dict) -> str | None:
     """What a --record-gate run checks and a partial run does not: every bundled vector in each of GATE_MODES, every
     generated case, and the coverage records (kernels launched, gpu/*.py lines run). A report that lacks any of them
-    cannot vouch for the GPU code, however green."""
-    from vectors.bundled import BUNDLED
+    cannot vouch for the GPU code, however green. The bundled vectors are every checked-in vector (bundled_paths: the
+    generated ones of vectors/bundled.py and the edge-* ones), the set a --record-gate run must be given."""
+    from vectors.bundled import bundled_paths
 
     from .generated import GENERATED_CASES, GENERATED_PREFIX
     from .phases import PROVER
@@ -214,7 +215,7 @@ def _gate_scope_problem(report: dict) -> str | None:
         return "its 'vectors' is not a list of objects"
     label = f" [{PROVER}]"
     ran = {(str(v.get("id", "")).removesuffix(label), v.get("mode")) for v in vectors}
-    needed = [(b.name, mode) for b in BUNDLED for mode in GATE_MODES]
+    needed = [(path.stem, mode) for path in bundled_paths() for mode in GATE_MODES]
     needed += [(GENERATED_PREFIX + name, PROVER) for name in GENERATED_CASES]
     missing = [f"{name} ({mode})" for name, mode in needed if (name, mode) not in ran]
     if missing:

@@ -45,10 +45,10 @@ def _gate_scope() -> list[dict]:
     """The vector entries of a full --record-gate run: every bundled vector in isolated and prover mode, every
     generated case in prover mode (named as the runner names them)."""
     from conformance.generated import GENERATED_CASES
-    from vectors.bundled import BUNDLED
+    from vectors.bundled import bundled_paths
 
-    entries = [{"id": b.name, "mode": "isolated"} for b in BUNDLED]
-    entries += [{"id": f"{b.name} [prover]", "mode": "prover"} for b in BUNDLED]
+    entries = [{"id": p.stem, "mode": "isolated"} for p in bundled_paths()]
+    entries += [{"id": f"{p.stem} [prover]", "mode": "prover"} for p in bundled_paths()]
     return entries + [{"id": f"generated:{name} [prover]", "mode": "prover"} for name in GENERATED_CASES]
 
 
@@ -141,6 +141,7 @@ def test_a_report_that_is_not_a_passing_gpu_run_is_invalid(tree, result, gpu_ava
 @pytest.mark.parametrize(("drop", "problem"), [
     ("porep-log05 [prover]", "did not check porep-log05 (prover)"),
     ("porep-log05", "did not check porep-log05 (isolated)"),
+    ("edge-zero-coefficients [prover]", "did not check edge-zero-coefficients (prover)"),
     ("generated:porep-log16 [prover]", "did not check generated:porep-log16 (prover)"),
 ])
 def test_a_passing_report_that_did_not_check_the_whole_gate_is_invalid(tree, drop, problem):
