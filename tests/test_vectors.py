@@ -97,3 +97,11 @@ def test_help_on_every_command(capsys):
             vectors_main(argv)
         assert exc.value.code == 0
     assert "usage" in capsys.readouterr().out
+
+
+def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
+    """`regenerate --check NAME` with a NAME no vector has would check nothing and pass: it is bad input (exit 2)."""
+    from reference.cli import run_main
+
+    assert run_main(vectors_main, ["regenerate", "--check", "--quiet", "porep-log99"]) == 2
+    assert capsys.readouterr().err.strip() == "error: names: no bundled vector is named porep-log99"

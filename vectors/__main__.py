@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     rg = sub.add_parser(
         "regenerate",
         help="rewrite the bundled vectors under vectors/data/ (or --check them bit for bit)",
-        description="Run the generate command of every bundled vector (vectors/bundled.py).",
+        description="Run the generate command of every bundled vector (vectors/bundled.py) and remake the edge-* vectors "
+                    "(vectors/edge_cases.py): every file of vectors/data/.",
     )
     rg.add_argument("--check", action="store_true", help="do not write; exit 1 if any bundled file differs from a fresh generation")
     rg.add_argument("names", nargs="*", help="only these bundled vectors (default: all)")
@@ -142,6 +143,9 @@ def _regenerate(args) -> int:
     say = Progress(args.quiet)
     chosen = [b for b in BUNDLED if not args.names or b.name in args.names]
     edge_names = [n for n in args.names if n.startswith("edge-")]
+    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - set(edge_names))
+    if unknown:  # a name that matches nothing would check nothing and pass
+        raise InvalidInputError("names", f"no bundled vector is named {', '.join(unknown)}")
     stale = []
     for b in chosen:
         say(f"{b.name}: {b.command}")

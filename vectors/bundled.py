@@ -1,4 +1,5 @@
-"""The vectors checked in under vectors/data/, each with the exact command that made it.
+"""The generated vectors checked in under vectors/data/, each with the exact command that made it (BUNDLED); the
+edge-* vectors beside them are made by vectors/edge_cases.py, and bundled_paths lists both.
 
 `python -m vectors regenerate` rewrites them all; `python -m vectors regenerate --check` (and the
 test suite) regenerates each in memory and demands the same bytes as the checked-in files.
