@@ -31,7 +31,6 @@ from conformance.timing import environment as timing_environment  # noqa: E402
 
 DEFAULT_SIZES = (16, 20, 24, 26, 27)
 WARMUP_CALLS = 2
-DATE = "2026-12-02"
 GOALS_MS = {("forward", 24): 4.0, ("forward", 27): 38.0}
 """Targets for one forward NTT (a mature CUDA library: 4.76 ms at 2^24, 44.4 ms at 2^27)."""
 COPY_PROBE_BYTES = 4 << 30
@@ -250,10 +249,11 @@ def main(argv=None) -> int:
         bench_size(log_n, args.repeats, args.batch, rows, ceilings)
         print(table(rows[-6:]), flush=True)
 
+    env = timing_environment(with_gpu=True)
     text = (
         f"# GPU NTT and ntt_h benchmark\n\n"
-        f"- date: {DATE}\n- GPU: {gpu_name} (CUDA driver API {driver})\n"
-        f"- commit: `git rev-parse HEAD` = <filled in by the lead>\n"
+        f"- date: {env['date'][:10]}\n- GPU: {gpu_name} (CUDA driver API {driver})\n"
+        f"- commit: `{env['commit']}`\n"
         f"- method: bench/bench_ntt.py; CUDA events, {WARMUP_CALLS} warm-up calls, median of {args.repeats}; "
         f"random non-zero device-resident inputs (ntt_h: c = a b, rows that hold); output and scratch preallocated (ntt_h allocates its work "
         f"buffers from CuPy's pool)\n\n"
@@ -273,7 +273,7 @@ def main(argv=None) -> int:
     args.output.write_text(text)
     if args.json:
         command = "bench/bench_ntt.py " + " ".join(sys.argv[1:] if argv is None else argv)
-        record = timing_record(rows, command, timing_environment(with_gpu=True))
+        record = timing_record(rows, command, env)
         args.json.write_text(json.dumps({"ceilings": ceilings, "rows": rows, "timings": record}, indent=1) + "\n")
     print(text)
     return 0
