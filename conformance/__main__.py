@@ -1,4 +1,4 @@
-"""python -m conformance {run,gate,faults}: the phase-by-phase conformance suite.
+"""python -m conformance {run,gate,faults,compare}: the phase-by-phase conformance suite.
 
     python -m conformance run                                   # bundled vectors, reference and GPU
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
@@ -8,7 +8,7 @@
     python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
---require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale gate, or --record-gate refused
+--require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale or invalid gate, or --record-gate refused
 because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, a witness that does not satisfy its circuit, unknown phase or backend,
 a run that would check nothing); 3 --require-gpu without a usable GPU.
@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
                    "(all: every visible device), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), 0 otherwise.")
+    g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), or if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py); 0 otherwise (with a notice when no report is committed).")
     g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
     f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
     f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
