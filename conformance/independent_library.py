@@ -23,7 +23,6 @@ from reference.errors import InvalidInputError
 from reference.keys import QuerySums, check_verifying_key
 from reference.prep import Prep, bitmap_bits
 
-from .compare import Mismatch, point_text
 from .phases import Problem
 
 ARKWORKS = "arkworks"
@@ -172,30 +171,11 @@ def expected_by_library(phase: str, problem: Problem, inputs: dict):
     raise ValueError(f"the {ARKWORKS} oracle computes no expected value for {phase}")
 
 
-def verifies_by_library(problem: Problem, public_inputs: list[int], proof) -> bool:
-    """Groth16's equation (reference/verifier.py) with X and the pairing product computed by the library."""
-    vk = problem.vector.pk.vk
+def verifies_by_library(vk, public_inputs: list[int], proof) -> bool:
+    """Groth16's equation (reference/verifier.py) with X and the pairing product computed by the library
+    (reference.verifier.verify's signature: oracles.check_pairing takes either)."""
     check_verifying_key(vk)
     if len(public_inputs) + 1 != len(vk.ic):
         raise InvalidInputError("public_inputs", f"has {len(public_inputs)} values; the verifying key has {len(vk.ic) - 1}")
     x = library_msm(list(vk.ic), [1] + list(public_inputs), Z1)
     return pairing_product_is_one([(proof.a, proof.b), (neg(vk.alpha_g1), vk.beta_g2), (neg(x), vk.gamma_g2), (neg(proof.c), vk.delta_g2)])
-
-
-def check_pairing_by_library(problem: Problem, proofs) -> Mismatch | None:
-    """The first circuit whose proof is not three points on their curves or fails the library's pairing check."""
-    vector = problem.vector
-    if not isinstance(proofs, (list, tuple)) or len(proofs) != len(vector.circuits):
-        got = f"{len(proofs)} proofs" if isinstance(proofs, (list, tuple)) else type(proofs).__name__
-        return Mismatch("assemble", None, "circuits", None, f"{len(vector.circuits)} proofs", got)
-    for c, (proof, case) in enumerate(zip(proofs, vector.circuits)):
-        for name, group in (("a", "g1"), ("b", "g2"), ("c", "g1")):
-            text = point_text(getattr(proof, name, None), group)
-            if text.startswith(("not", "off")):
-                return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", text)
-        if not verifies_by_library(problem, case.witness.public_inputs, proof):
-            return Mismatch(
-                "assemble", c, f"pairing check ({ARKWORKS})", None,
-                "e(A,B) = e(alpha,beta) e(X,gamma) e(C,delta)", "the proof does not verify",
-            )
-    return None

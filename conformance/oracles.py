@@ -227,8 +227,12 @@ def _h_shape_problem(circuit: int, h, length: int) -> Mismatch | None:
 # Pairing
 
 
-def check_pairing(problem: Problem, proofs) -> Mismatch | None:
-    """The first circuit whose proof is not three points on their curves or does not verify."""
+def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAIRING) -> Mismatch | None:
+    """The first circuit whose proof is not three points on their curves or does not verify.
+
+    ``verifies(vk, public_inputs, proof)``: Groth16's equation (default ``reference.verifier.verify``; the
+    independent library's: independent_library.verifies_by_library); ``judge_name`` labels its mismatch."""
+    verifies = verify if verifies is None else verifies
     vector = problem.vector
     if not isinstance(proofs, (list, tuple)) or len(proofs) != len(vector.circuits):
         got = f"{len(proofs)} proofs" if isinstance(proofs, (list, tuple)) else type(proofs).__name__
@@ -238,9 +242,10 @@ def check_pairing(problem: Problem, proofs) -> Mismatch | None:
             text = point_text(getattr(proof, name, None), group)
             if text.startswith(("not", "off")):
                 return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", text)
-        if not verify(vector.pk.vk, case.witness.public_inputs, proof):
+        if not verifies(vector.pk.vk, case.witness.public_inputs, proof):
+            label = "pairing check" if judge_name == PAIRING else f"pairing check ({judge_name})"
             return Mismatch(
-                "assemble", c, "pairing check", None,
+                "assemble", c, label, None,
                 "e(A,B) = e(alpha,beta) e(X,gamma) e(C,delta)", "the proof does not verify",
             )
     return None
@@ -289,7 +294,7 @@ def judge(oracle: str, phase: str, problem: Problem, inputs: dict, output, expec
         return check_pairing(problem, output)
     if oracle in independent_library.LIBRARIES:
         if phase == "assemble":
-            return independent_library.check_pairing_by_library(problem, output)
+            return check_pairing(problem, output, independent_library.verifies_by_library, oracle)
         want = _memo(problem, (oracle, phase), inputs, lambda: independent_library.expected_by_library(phase, problem, inputs))
         return first_difference(phase, want, output)
     raise ValueError(f"unknown oracle {oracle!r}; the oracles are {', '.join(ORACLES)}")

@@ -80,9 +80,9 @@ def test_library_verifies_the_bundled_proof_and_refuses_a_changed_one():
     problem = _problem(BUNDLED_SMALL)
     case = problem.vector.circuits[0]
     proof = case.expected.assemble
-    assert lib.verifies_by_library(problem, case.witness.public_inputs, proof)
+    assert lib.verifies_by_library(problem.vector.pk.vk, case.witness.public_inputs, proof)
     bad = type(proof)(a=proof.a, b=proof.b, c=add(proof.c, G1))
-    assert not lib.verifies_by_library(problem, case.witness.public_inputs, bad)
+    assert not lib.verifies_by_library(problem.vector.pk.vk, case.witness.public_inputs, bad)
 
 
 @needs_library
