@@ -307,12 +307,17 @@ def _gate(args) -> int:
 
 
 def _compare(args) -> int:
-    from .compare_timings import compare_files, terminal_text, write_comparison_report
+    from .compare_timings import COMPARISON_FILES, compare_files, terminal_text, write_comparison_report
 
     comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown)
     sys.stdout.write(terminal_text(comparison))
     if args.report:
-        written = write_comparison_report(comparison, Path(args.report))
+        folder = Path(args.report)
+        check_outputs({f"--report {name}": folder / name for name in COMPARISON_FILES}, {"baseline": args.baseline, "new": args.new})
+        try:
+            written = write_comparison_report(comparison, folder)
+        except OSError as exc:
+            raise InvalidInputError("--report", f"cannot write the comparison into {args.report}: {exc.strerror or exc}") from None
         print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
               " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
     return EXIT_MISMATCH if comparison.result == "fail" else EXIT_OK

@@ -298,6 +298,9 @@ def comparison_json(comparison: Comparison, chart_name: str | None = None, chart
     }
 
 
+COMPARISON_FILES = ("comparison.json", "comparison.md", "waterfall.png")
+
+
 def write_comparison_report(comparison: Comparison, folder: Path) -> list[Path]:
     """comparison.json, comparison.md and (with matplotlib) waterfall.png into ``folder``; the files written."""
     import json
@@ -310,4 +313,4 @@ def write_comparison_report(comparison: Comparison, folder: Path) -> list[Path]:
     chart_name = None if note else chart.name
     (folder / "comparison.json").write_text(json.dumps(comparison_json(comparison, chart_name, note), indent=1) + "\n")
     (folder / "comparison.md").write_text(markdown_text(comparison, chart_name, note))
-    return [folder / name for name in ("comparison.json", "comparison.md", "waterfall.png") if (folder / name).exists()]
+    return [folder / name for name in COMPARISON_FILES if (folder / name).exists()]

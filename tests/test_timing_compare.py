@@ -203,6 +203,20 @@ def test_report_files_are_written(tmp_path, capsys):
     assert markdown.startswith("# Timing comparison: FAIL") and "| porep-log10 | gpu | msm_h |" in markdown
 
 
+def test_a_report_folder_that_cannot_be_written_or_would_overwrite_an_input_is_bad_input(tmp_path, capsys):
+    good = write(tmp_path, "comparison.json", record(BASE))
+    before = (tmp_path / "comparison.json").read_bytes()
+    assert run_main(main, ["compare", good, good, "--report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --report comparison.json: ") and "refusing to overwrite it" in err
+    assert (tmp_path / "comparison.json").read_bytes() == before
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert run_main(main, ["compare", good, good, "--report", str(blocked / "cmp")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --report: cannot write the comparison into ") and "Traceback" not in err
+
+
 # ---------------------------------------------------------------------------------------------
 # The conformance run's record
 
