@@ -105,3 +105,6 @@ def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
 
     assert run_main(vectors_main, ["regenerate", "--check", "--quiet", "porep-log99"]) == 2
     assert capsys.readouterr().err.strip() == "error: names: no bundled vector is named porep-log99"
+    # an unknown edge-* name beside a real one: refused before the real one is regenerated (or written)
+    assert run_main(vectors_main, ["regenerate", "--quiet", "porep-log01", "edge-bogus"]) == 2
+    assert capsys.readouterr().err.strip() == "error: names: no bundled vector is named edge-bogus"

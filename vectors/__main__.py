@@ -11,7 +11,7 @@ from reference.safe_files import check_outputs
 from .bellman import export_bellman, import_bellman
 from .bundled import BUNDLED
 from .checking import check_vector_values
-from .edge_cases import write_edge_vectors
+from .edge_cases import EDGE_CASES, write_edge_vectors
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
 from .generate import SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
@@ -143,8 +143,8 @@ def _regenerate(args) -> int:
     say = Progress(args.quiet)
     chosen = [b for b in BUNDLED if not args.names or b.name in args.names]
     edge_names = [n for n in args.names if n.startswith("edge-")]
-    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - set(edge_names))
-    if unknown:  # a name that matches nothing would check nothing and pass
+    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - {c.name for c in EDGE_CASES})
+    if unknown:  # a name that matches nothing would check nothing and pass; refused before any vector is written
         raise InvalidInputError("names", f"no bundled vector is named {', '.join(unknown)}")
     stale = []
     for b in chosen:
