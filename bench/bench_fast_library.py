@@ -66,6 +66,12 @@ def random_point_encodings(rng, n: int, group: str) -> list[bytes]:
 # ---- agreement with py_ecc on a few points ---------------------------------------------------------
 
 
+def _require(agrees: bool, what: str) -> None:
+    """A check that also runs under python -O (an assert would not, and the agreement line would print unchecked)."""
+    if not agrees:
+        raise SystemExit(f"error: {what}: differs from py_ecc")
+
+
 def agreement_checks() -> list[str]:
     """Both libraries decode our encodings, multiply by big-endian scalars and re-encode exactly as py_ecc."""
     import py_arkworks_bls12381 as ark
@@ -82,12 +88,12 @@ def agreement_checks() -> list[str]:
             encoding = to_bytes(multiply(generator, k))
             want = to_bytes(multiply(generator, k * s % R))
             ark_scalar = ark.Scalar.from_be_bytes(s.to_bytes(SCALAR_BYTES, "big"))
-            assert (ark_type.from_compressed_bytes(encoding) * ark_scalar).to_compressed_bytes() == want, f"arkworks {group}"
-            assert ark_type.from_compressed_bytes(encoding).to_compressed_bytes() == encoding
-            assert blst_type.uncompress(encoding).scalar_mul(s).compress() == want, f"pyblst {group}"
+            _require((ark_type.from_compressed_bytes(encoding) * ark_scalar).to_compressed_bytes() == want, f"arkworks {group} k*s")
+            _require(ark_type.from_compressed_bytes(encoding).to_compressed_bytes() == encoding, f"arkworks {group} re-encoding")
+            _require(blst_type.uncompress(encoding).scalar_mul(s).compress() == want, f"pyblst {group} k*s")
         identity = to_bytes(multiply(generator, 0))
-        assert ark_type.from_compressed_bytes(identity).to_compressed_bytes() == identity
-        assert blst_type.uncompress(identity).compress() == identity
+        _require(ark_type.from_compressed_bytes(identity).to_compressed_bytes() == identity, f"arkworks {group} identity")
+        _require(blst_type.uncompress(identity).compress() == identity, f"pyblst {group} identity")
         lines.append(f"{group}: 4 random points x scalars and the identity: both libraries agree bit for bit with py_ecc")
     return lines
 
