@@ -82,16 +82,20 @@ def _check_phase(check_name: str) -> str:
     return check_name.split(":")[0].split(" ")[0] if not check_name.startswith("proof") else "assemble"
 
 
-def _outcomes_from_checks(checks: list[tuple[int, object]], seconds: dict) -> dict[str, BackendResult]:
-    """{phase: BackendResult} from (circuit, CheckResult) pairs: a phase fails at its first failing check."""
+def _outcomes_from_checks(checks: list[tuple[int, object]], seconds: dict, circuits: int) -> dict[str, BackendResult]:
+    """{phase: BackendResult} from (circuit, CheckResult) pairs: a phase fails at its first failing check, and is an
+    error when some circuit of ``circuits`` has no check of it (a pass must mean every circuit was judged)."""
     from .compare import Mismatch
 
     outcomes = {}
     for phase in CHECK_PHASES:
         mine = [(k, c) for k, c in checks if _check_phase(c.name) == phase]
         failed = next(((k, c) for k, c in mine if not c.ok), None)
+        unjudged = sorted(set(range(circuits)) - {k for k, _ in mine})
         timing = dict(seconds=seconds.get(phase), timing="cuda-events", input_source="own")
-        if failed is None:
+        if failed is None and unjudged:
+            outcomes[phase] = BackendResult(ERROR, message=f"no {phase} check judged circuit(s) {', '.join(map(str, unjudged))}", **timing)
+        elif failed is None:
             outcomes[phase] = BackendResult(PASS, message=f"{len(mine)} checks", **timing)
         else:
             k, check = failed
@@ -159,7 +163,7 @@ def run_case_on_gpu(case: GeneratedCase, device_index: int | None = None) -> dic
             one = z[k : k + 1]
             checks.append((k, check_pairing(key, circuit, one, runs[0].proofs[k])))
             checks += [(k, c) for c in check_circuit(circuit, key, one, runs[0].sums[k], rng)]
-        outcomes = _outcomes_from_checks(checks, seconds)
+        outcomes = _outcomes_from_checks(checks, seconds, case.circuits)
         differs = _same_runs(runs[0], runs[1])
         if differs:
             from .compare import Mismatch

@@ -14,7 +14,7 @@ from conformance.backends.reference import ReferenceBackend
 from conformance.faults import FAULTS, FaultyBackend
 from conformance.loading import load_cached
 from conformance.phases import Problem
-from conformance.runner import FAIL, PASS, check_vector
+from conformance.runner import ERROR, FAIL, PASS, check_vector
 from reference.prover import PHASES
 from vectors.bundled import DATA_DIR
 
@@ -94,16 +94,26 @@ def test_trapdoor_checks_become_phase_verdicts():
 
     from conformance.generated import _outcomes_from_checks
 
-    checks = [(0, CheckResult("proof verifies (pairing check)", True)),
-              (0, CheckResult("ntt_h: A(x)B(x) - C(x) = h(x)(x^n - 1) at a random x", True)),
-              (0, CheckResult("msm_h against the trapdoor", True)),
-              (1, CheckResult("batch_add l against the trapdoor", True)),
-              (1, CheckResult("tail_msm b_g2 against the trapdoor", False, "0x1 != 0x2"))]
-    outcomes = _outcomes_from_checks(checks, {"tail_msm": 0.5})
+    names = ["proof verifies (pairing check)", "ntt_h: A(x)B(x) - C(x) = h(x)(x^n - 1) at a random x",
+             "msm_h against the trapdoor", "batch_add l against the trapdoor", "tail_msm b_g2 against the trapdoor"]
+    checks = [(k, CheckResult(name, True)) for k in (0, 1) for name in names]
+    checks[-1] = (1, CheckResult(names[-1], False, "0x1 != 0x2"))
+    outcomes = _outcomes_from_checks(checks, {"tail_msm": 0.5}, circuits=2)
     assert {p: o.status for p, o in outcomes.items()} == {
         "ntt_h": PASS, "msm_h": PASS, "batch_add": PASS, "tail_msm": FAIL, "assemble": PASS,
         "evaluate": "skipped", "prep": "skipped"}
     assert outcomes["tail_msm"].mismatch.location().startswith("circuit 1, tail_msm b_g2")
+
+
+def test_a_phase_that_no_check_judged_for_some_circuit_is_an_error_not_a_pass():
+    from gpu.trapdoor import CheckResult
+
+    from conformance.generated import _outcomes_from_checks
+
+    checks = [(0, CheckResult("msm_h against the trapdoor", True))]
+    outcomes = _outcomes_from_checks(checks, {}, circuits=2)
+    assert outcomes["msm_h"].status == ERROR and outcomes["msm_h"].message == "no msm_h check judged circuit(s) 1"
+    assert {outcomes[p].status for p in ("ntt_h", "batch_add", "tail_msm", "assemble")} == {ERROR}
 
 
 # ------------------------------------------------------------------ on the device
