@@ -191,12 +191,26 @@ def test_check_refuses_a_wrong_stated_value(name, tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, field)
 
 
-@pytest.mark.parametrize("name", ["ntt_h", "msm_h", "batch_add", "tail_msm", "proof", "trapdoor", "evaluate", "prep"])
+FAST_CHECK_ERRORS = {
+    "ntt_h": "error: circuits[0].expected.ntt_h: fails the h-identity oracle",
+    "msm_h": "error: circuits[0].expected.msm_h: fails the trapdoor oracle",
+    "batch_add": "error: circuits[0].expected.batch_add: fails the trapdoor oracle",
+    "tail_msm": "error: circuits[0].expected.tail_msm: fails the trapdoor oracle",
+    "proof": "error: circuits[0].expected.proof: fails the pairing oracle",
+    "trapdoor": "error: trapdoor: does not match proving_key.h[0]",
+    "evaluate": "error: circuits[0].expected.evaluate.a[0]: is not what the reference computes",
+    "prep": "error: circuits[0].expected.prep.l.tail_scalars[0]: is not what the reference computes",
+}
+"""The field and the judge --fast names for each mutation of WRONG_VALUES."""
+
+
+@pytest.mark.parametrize("name", FAST_CHECK_ERRORS)
 def test_fast_check_refuses_what_its_oracles_see(name, tmp_path, capsys):
     path, value = WRONG_VALUES[name]
     doc = _doc()
     _set(doc, path, value)
-    _exit_2(vectors_main, ["check", "--fast", str(_write(tmp_path, doc)), "--quiet"], capsys, "")
+    err = _exit_2(vectors_main, ["check", "--fast", str(_write(tmp_path, doc)), "--quiet"], capsys, "")
+    assert err.startswith(FAST_CHECK_ERRORS[name]), err
 
 
 def test_optional_sections_are_all_or_none(tmp_path, capsys):
