@@ -197,7 +197,7 @@ FAST_CHECK_ERRORS = {
     "batch_add": "error: circuits[0].expected.batch_add: fails the trapdoor oracle",
     "tail_msm": "error: circuits[0].expected.tail_msm: fails the trapdoor oracle",
     "proof": "error: circuits[0].expected.proof: fails the pairing oracle",
-    "trapdoor": "error: trapdoor: does not match proving_key.h[0]",
+    "trapdoor": "error: verifying_key.ic[0]: is not what reference/setup.py's formulas give from the vector's trapdoor",
     "evaluate": "error: circuits[0].expected.evaluate.a[0]: is not what the reference computes",
     "prep": "error: circuits[0].expected.prep.l.tail_scalars[0]: is not what the reference computes",
 }
@@ -211,6 +211,19 @@ def test_fast_check_refuses_what_its_oracles_see(name, tmp_path, capsys):
     _set(doc, path, value)
     err = _exit_2(vectors_main, ["check", "--fast", str(_write(tmp_path, doc)), "--quiet"], capsys, "")
     assert err.startswith(FAST_CHECK_ERRORS[name]), err
+
+
+@pytest.mark.parametrize("extra", [[], ["--fast"]])
+def test_check_refuses_an_ic_point_the_trapdoor_does_not_give(extra, tmp_path, capsys):
+    """Without expected outputs no pairing check sees a wrong IC point: the trapdoor check itself must
+    (--fast printed 'ok ... keys match the trapdoor (verifying key; ...)' without looking at ic)."""
+    doc = _doc()
+    ic = doc["verifying_key"]["ic"]
+    ic[0] = ic[1]
+    for case in doc["circuits"]:
+        del case["expected"]
+    del doc["prep"]
+    _exit_2(vectors_main, ["check", *extra, str(_write(tmp_path, doc)), "--quiet"], capsys, "error: verifying_key.ic[0]: is not what")
 
 
 def test_optional_sections_are_all_or_none(tmp_path, capsys):

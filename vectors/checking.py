@@ -21,7 +21,8 @@ from reference.evaluate import evaluate
 from reference.prep import prep
 from reference.prover import PHASES, prove
 from reference.r1cs import witness_vector
-from reference.setup import setup
+from reference.field import R, inv
+from reference.setup import qap_at, setup
 
 from .format import CircuitCase, Vector, check_witnesses_satisfied, vector_document
 
@@ -107,10 +108,14 @@ def _check_trapdoor_oracle(vector: Vector) -> None:
     from conformance.phases import Problem
 
     t, vk = vector.trapdoor, vector.pk.vk
+    problem = Problem.from_vector(vector)
     secrets = {"alpha_g1": (t.alpha, G1), "beta_g1": (t.beta, G1), "beta_g2": (t.beta, G2), "delta_g1": (t.delta, G1), "delta_g2": (t.delta, G2), "gamma_g2": (t.gamma, G2)}
-    keys = dataclasses.replace(vector.pk, vk=dataclasses.replace(vk, **{k: multiply(g, x) for k, (x, g) in secrets.items()}))
-    _compare(vector, dataclasses.replace(vector, pk=keys), ("verifying_key",), "the vector's trapdoor gives")
-    key_discrete_logs(Problem.from_vector(vector))  # every query's first and last point
+    u, v, w = qap_at(vector.r1cs, problem.domain, t.tau)
+    gamma_inv = inv(t.gamma)
+    ic = tuple(multiply(G1, (t.beta * u[i] + t.alpha * v[i] + w[i]) * gamma_inv % R) for i in range(vector.r1cs.num_inputs))
+    keys = dataclasses.replace(vector.pk, vk=dataclasses.replace(vk, ic=ic, **{k: multiply(g, x) for k, (x, g) in secrets.items()}))
+    _compare(vector, dataclasses.replace(vector, pk=keys), ("verifying_key",), "reference/setup.py's formulas give from the vector's trapdoor")
+    key_discrete_logs(problem)  # every query's first and last point
 
 
 def _check_expected_oracles(vector: Vector) -> None:
