@@ -12,7 +12,7 @@ report (``GATE_REPORT``) with ``python -m conformance run --require-gpu --record
 (tests/test_conformance_gate.py, ``python -m conformance gate``) fails when any of these files differs
 from the recorded ones, and names the files that changed; it also fails ('invalid') on a report that is not a
 passing run with the GPU backend, or that did not check the whole gate (every bundled vector in each of
-GATE_MODES, every generated case, the coverage records: ``_gate_scope_problem``). With no committed report it
+GATE_MODES, every generated case, each with every GPU phase passed, the coverage records: ``_gate_scope_problem``). With no committed report it
 says so (test skipped, ``gate`` exit 0).
 """
 import ast
@@ -202,7 +202,7 @@ GATE_MODES = ("isolated", "prover")
 
 def _gate_scope_problem(report: dict) -> str | None:
     """What a --record-gate run checks and a partial run does not: every bundled vector in each of GATE_MODES, every
-    generated case, and the coverage records (kernels launched, gpu/*.py lines run). A report that lacks any of them
+    generated case, each with every GPU phase passed (_gpu_phases_not_passed), and the coverage records (kernels launched, gpu/*.py lines run). A report that lacks any of them
     cannot vouch for the GPU code, however green. The bundled vectors are every checked-in vector (bundled_paths: the
     generated ones of vectors/bundled.py and the edge-* ones), the set a --record-gate run must be given."""
     from vectors.bundled import bundled_paths
@@ -221,9 +221,39 @@ def _gate_scope_problem(report: dict) -> str | None:
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         return f"it did not check {', '.join(missing[:3])}{more} (a --record-gate run checks them all)"
+    unpassed = _gpu_phases_not_passed(vectors)
+    if unpassed:
+        return f"the GPU did not pass {unpassed} (a gate run passes every phase it can judge)"
     if not isinstance(report.get("coverage"), dict):
         return "it has no coverage records (a --record-gate run makes them)"
     return None
+
+
+def _gpu_phases_not_passed(vectors: list[dict]) -> str | None:
+    """The first '<phase> of <vector> (<status>)' where the GPU backend did not pass: every phase of every vector,
+    save those a generated case does not judge (generated.NOT_JUDGED: skipped). 'pass' overall allows 'not
+    implemented', 'skipped' and 'unavailable'; the gate must not."""
+    from reference.prover import PHASES
+
+    from .generated import GENERATED_PREFIX, NOT_JUDGED
+    from .runner import PASS, SKIPPED
+
+    for v in vectors:
+        name = str(v.get("id", ""))
+        statuses = {p.get("phase"): _gpu_status(p) for p in v.get("phases") or [] if isinstance(p, dict)} \
+            if isinstance(v.get("phases"), list) else {}
+        for phase in PHASES:
+            allowed = (PASS, SKIPPED) if name.startswith(GENERATED_PREFIX) and phase in NOT_JUDGED else (PASS,)
+            if statuses.get(phase) not in allowed:
+                return f"{phase} of {name} ({statuses.get(phase) or 'not run'})"
+    return None
+
+
+def _gpu_status(phase_entry: dict):
+    """The GPU backend's status in one phase entry of a report (None where the entry has none)."""
+    backends = phase_entry.get("backends")
+    gpu = backends.get("gpu") if isinstance(backends, dict) else None
+    return gpu.get("status") if isinstance(gpu, dict) else None
 
 
 def _gate_report_shape_problem(report) -> str | None:

@@ -47,9 +47,15 @@ def _gate_scope() -> list[dict]:
     from conformance.generated import GENERATED_CASES
     from vectors.bundled import bundled_paths
 
-    entries = [{"id": p.stem, "mode": "isolated"} for p in bundled_paths()]
-    entries += [{"id": f"{p.stem} [prover]", "mode": "prover"} for p in bundled_paths()]
-    return entries + [{"id": f"generated:{name} [prover]", "mode": "prover"} for name in GENERATED_CASES]
+    from reference.prover import PHASES
+
+    def entry(name, mode, skipped=()):
+        phases = [{"phase": p, "backends": {"gpu": {"status": "skipped" if p in skipped else "pass"}}} for p in PHASES]
+        return {"id": name, "mode": mode, "phases": phases}
+
+    entries = [entry(p.stem, "isolated") for p in bundled_paths()]
+    entries += [entry(f"{p.stem} [prover]", "prover") for p in bundled_paths()]
+    return entries + [entry(f"generated:{name} [prover]", "prover", ("evaluate", "prep")) for name in GENERATED_CASES]
 
 
 def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, coverage=True):
@@ -148,6 +154,24 @@ def test_a_passing_report_that_did_not_check_the_whole_gate_is_invalid(tree, dro
     _write_report(tree, fingerprint(tree), vectors=[v for v in _gate_scope() if v["id"] != drop])
     verdict = gate_verdict(tree)
     assert verdict.state == INVALID and problem in verdict.message
+
+
+@pytest.mark.parametrize(("vector", "phase", "status"), [
+    ("porep-log05", "msm_h", "not implemented"), ("edge-scalars [prover]", "prep", "skipped"),
+    ("generated:porep-log11 [prover]", "ntt_h", "skipped"), ("porep-log01", "assemble", None),
+])
+def test_a_passing_report_whose_gpu_did_not_pass_every_phase_is_invalid(tree, vector, phase, status):
+    """'pass' overall allows not implemented, skipped, unavailable; the gate allows only the generated cases'
+    unjudged evaluate and prep to be skipped."""
+    vectors = _gate_scope()
+    target = next(p for v in vectors if v["id"] == vector for p in v["phases"] if p["phase"] == phase)
+    if status is None:
+        del target["backends"]["gpu"]
+    else:
+        target["backends"]["gpu"]["status"] = status
+    _write_report(tree, fingerprint(tree), vectors=vectors)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and f"the GPU did not pass {phase} of {vector} ({status or 'not run'})" in verdict.message
 
 
 def test_a_report_without_coverage_records_is_invalid(tree):
