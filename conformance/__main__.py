@@ -326,6 +326,8 @@ def _compare(args) -> int:
 def _faults(args) -> int:
     if args.gpu_table:
         return _gpu_fault_table(args)
+    if args.only is not None:  # it would be ignored: the listing shows every fault
+        raise InvalidInputError("--only", "selects faults for --gpu-table; without it every fault is listed")
     for fault in FAULTS.values():
         print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
     for fault in GPU_FAULTS.values():
@@ -336,7 +338,9 @@ def _faults(args) -> int:
 def _gpu_fault_table(args) -> int:
     from gpu.device import GpuUnavailableError, require_device
 
-    names = _split(args.only) if args.only else None
+    names = _split(args.only) if args.only is not None else None
+    if names == []:
+        raise InvalidInputError("--only", "names no fault")
     unknown = [n for n in names or [] if n not in GPU_FAULTS]
     if unknown:
         raise InvalidInputError("--only", f"unknown GPU fault {unknown[0]!r}; known: {', '.join(GPU_FAULTS)}")

@@ -128,6 +128,19 @@ def test_command_line_exits_1_and_names_the_phase(tmp_path, capsys):
     assert "porep-log05 assemble [fault:assemble-r-s-swapped, judged by expected]: circuit 0, proof.a" in out
 
 
+@pytest.mark.parametrize(("argv", "message"), [
+    (["faults", "--only", "gpu-msm-racy-bucket"], "error: --only: selects faults for --gpu-table"),
+    (["faults", "--gpu-table", "t.md", "--only", ","], "error: --only: names no fault"),
+    (["faults", "--gpu-table", "t.md", "--only", "gpu-nope"], "error: --only: unknown GPU fault 'gpu-nope'"),
+])
+def test_faults_only_is_refused_where_it_would_select_nothing(argv, message, capsys):
+    """--only without --gpu-table was ignored (every fault listed), and an empty --only ran every fault."""
+    from reference.cli import run_main
+
+    assert run_main(main, argv) == 2
+    assert capsys.readouterr().err.startswith(message)
+
+
 # ------------------------------------------------------------------ faults in the GPU prover's own code
 
 
