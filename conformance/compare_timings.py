@@ -20,6 +20,7 @@ is being compared.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,8 +156,8 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
                       baseline_path: str = "baseline", new_path: str = "new") -> Comparison:
     """The comparison of two validated timing records (timing.check_timing_document). Raises
     InvalidInputError('mismatch', ...) when they are not comparable and allow_mismatch is False."""
-    if max_slowdown_pct is not None and not (max_slowdown_pct >= 0):
-        raise InvalidInputError("--max-slowdown", f"must be a percentage >= 0, got {max_slowdown_pct}")
+    if max_slowdown_pct is not None and not (0 <= max_slowdown_pct < math.inf):  # inf: a gate that can never fail
+        raise InvalidInputError("--max-slowdown", f"must be a finite percentage >= 0, got {max_slowdown_pct}")
     problems = mismatches(baseline, new)
     if problems and not allow_mismatch:
         raise InvalidInputError("mismatch", "the runs are not comparable: " + "; ".join(problems)

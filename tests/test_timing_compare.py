@@ -182,8 +182,9 @@ def test_missing_file_and_negative_gate_are_bad_input(tmp_path, capsys):
     good = write(tmp_path, "good.json", record(BASE))
     assert run_main(main, ["compare", good, str(tmp_path / "none.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
-    assert run_main(main, ["compare", good, good, "--max-slowdown", "-1"]) == 2
-    assert "--max-slowdown: must be a percentage >= 0" in capsys.readouterr().err
+    for bad in ("-1", "nan", "inf"):  # inf: a gate that can never fail would print a pass it did not judge
+        assert run_main(main, ["compare", good, good, "--max-slowdown", bad]) == 2
+        assert "--max-slowdown: must be a finite percentage >= 0" in capsys.readouterr().err
 
 
 def test_timings_embedded_in_another_document_are_read(tmp_path):
