@@ -294,8 +294,8 @@ def print_table(meta: dict, sizes: list[dict]) -> None:
     header = "| n | circuits | " + " | ".join(PHASES) + " | total ms | ms/circuit | witness upload ms | peak GiB |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
-    for entry in sizes:
-        for b in entry["batches"]:
+    for size in sizes:
+        for b in size["batches"]:
             if not b["fits"]:
                 print(f"| 2^{b['log_n']} | {b['circuits']} | does not fit: largest batch {b['largest']} |")
                 continue

@@ -35,7 +35,7 @@ from reference.encoding import encode_g1_many, encode_g2_many
 from reference.errors import SizeMismatchError, ToolkitError
 from reference.safe_files import read_json_file
 from reference.verifier import verify
-from vectors.bellman import export_bellman, parse_parameters, parse_proofs, parse_verifying_key
+from vectors.bellman import export_bellman, parse_parameters, parse_verifying_key
 from vectors.bundled import DATA_DIR
 from vectors.checking import check_vector_values
 from vectors.format import load_vector, vector_document

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, multiply, neg
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, neg
 
 from conformance.__main__ import main as conformance_main
 from conformance.backends.gpu import GpuBackend

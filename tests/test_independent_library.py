@@ -15,7 +15,7 @@ from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, add, multiply, neg
 
 from conformance import independent_library as lib
 from conformance.__main__ import main
-from conformance.backends.reference import ReferenceBackend, reference_phase
+from conformance.backends.reference import reference_phase
 from conformance.faults import FAULTS, FaultyBackend, PlantedFault, repeated_bases_vector
 from conformance.loading import load_cached
 from conformance.phases import Problem
