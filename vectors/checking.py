@@ -58,17 +58,17 @@ def _check_sections(vector: Vector) -> bool:
     return all(with_expected)
 
 
-def first_difference(mine, theirs, path: str = "") -> str | None:
+def _first_different_field(mine, theirs, path: str = "") -> str | None:
     """The path of the first field where two JSON documents differ (None if equal)."""
     if isinstance(mine, dict) and isinstance(theirs, dict):
         for key in list(mine) + [k for k in theirs if k not in mine]:
-            found = first_difference(mine.get(key), theirs.get(key), f"{path}.{key}" if path else key)
+            found = _first_different_field(mine.get(key), theirs.get(key), f"{path}.{key}" if path else key)
             if found:
                 return found
         return None
     if isinstance(mine, list) and isinstance(theirs, list):
         for i, (a, b) in enumerate(zip(mine, theirs)):
-            found = first_difference(a, b, f"{path}[{i}]")
+            found = _first_different_field(a, b, f"{path}[{i}]")
             if found:
                 return found
         return None if len(mine) == len(theirs) else f"{path} (length)"
@@ -79,7 +79,7 @@ def _compare(stated: Vector, computed: Vector, sections: tuple[str, ...], what: 
     mine, _ = vector_document(stated, stated.id)
     theirs, _ = vector_document(computed, stated.id)
     for section in sections:
-        where = first_difference(mine.get(section), theirs.get(section), section)
+        where = _first_different_field(mine.get(section), theirs.get(section), section)
         if where:
             raise InvalidInputError(where, f"is not what {what}")
 
