@@ -90,7 +90,8 @@ def _parser() -> argparse.ArgumentParser:
                    "so that one faulty card shows as its own failures")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), or if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py); 0 otherwise (with a notice when no report is committed).")
-    g.add_argument("--report-file", default=str(GATE_REPORT), help=f"the committed report (default {GATE_REPORT})")
+    g.add_argument("--report-file", help=f"the report to judge (default {GATE_REPORT}; a missing default is the 'no report' "
+                   "notice, a missing --report-file bad input)")
     f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
     f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
                    "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
@@ -301,7 +302,9 @@ def _record_gate(document: dict, fingerprint_before: dict, say) -> bool:
 
 
 def _gate(args) -> int:
-    verdict = gate_verdict(REPO_ROOT, Path(args.report_file))
+    if args.report_file is not None and not (REPO_ROOT / args.report_file).exists():  # named: not a gate yet to record
+        raise InvalidInputError("--report-file", f"{args.report_file} does not exist (relative to the repository root)")
+    verdict = gate_verdict(REPO_ROOT, Path(args.report_file) if args.report_file is not None else None)
     print(f"{verdict.state}: {verdict.message}")
     return EXIT_MISMATCH if verdict.state in ("stale", "invalid") else EXIT_OK
 

@@ -157,6 +157,8 @@ def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> Gat
         report = parse_json(read_regular_file(path, "report"), rel, allow_fractions=True)
     except InvalidInputError as exc:
         return GateVerdict(INVALID, f"{rel} cannot be read as JSON ({exc.problem}). {refresh}")
+    except OSError as exc:  # read_regular_file lets a directory's IsADirectoryError through (reference/safe_files.py)
+        return GateVerdict(INVALID, f"{rel} cannot be read ({exc.strerror}). {refresh}")
     problem = _gate_report_problem(report)
     if problem:
         return GateVerdict(INVALID, f"{rel} is not a passing GPU conformance report: {problem}. {refresh}")

@@ -115,6 +115,19 @@ def test_no_report_is_its_own_state_with_the_refresh_command(tree):
     assert "no committed GPU conformance report yet" in verdict.message and REFRESH_COMMAND in verdict.message
 
 
+def test_a_named_report_file_that_is_missing_is_bad_input_and_a_folder_is_invalid(tree, capsys):
+    """Only the default report may be absent (the 'no report' notice, exit 0): a --report-file that names nothing
+    judged nothing. A folder in the report's place is an invalid report, not a traceback."""
+    from conformance.__main__ import main
+    from reference.cli import run_main
+
+    assert run_main(main, ["gate", "--report-file", str(tree / "none.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"error: --report-file: {tree / 'none.json'} does not exist")
+    (tree / GATE_REPORT).mkdir(parents=True)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "cannot be read (Is a directory)" in verdict.message
+
+
 def test_unchanged_sources_pass(tree):
     _write_report(tree, fingerprint(tree))
     (tree / "gpu" / "__pycache__" / "msm.cpython-311.pyc").write_bytes(b"\0other cache")
