@@ -108,3 +108,16 @@ def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
     # an unknown edge-* name beside a real one: refused before the real one is regenerated (or written)
     assert run_main(vectors_main, ["regenerate", "--quiet", "porep-log01", "edge-bogus"]) == 2
     assert capsys.readouterr().err.strip() == "error: names: no bundled vector is named edge-bogus"
+
+
+def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
+    """`check good bad`: exit 2 naming the bad field, and no 'ok' line for the good one (no output on error)."""
+    from reference.cli import run_main
+
+    bad = tmp_path / "bad.json"
+    document = json.loads((DATA_DIR / "porep-log02.json").read_text())
+    document["circuits"][0]["r"] = "0" + document["circuits"][0]["r"]
+    bad.write_text(json.dumps(document))
+    assert run_main(vectors_main, ["check", str(DATA_DIR / "porep-log03.json"), str(bad), "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "error: circuits[0].r:" in err

@@ -164,11 +164,14 @@ def _regenerate(args) -> int:
 
 
 def _check(args) -> int:
+    """Every vector is checked before any verdict is printed: a bad vector later in the list leaves no 'ok' output."""
     say = Progress(args.quiet)
+    verdicts = []
     for path in args.vectors:
         v = load_vector(path, progress=say)
         checked = check_vector_values(v, fast=args.fast, say=say)
-        print(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s)): {checked}")
+        verdicts.append(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s)): {checked}")
+    print("\n".join(verdicts))
     return EXIT_OK
 
 
