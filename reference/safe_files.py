@@ -3,7 +3,7 @@
 Every file a command reads goes through ``read_regular_file``: only a regular file (never a FIFO, device or
 folder, which could block or never end), its size checked against a limit before a byte is read, and exactly
 that many bytes read, so memory follows the file's real size. Every JSON document goes through
-``parse_json``, which accepts only the canonical subset the formats use (vectors/FORMAT.md, "Canonical JSON"):
+``parse_json``, which accepts only the canonical subset the formats use (vectors/FORMAT.md, "Canonical input"):
 
 - nesting at most ``MAX_JSON_DEPTH`` deep. py_ecc raises Python's recursion limit to 100000 at import, and
   the json module's C parser recurses once per level: a deeply nested file would overflow the C stack and
@@ -47,12 +47,17 @@ def read_regular_file(path, what: str, max_bytes: int = MAX_BINARY_BYTES, follow
     except OSError as exc:
         problem = "is a symbolic link" if not follow_links and os.path.islink(path) else f"cannot read the {what}: {exc.strerror}"
         raise InvalidInputError(str(path), problem) from None
-    with os.fdopen(fd, "rb") as handle:
+    try:
+        # Checked on the descriptor before wrapping it: os.fdopen itself refuses a folder with an OSError.
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InvalidInputError(str(path), f"the {what} is not a regular file")
         if info.st_size > max_bytes:
             raise InvalidInputError(str(path), f"the {what} has {info.st_size} bytes; at most {max_bytes} are read")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(info.st_size + 1)
     if len(data) != info.st_size:
         raise InvalidInputError(str(path), f"the {what} changed size while it was read")

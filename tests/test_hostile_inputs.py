@@ -423,6 +423,28 @@ def test_sidecar_fifo_is_refused_without_blocking(tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "not a regular file")
 
 
+@pytest.mark.parametrize("command", [
+    lambda folder: (vectors_main, ["check", folder]),
+    lambda folder: (conformance_main, ["compare", folder, folder]),
+    lambda folder: (conformance_main, ["run", folder, "--backends", "reference"]),
+    lambda folder: (reference_main, ["verify", folder, folder]),
+    lambda folder: (reference_main, ["prove", folder, "--out", os.path.join(folder, "p.json")]),
+], ids=["vectors-check", "conformance-compare", "conformance-run-empty-folder", "reference-verify", "reference-prove"])
+def test_a_folder_given_as_an_input_file_is_refused(command, tmp_path, capsys):
+    main, argv = command(str(tmp_path))
+    before = len(os.listdir("/proc/self/fd"))
+    _exit_2(main, argv, capsys, str(tmp_path))
+    assert len(os.listdir("/proc/self/fd")) == before, "the folder's descriptor leaked"
+
+
+def test_a_folder_in_a_sidecars_place_is_refused(tmp_path, capsys):
+    vector = _sidecar_copy(tmp_path)
+    target = tmp_path / "sidecar-log08.h.bin"
+    target.unlink()
+    target.mkdir()
+    _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "not a regular file")
+
+
 def test_sidecar_larger_than_claimed_is_refused(tmp_path, capsys):
     vector = _sidecar_copy(tmp_path)
     with open(tmp_path / "sidecar-log08.h.bin", "ab") as f:
