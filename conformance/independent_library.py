@@ -10,28 +10,34 @@ people in another language. It judges (``python -m conformance run --oracle-libr
 * assemble: e(A, B) e(-alpha, beta) e(-X, gamma) e(-C, delta) = 1 with X = sum_i x_i IC_i (x_0 = 1),
   reference/verifier.py's equation, as one arkworks pairing check.
 
-Points cross over as the vectors' wire format (ZCash compressed, vectors/FORMAT.md) and are decoded by
-arkworks with its own on-curve and subgroup checks; scalars as canonical big-endian 32 bytes, which
-arkworks refuses when >= r (``Scalar(int)`` would reduce silently: never used here). The sums come back as
-compressed bytes and are decoded by reference/encoding.py, so the comparison is the usual exact one
-(conformance/compare.py). This module is not imported by the prover or the reference: only the judge uses it.
+Points, scalars and results cross over through vectors/fast_library.py, the one binding of the library;
+the sums come back as py_ecc points, so the comparison is the usual exact one (conformance/compare.py).
+This module is not imported by the prover or the reference: only the judge uses it.
 """
 from py_ecc.optimized_bls12_381 import Z1, Z2, neg
 
-from reference.encoding import g1_from_bytes, g1_to_bytes, g2_from_bytes, g2_to_bytes
 from reference.errors import InvalidInputError
 from reference.keys import QuerySums, check_verifying_key
 from reference.prep import Prep, bitmap_bits
 
+from vectors import fast_library
+from vectors.fast_library import (  # noqa: F401 (PACKAGE, DISTRIBUTION, to_library_scalar, unavailable_reason: for tests)
+    ARKWORKS,
+    DISTRIBUTION,
+    PACKAGE,
+    msm as library_msm,
+    pairing_product_is_one,
+    to_library_many,
+    to_library_scalar,
+    unavailable_reason,
+)
+
 from .phases import Problem
 
-ARKWORKS = "arkworks"
 LIBRARIES = (ARKWORKS,)
 """The names --oracle-library accepts."""
-PACKAGE, DISTRIBUTION, EXTRA = "py_arkworks_bls12381", "py-arkworks-bls12381", "fast"
 PHASES = ("msm_h", "batch_add", "tail_msm", "assemble")
 """The phases this oracle judges; the others keep the judge --oracle chooses."""
-SCALAR_BYTES = 32
 QUERY_KEYS = {"l": ("l", "l"), "a": ("a", "a"), "b_g1": ("b_g1", "b"), "b_g2": ("b_g2", "b")}
 """QuerySums field -> (proving-key query, Prep split): B_G1 and B_G2 share B's split (reference/prep.py)."""
 
@@ -40,77 +46,9 @@ def load_library(name: str = ARKWORKS):
     """The library module, or InvalidInputError('--oracle-library', ...) when unknown or not installed."""
     if name not in LIBRARIES:
         raise InvalidInputError("--oracle-library", f"unknown library {name!r}; the libraries are {', '.join(LIBRARIES)}")
-    try:
-        import py_arkworks_bls12381
-    except ImportError:
-        raise InvalidInputError(
-            "--oracle-library", f"the {name} oracle needs {DISTRIBUTION}, which is not installed: pip install -e '.[{EXTRA}]'"
-        ) from None
-    return py_arkworks_bls12381
-
-
-def unavailable_reason() -> str | None:
-    """Why the library cannot be used here (for tests' skip messages), or None."""
-    try:
-        load_library()
-    except InvalidInputError as exc:
-        return str(exc)
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Crossing over: our points and ints <-> the library's
-
-
-def _group(point):
-    """'g1' or 'g2' from the coordinate type of a py_ecc point."""
-    return "g2" if hasattr(point[0], "coeffs") else "g1"
-
-
-def to_library_point(point):
-    """A py_ecc G1 or G2 point as the library's, through the compressed wire encoding."""
-    ark = load_library()
-    if _group(point) == "g1":
-        return ark.G1Point.from_compressed_bytes(g1_to_bytes(point))
-    return ark.G2Point.from_compressed_bytes(g2_to_bytes(point))
-
-
-def from_library_point(point) -> tuple:
-    """The library's point as a py_ecc point (decoded and checked by reference/encoding.py)."""
-    ark = load_library()
-    if isinstance(point, ark.G1Point):
-        return g1_from_bytes(point.to_compressed_bytes(), "arkworks G1 result")
-    return g2_from_bytes(point.to_compressed_bytes(), "arkworks G2 result")
-
-
-def to_library_scalar(value: int):
-    """An int in [0, r) as the library's scalar; anything else is refused, never reduced."""
-    ark = load_library()
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError("scalar", f"expected an int in [0, r), got {value!r}")
-    try:
-        return ark.Scalar.from_be_bytes(value.to_bytes(SCALAR_BYTES, "big"))
-    except (OverflowError, ValueError):
-        raise InvalidInputError("scalar", f"{value:#x} is not in [0, r)") from None
-
-
-def library_msm(points: list, scalars: list[int], identity: tuple) -> tuple:
-    """sum_i s_i * P_i computed by the library (G1 or G2 by ``identity``), as a py_ecc point."""
-    if len(points) != len(scalars):
-        raise InvalidInputError("msm", f"{len(points)} points but {len(scalars)} scalars")
-    if not points:
-        return identity
-    ark = load_library()
-    library_points = [p if isinstance(p, (ark.G1Point, ark.G2Point)) else to_library_point(p) for p in points]
-    point_type = ark.G1Point if isinstance(library_points[0], ark.G1Point) else ark.G2Point
-    total = point_type.multiexp_unchecked(library_points, [to_library_scalar(s) for s in scalars])
-    return from_library_point(total)
-
-
-def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
-    """prod_k e(P_k, Q_k) == 1 by the library, for py_ecc (G1 point P_k, G2 point Q_k)."""
-    ark = load_library()
-    return ark.GT.pairing_check([to_library_point(p) for p, _ in pairs], [to_library_point(q) for _, q in pairs])
+    if not fast_library.available():
+        raise InvalidInputError("--oracle-library", fast_library.unavailable_reason())
+    return fast_library.load_library()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,7 +59,7 @@ def _key_points(problem: Problem) -> dict:
     """Every proving-key query as library points, converted once per problem."""
     if "library_key_points" not in problem.memo:
         pk = problem.vector.pk
-        problem.memo["library_key_points"] = {q: [to_library_point(p) for p in getattr(pk, q)] for q in ("h", "l", "a", "b_g1", "b_g2")}
+        problem.memo["library_key_points"] = {q: to_library_many(getattr(pk, q)) for q in ("h", "l", "a", "b_g1", "b_g2")}
     return problem.memo["library_key_points"]
 
 
