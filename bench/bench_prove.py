@@ -36,6 +36,7 @@ from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
+from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
 from reference.prover import PHASES  # noqa: E402
 from reference.setup import trapdoor_from_seed  # noqa: E402
@@ -127,7 +128,8 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     total = sum(phases.values())
     row.update(fits=True, block=plan.block, phases_ms=phases, total_ms=total, per_circuit_ms=total / circuits,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
-               totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES})
+               totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
+               download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run])
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB; " + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
     if check:
@@ -224,7 +226,7 @@ def run_multi(log_n: int, seed: str, circuits: int, devices: list[int], runs: in
 
 def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
     """The timing record's entries (conformance/TIMING_SCHEMA.md): every phase of every batch that fit, its timed runs
-    (the warm-up proof before them left out), and the witness upload (one run)."""
+    (the warm-up proof before them left out), the witness upload (one run) and the proofs' download (every run)."""
     entries = []
     for size in sizes:
         for b in size["batches"]:
@@ -234,6 +236,8 @@ def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
             entries += [entry(case, "gpu", p, Stats(tuple(ms / 1000.0 for ms in b["phase_runs_ms"][p]), warmup_runs=1),
                               shape=shape) for p in PHASES]
             entries.append(entry(case, "gpu", "h2d_witnesses", Stats((b["upload_witnesses_ms"] / 1000.0,)), "copy", shape))
+            entries.append(entry(case, "gpu", DOWNLOAD_PROOFS, Stats(tuple(ms / 1000.0 for ms in b["download_runs_ms"]), warmup_runs=1),
+                                 "copy", shape))
     return entries
 
 

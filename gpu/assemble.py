@@ -10,9 +10,13 @@ Measured on an H200 before this module existed: the reference's function with py
 multiplications in Python), the device takes a few milliseconds for any number of circuits. Group
 elements are unique, so the proofs are bit-identical to the reference's.
 
-Inputs stay on the device: the MSM phases' outputs as (circuits, affine_words) word arrays.
+Inputs and outputs stay on the device: the MSM phases' outputs as (circuits, affine_words) word arrays in, the
+proofs' A, B, C as ``DeviceProofs`` out. Bringing them to the host (``download_proofs``) is a copy, timed as its
+own stage (``d2h_proofs``, gpu/staging.py), so that assemble's time is device work only.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from reference.assemble import Proof
 from reference.field import R
@@ -44,9 +48,24 @@ def _rows(*columns):
     return xp.stack([c if c.ndim == 2 else xp.broadcast_to(c, (rows, c.shape[0])) for c in columns], axis=1)
 
 
-def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) -> list[Proof]:
-    """Proofs (py_ecc points) for every circuit: the phase's single GPU implementation (gpu/prover.py and the
-    conformance adapter call it). ``h``: (circuits, 24) msm_h words; ``batch``/``tail``: per query
+@dataclass(frozen=True)
+class DeviceProofs:
+    """Every circuit's proof on the device: A and C as (circuits, G1 affine words), B as (circuits, G2 affine words)."""
+
+    a: object
+    b: object
+    c: object
+
+
+def download_proofs(proofs: DeviceProofs) -> list[Proof]:
+    """The proofs as py_ecc points on the host (the device-to-host copy and the decoding of the words)."""
+    a, b, c = (download_points(x, g) for x, g in ((proofs.a, G1_GROUP), (proofs.b, G2_GROUP), (proofs.c, G1_GROUP)))
+    return [Proof(a=a[k], b=b[k], c=c[k]) for k in range(len(a))]
+
+
+def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) -> DeviceProofs:
+    """Proofs for every circuit, on the device: the phase's single GPU implementation (gpu/prover.py and the
+    conformance adapter call it, each then calling ``download_proofs``). ``h``: (circuits, 24) msm_h words; ``batch``/``tail``: per query
     name (l, a, b_g1, b_g2) a (circuits, affine_words) device array; ``randomness``: per circuit (r, s)."""
     xp = backend().xp
     g1 = xp.asarray(points_to_words([vk.alpha_g1, vk.beta_g1, vk.delta_g1], G1_GROUP))
@@ -59,8 +78,7 @@ def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) 
     c = linear_combinations(_rows(batch["l"], tail["l"], h, a, b_1, delta_1),
                             [[1, 1, 1, s, r, (-r * s) % R] for r, s in rs], G1_GROUP)
     b = linear_combinations(_rows(beta_2, batch["b_g2"], tail["b_g2"], delta_2), [[1, 1, 1, s] for _, s in rs], G2_GROUP)
-    a_points, b_points, c_points = (download_points(x, g) for x, g in ((a, G1_GROUP), (b, G2_GROUP), (c, G1_GROUP)))
-    return [Proof(a=a_points[k], b=b_points[k], c=c_points[k]) for k in range(len(rs))]
+    return DeviceProofs(a=a, b=b, c=c)
 
 
-__all__ = ["Proof", "assemble", "linear_combinations"]
+__all__ = ["DeviceProofs", "Proof", "assemble", "download_proofs", "linear_combinations"]

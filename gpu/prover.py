@@ -20,7 +20,7 @@ measured the tails: when the batch does not fit, the call fails with BatchTooLar
 largest batch that does, before any MSM.
 
 Each phase is timed once, at its boundary, with CUDA events (``GpuPhaseTimer``); the uploads are timed
-separately as transfers, so a phase's time is device work only. A phase run per block of circuits adds
+separately as transfers, and so is the proofs' download, so a phase's time is device work only. A phase run per block of circuits adds
 up its blocks' times.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from reference.prover import PHASES, PhaseTimer, Witness
 from reference.r1cs import R1CS, witness_vector
 
 from . import device
-from .assemble import Proof, assemble
+from .assemble import Proof, assemble, download_proofs
 from .batch_add import batch_add
 from .circuit import DeviceCircuit
 from .evaluate import check_rows, evaluate
@@ -47,11 +47,11 @@ from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
 from .points import G1_GROUP, G2_GROUP, download_points
 from .prep import prep
-from .staging import COPIES, PAGEABLE, StageTimer, upload_keys, upload_witnesses
+from .staging import COPIES, DOWNLOAD_PROOFS, PAGEABLE, StageTimer, upload_keys, upload_witnesses
 from .tail_msm import tail_msm
 
 TRANSFERS = COPIES
-"""Host-to-device copies (gpu/staging.py; CUDA events), reported apart from the phases."""
+"""Host-to-device and device-to-host copies (gpu/staging.py; CUDA events), reported apart from the phases."""
 QUERY_PHASE_NAMES = QUERY_SPLITS
 """(key query, prep split) pairs of the batch_add and tail_msm phases (gpu/msm.py)."""
 
@@ -60,7 +60,7 @@ PhaseCapture = Callable[[str, int, object], None]
 """capture(phase, first_circuit, outputs): called at each phase boundary, after the phase's timer stopped, with the
 phase's device outputs for circuits first_circuit.. (evaluate, ntt_h, msm_h once per block; the other phases once,
 first_circuit 0): evaluate (a, b, c), ntt_h h, msm_h (block, 24) words, prep {l, a, b: DeviceSplit}, batch_add and
-tail_msm {query: (circuits, words)}, assemble the proofs. It may read (download) them but must not modify them: a
+tail_msm {query: (circuits, words)}, assemble DeviceProofs. It may read (download) them but must not modify them: a
 and b, c are ntt_h's work buffers right after. None (the default) costs one test per phase: the prover computes and
 allocates the same with or without it (conformance --mode prover)."""
 
@@ -277,9 +277,10 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     if capture:
         capture("tail_msm", 0, tail)
     del splits
-    proofs = timer.run("assemble", assemble, key.vk, h_sums, batch, tail, randomness)
+    device_proofs = timer.run("assemble", assemble, key.vk, h_sums, batch, tail, randomness)
     if capture:
-        capture("assemble", 0, proofs)
+        capture("assemble", 0, device_proofs)
+    proofs = timer.run(DOWNLOAD_PROOFS, download_proofs, device_proofs)
     return GpuProofRun(proofs=proofs, ms=timer.ms, device_sums=(h_sums, batch, tail))
 
 

@@ -16,7 +16,8 @@ device). Note: ``cupy.asarray(numpy_array)`` is none of these: it allocates a pa
 pool on every call and copies through it.
 
 Stage names (the timing record's phases, conformance/TIMING_SCHEMA.md): ``stage_<what>``, ``pin_<what>``,
-``unpin_<what>`` (host, wall clock) and ``h2d_<array>`` (copy, CUDA events), for what = keys or witnesses.
+``unpin_<what>`` (host, wall clock) and ``h2d_<array>`` (copy, CUDA events), for what = keys or witnesses;
+``d2h_proofs`` is the proofs' copy back (CUDA events) and ``encode_proofs`` their encoding (host).
 Each stage is timed once, at its boundary.
 """
 from __future__ import annotations
@@ -36,8 +37,10 @@ PAGEABLE, PINNED_COPY, REGISTERED = "pageable", "pinned-copy", "registered"
 STAGINGS = (PAGEABLE, PINNED_COPY, REGISTERED)
 KEY_GROUPS = {"h": G1_GROUP, "l": G1_GROUP, "a": G1_GROUP, "b_g1": G1_GROUP, "b_g2": G2_GROUP}
 """The proving key's queries and the group of their points."""
-COPIES = (*(f"h2d_key_{q}" for q in KEY_GROUPS), "h2d_witnesses")
-"""The host-to-device copies of a proof, each timed by CUDA events."""
+DOWNLOAD_PROOFS = "d2h_proofs"
+"""The device-to-host copy of the proofs (gpu/assemble.py download_proofs), after assemble."""
+COPIES = (*(f"h2d_key_{q}" for q in KEY_GROUPS), "h2d_witnesses", DOWNLOAD_PROOFS)
+"""The copies of a proof between host and device, each timed by CUDA events."""
 COPY_PREFIXES = ("h2d_", "d2h_")
 HOST_STAGES = ("read_vector", "stage_keys", "pin_keys", "unpin_keys", "stage_witnesses", "pin_witnesses",
                "unpin_witnesses", "encode_proofs")

@@ -24,16 +24,17 @@ def emulated(kernel_emulation):
 
 
 def _check_vector_proofs(name):
-    """gpu.assemble.assemble (the prover's) over every circuit of the vector, its expected MSM outputs uploaded."""
+    """gpu.assemble.assemble and download_proofs (the prover's) over every circuit of the vector, its expected MSM
+    outputs uploaded."""
     from conformance.backends.gpu import query_sums_to_device
-    from gpu.assemble import assemble
+    from gpu.assemble import assemble, download_proofs
     from gpu.points import G1_GROUP, backend, points_to_words
 
     vector = load_vector(DATA_DIR / f"{name}.json")
     expected = [case.expected for case in vector.circuits]
     h = backend().xp.asarray(points_to_words([e.msm_h for e in expected], G1_GROUP))
     batch, tail = query_sums_to_device([e.batch_add for e in expected]), query_sums_to_device([e.tail_msm for e in expected])
-    got = assemble(vector.pk.vk, h, batch, tail, [(case.witness.r, case.witness.s) for case in vector.circuits])
+    got = download_proofs(assemble(vector.pk.vk, h, batch, tail, [(case.witness.r, case.witness.s) for case in vector.circuits]))
     assert [proof_json(p) for p in got] == [proof_json(e.assemble) for e in expected]
 
 

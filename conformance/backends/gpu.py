@@ -295,7 +295,8 @@ def _query_phase(module: str):
 
 
 def _assemble(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.assemble.assemble(vk, h, batch, tail, randomness) over every circuit, the MSM outputs uploaded first."""
+    """gpu.assemble.assemble(vk, h, batch, tail, randomness) over every circuit, the MSM outputs uploaded first,
+    and the proofs downloaded after (gpu.assemble.download_proofs, as the prover does)."""
     run_assemble = _gpu_function("assemble", "assemble")
     from gpu import device
     from gpu.points import G1_GROUP, backend, points_to_words
@@ -304,9 +305,15 @@ def _assemble(problem: Problem, inputs: dict, clock: Stopwatch):
         h = backend().xp.asarray(points_to_words(list(inputs["msm_h"]), G1_GROUP))
         batch, tail = query_sums_to_device(inputs["batch_add"]), query_sums_to_device(inputs["tail_msm"])
     with clock.device("phase"):
-        proofs = run_assemble(problem.vector.pk.vk, h, batch, tail, [(w.r, w.s) for w in problem.vector.witnesses])
+        device_proofs = run_assemble(problem.vector.pk.vk, h, batch, tail, [(w.r, w.s) for w in problem.vector.witnesses])
     device.launch_check("assemble (conformance)", sync=True)
-    return proofs
+    with clock.device("transfer"):
+        return proofs_from_device(device_proofs)
+
+
+def proofs_from_device(device_proofs) -> list:
+    """gpu.assemble.download_proofs: the proofs on the host, as the prover brings them there."""
+    return _gpu_function("assemble", "download_proofs")(device_proofs)
 
 
 ADAPTERS = {
@@ -327,7 +334,7 @@ CAPTURED = {
     "prep": prep_from_device,
     "batch_add": query_sums_from_device,
     "tail_msm": query_sums_from_device,
-    "assemble": list,
+    "assemble": lambda outputs: proofs_from_device(outputs),
 }
 """phase -> conversion of the device outputs gpu.prover's capture hook hands over into the reference's types."""
 ONE_CIRCUIT_AT_A_TIME = 1
