@@ -125,7 +125,7 @@ def test_a_named_report_file_that_is_missing_is_bad_input_and_a_folder_is_invali
     assert capsys.readouterr().err.startswith(f"error: --report-file: {tree / 'none.json'} does not exist")
     (tree / GATE_REPORT).mkdir(parents=True)
     verdict = gate_verdict(tree)
-    assert verdict.state == INVALID and "cannot be read (Is a directory)" in verdict.message
+    assert verdict.state == INVALID and "the report is not a regular file" in verdict.message
 
 
 def test_unchanged_sources_pass(tree):
