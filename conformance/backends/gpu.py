@@ -361,18 +361,6 @@ class PhaseCapturer:
         return joined
 
 
-GPU_MODULES = {
-    "evaluate": "evaluate",
-    "ntt_h": "ntt_h",
-    "msm_h": "msm_h",
-    "prep": "prep",
-    "batch_add": "batch_add",
-    "tail_msm": "tail_msm",
-    "assemble": "assemble",
-}
-"""The gpu/ module of each phase (same names as reference/)."""
-
-
 class GpuBackend(Backend):
     """gpu/: CuPy and CUDA kernels on the current device, or on CUDA device ``device_index`` (named gpu:K)."""
 
@@ -420,10 +408,9 @@ class GpuBackend(Backend):
 
     def run_phase(self, phase: str, problem: Problem, inputs: dict) -> PhaseRun:
         """The phase through its adapter; seconds by CUDA events at the phase boundary (module docstring)."""
-        module = GPU_MODULES[phase]
         if phase not in ADAPTERS:
-            _gpu_module(module)  # PhaseNotImplemented when the module does not exist yet
-            raise PhaseNotImplemented(f"gpu/{module}.py exists, but conformance/backends/gpu.py has no adapter for it yet")
+            _gpu_module(phase)  # gpu/<phase>.py (phases are named the same in reference/ and gpu/); PhaseNotImplemented if absent
+            raise PhaseNotImplemented(f"gpu/{phase}.py exists, but conformance/backends/gpu.py has no adapter for it yet")
         with self._on_device():
             clock = Stopwatch()
             output = ADAPTERS[phase](problem, inputs, clock)

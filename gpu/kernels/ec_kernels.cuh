@@ -121,14 +121,6 @@ __host__ __device__ void sum_groups_body(ec_index_t tid, const unsigned int* in,
     ec_xyzz<F>(out)[tid] = acc;
 }
 
-// out[i] = to_affine(in[i]) for i < count (identity -> (0, 0)).
-template <class F>
-__host__ __device__ void xyzz_to_affine_body(ec_index_t tid, const unsigned int* in, unsigned int* out,
-                                             unsigned int count) {
-    if (tid >= count) return;
-    ec_affine<F>(out)[tid] = xyzz_to_affine(ec_xyzz<F>(in)[tid]);
-}
-
 // out[k] = bases[indices[k]] for k < count: the tail MSM's subset of a query's points.
 template <class F>
 __host__ __device__ void gather_points_body(ec_index_t tid, const unsigned int* bases, const unsigned int* indices,

@@ -209,8 +209,6 @@ EC_KERNEL_G1_G2(sum_groups,
                 (const unsigned int* in, unsigned int* out, unsigned int groups, unsigned int in_per_group,
                  unsigned int fold, unsigned int out_per_group),
                 (EC_TID, in, out, groups, in_per_group, fold, out_per_group))
-EC_KERNEL_G1_G2(xyzz_to_affine, (const unsigned int* in, unsigned int* out, unsigned int count),
-                (EC_TID, in, out, count))
 EC_KERNEL_G1_G2(gather_points,
                 (const unsigned int* bases, const unsigned int* indices, unsigned int count, unsigned int* out),
                 (EC_TID, bases, indices, count, out))

@@ -42,7 +42,6 @@ EMULATE_G1_G2(msm_piece_sum)
 EMULATE_G1_G2(msm_bucket_sum)
 EMULATE_G1_G2(msm_window_segments)
 EMULATE_G1_G2(msm_combine)
-EMULATE_G1_G2(xyzz_to_affine)
 EMULATE_G1_G2(gather_points)
 EMULATE_G1_G2(progression_points)
 
