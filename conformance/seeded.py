@@ -134,14 +134,15 @@ def _record(spec: SeededVector, seconds: float, vector=None, error: str | None =
     return record
 
 
-def _every_phase(spec: SeededVector, mode: str, backends, status: str, message: str, phases, unavailable: dict) -> VectorResult:
-    """A result in which every selected phase of every backend has one status (a build error, or not run); the
-    backends that cannot run here are 'unavailable', as check_vector records them."""
+def _every_phase(spec: SeededVector, mode: str, statuses: dict, phases, unavailable: dict) -> VectorResult:
+    """A result in which every selected phase has, for each backend, one BackendResult ({backend: (status, message)}:
+    a generation error, or not run at this size); the backends that cannot run here are 'unavailable', as check_vector
+    records them. No judge was used ('-')."""
     label = f"{spec.label} [prover]" if mode == "prover" else spec.label
     result = VectorResult(label, f"{spec.label} ({NOT_WRITTEN})", spec.log_n, spec.circuits, True, mode=mode)
     for phase in (p for p in PHASES if p in phases):
-        outcome = PhaseResult(phase, "expected")
-        for backend in backends:
+        outcome = PhaseResult(phase, "-")
+        for backend, (status, message) in statuses.items():
             outcome.backends[backend.name] = BackendResult(status, message=message)
         for name, reason in unavailable.items():
             outcome.backends[name] = BackendResult(UNAVAILABLE, message=reason)
@@ -160,23 +161,23 @@ def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: boo
     too_slow = f"only the GPU runs on seeded vectors above 2^{REFERENCE_MAX_LOG_N}: the expected values stand for the reference"
     if not judging:
         say(f"{spec.label}: not generated: no backend here runs at 2^{spec.log_n} ({too_slow})")
-        return [_every_phase(spec, mode, skipped, SKIPPED, too_slow, phases, unavailable) for mode in modes], None
+        return [_every_phase(spec, mode, {b: (SKIPPED, too_slow) for b in skipped}, phases, unavailable) for mode in modes], None
     say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
         f"{SEED!r} (vectors.generate.build_vector; {NOT_WRITTEN})")
     start = time.perf_counter()
     try:
         vector = build(spec, say)
+        problem = Problem.from_vector(vector)
     except Exception as exc:  # a generator that fails checked nothing: an error, never a pass
         seconds, why = time.perf_counter() - start, _describe_error(exc)
         say(f"{spec.label}: generation failed after {seconds:.1f} s: {why}")
-        results = [_every_phase(spec, mode, judging, ERROR, f"generating the vector failed: {why}", phases, unavailable) for mode in modes]
-        return results, _record(spec, seconds, error=why)
+        statuses = {b: (ERROR, f"generating the vector failed: {why}") for b in judging}
+        statuses.update({b: (SKIPPED, too_slow) for b in skipped})
+        return [_every_phase(spec, mode, statuses, phases, unavailable) for mode in modes], _record(spec, seconds, error=why)
     seconds = time.perf_counter() - start
     record = _record(spec, seconds, vector)
     say(f"{spec.label}: generated in {seconds:.1f} s ({record['constraints']} constraints, {record['aux']} aux; "
         f"expected values computed by: {record['computed_by'] or 'not recorded by the vector'})")
-    problem = Problem.from_vector(vector)
-    del vector
     results = []
     for mode in modes:
         result = check_vector(problem, judging, phases, mode, prefer_oracle, f"{spec.label} ({NOT_WRITTEN})", progress=say,

@@ -129,6 +129,16 @@ def test_above_the_reference_size_only_a_gpu_backend_runs_and_nothing_is_generat
         assert phase.backends["gpu"].status == "pass"
         assert phase.backends["reference"].status == "skipped" and "above 2^3" in phase.backends["reference"].message
 
+    def broken(*args, **kwargs):
+        raise MemoryError("the host ran out of memory")
+
+    monkeypatch.setattr(vectors.generate, "build_vector", broken)
+    results, record = seeded.check_seeded(SeededVector(4, 1), [ReferenceBackend(), StandIn()], PHASES, ["isolated", "prover"])
+    assert record["error"].startswith("MemoryError: the host ran out of memory")
+    assert [r.vector_id for r in results] == ["seeded:porep-log04-c1", "seeded:porep-log04-c1 [prover]"]
+    assert {(name, b.status) for r in results for p in r.phases for name, b in p.backends.items()} == {
+        ("gpu", "error"), ("reference", "skipped")}
+
     def not_expected(*args, **kwargs):
         raise AssertionError("built a vector no backend checks")
 
