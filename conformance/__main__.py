@@ -3,6 +3,7 @@
     python -m conformance run                                   # bundled vectors, reference and GPU
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
+    python -m conformance run seeded:porep-log16-c2 --backends gpu   # a vector built from a seed now (conformance/seeded.py)
     python -m conformance gate                                  # is the committed GPU report current?
     python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
     python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
@@ -36,7 +37,7 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
-from .seeded import GATE_VECTORS, SEEDED_PREFIX, check_seeded, split_seeded
+from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, split_seeded
 from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 from vectors.format import check_witnesses_satisfied
@@ -72,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json), "
                    f"or generated:<name> for a case generated on the GPU and judged by oracles ({', '.join(GENERATED_CASES)}; --record-gate runs them all), "
                    f"or {SEEDED_PREFIX}porep-log<K>[-c<C>] for a vector built from a fixed seed when the run starts, with every expected value, "
-                   f"checked like a bundled one (--record-gate runs {', '.join(v.label for v in GATE_VECTORS)}; only GPU backends run above 2^10)")
+                   f"checked like a bundled one (--record-gate runs {', '.join(v.label for v in GATE_VECTORS)}; only GPU backends run above 2^{REFERENCE_MAX_LOG_N})")
     r.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated: reference, gpu, fault:<name> (default {DEFAULT_BACKENDS}; `faults` lists the planted faults)")
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
