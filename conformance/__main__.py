@@ -37,7 +37,7 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
-from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, split_seeded
+from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, slow_generation, split_seeded
 from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 from vectors.format import check_witnesses_satisfied
@@ -187,6 +187,11 @@ def _run(args, argv) -> int:
         _check_record_gate(args, names, phases, paths)
         seeded = list(GATE_VECTORS)  # c = 16 windows and multi-pass NTTs against exact expected values
         generated = list(GENERATED_CASES.values())  # the GPU paths the bundled vectors do not reach
+        slow = slow_generation(seeded)
+        if slow:  # refused before any work, as a missing coverage package is
+            raise InvalidInputError("--record-gate", slow)
+    elif slow_generation(seeded):
+        say(f"warning: {slow_generation(seeded)}")
     recorder = CoverageRecorder.start("--record-gate" if args.record_gate else "--coverage") if args.coverage or args.record_gate else None
     try:
         return _run_suite(args, argv, say, phases, names, paths, generated, recorder, seeded)

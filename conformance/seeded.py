@@ -95,6 +95,19 @@ def split_seeded(arguments: list[str]) -> tuple[list[str], list[SeededVector]]:
     return rest, seeded
 
 
+def slow_generation(specs) -> str | None:
+    """Why generating ``specs`` here would take hours (None if it would not): one is above REFERENCE_MAX_LOG_N and the
+    optional fast library, which vectors.generate uses for the setup and the expected MSM sums, is not installed."""
+    from vectors import fast_library
+
+    large = [spec.label for spec in specs if spec.log_n > REFERENCE_MAX_LOG_N]
+    reason = fast_library.unavailable_reason()
+    if not large or reason is None:
+        return None
+    return (f"{', '.join(large)}: without the fast library the pure-Python reference would generate it, which takes hours "
+            f"at these sizes: {reason}")
+
+
 def _judges(backend, log_n: int) -> bool:
     """Whether ``backend`` runs on a seeded vector of 2^log_n (module docstring)."""
     return backend.name.startswith("gpu") or log_n <= REFERENCE_MAX_LOG_N

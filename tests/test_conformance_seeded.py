@@ -163,3 +163,20 @@ def test_record_gate_checks_the_seeded_gate_vectors(monkeypatch):
     assert seen["seeded"] == list(GATE_VECTORS) and {v.log_n for v in seen["seeded"]} == {16, 20}
     with pytest.raises(InvalidInputError, match="give no vector arguments"):
         main(["run", "--record-gate", "seeded:porep-log04", "--quiet"])
+
+
+def test_record_gate_refuses_to_start_a_generation_of_hours_without_the_fast_library(monkeypatch, capsys):
+    """Without the optional fast library the 2^16 and 2^20 vectors would come from the pure-Python setup and MSMs:
+    --record-gate says so before any work (exit 2); a named large seeded vector gets a warning."""
+    import conformance.__main__ as cli
+    from vectors import fast_library
+
+    monkeypatch.setattr(fast_library, "_import", lambda: None)
+    monkeypatch.setattr(cli, "_run_suite", lambda *args, **kwargs: 0)
+    monkeypatch.setattr(cli.CoverageRecorder, "start", staticmethod(lambda reason: None))
+    assert run_main(main, ["run", "--record-gate", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --record-gate: seeded:porep-log16-c2, seeded:porep-log20-c1: without the fast library")
+    assert "pip install -e '.[fast]'" in err
+    assert main(["run", "seeded:porep-log12", "--backends", "gpu"]) == 0
+    assert "warning: seeded:porep-log12-c1: without the fast library" in capsys.readouterr().err
