@@ -3,6 +3,7 @@
     python -m conformance run                                   # bundled vectors, reference and GPU
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
+    python -m conformance run seeded:porep-log16-c2 --backends gpu   # a vector built from a seed now (conformance/seeded.py)
     python -m conformance gate                                  # is the committed GPU report current?
     python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
     python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
@@ -36,6 +37,7 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
+from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, slow_generation, split_seeded
 from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 from vectors.format import check_witnesses_satisfied
@@ -69,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         "3 --require-gpu without a GPU.",
     )
     r.add_argument("vectors", nargs="*", help="vector JSON files or folders of them (default: the bundled vectors/data/*.json), "
-                   f"or generated:<name> for a case generated on the GPU and judged by oracles ({', '.join(GENERATED_CASES)}; --record-gate runs them all)")
+                   f"or generated:<name> for a case generated on the GPU and judged by oracles ({', '.join(GENERATED_CASES)}; --record-gate runs them all), "
+                   f"or {SEEDED_PREFIX}porep-log<K>[-c<C>] for a vector built from a fixed seed when the run starts, with every expected value, "
+                   f"checked like a bundled one (--record-gate runs {', '.join(v.label for v in GATE_VECTORS)}; only GPU backends run above 2^{REFERENCE_MAX_LOG_N})")
     r.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated: reference, gpu, fault:<name> (default {DEFAULT_BACKENDS}; `faults` lists the planted faults)")
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
@@ -176,20 +180,27 @@ def _run(args, argv) -> int:
         raise InvalidInputError("--repeat", f"must be at least 1, got {args.repeat}")
     if args.oracle_library is not None:
         load_library(args.oracle_library)  # not installed: error: --oracle-library: ..., exit 2, before any work
-    path_arguments, generated = split_names(args.vectors)
-    paths = vector_paths(path_arguments) if path_arguments or not generated else []
+    path_arguments, seeded = split_seeded(args.vectors)
+    path_arguments, generated = split_names(path_arguments)
+    paths = vector_paths(path_arguments) if path_arguments or not (generated or seeded) else []
     if args.record_gate:
         _check_record_gate(args, names, phases, paths)
+        seeded = list(GATE_VECTORS)  # c = 16 windows and multi-pass NTTs against exact expected values
         generated = list(GENERATED_CASES.values())  # the GPU paths the bundled vectors do not reach
+        slow = slow_generation(seeded)
+        if slow:  # refused before any work, as a missing coverage package is
+            raise InvalidInputError("--record-gate", slow)
+    elif slow_generation(seeded):
+        say(f"warning: {slow_generation(seeded)}")
     recorder = CoverageRecorder.start("--record-gate" if args.record_gate else "--coverage") if args.coverage or args.record_gate else None
     try:
-        return _run_suite(args, argv, say, phases, names, paths, generated, recorder)
+        return _run_suite(args, argv, say, phases, names, paths, generated, recorder, seeded)
     finally:
         if recorder is not None:
             recorder.stop()
 
 
-def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None) -> int:
+def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None, seeded=()) -> int:
     if args.gpus is not None:
         names = _per_gpu_backends(names, args.gpus)
     backends = [make_backend(name) for name in names]
@@ -244,6 +255,14 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
                 )
             )
 
+    seeded_records = []
+    for spec in seeded:  # built here, checked in every mode, then let go (a 2^20 vector is several GiB of py_ecc points)
+        checked, record = check_seeded(spec, running, phases, modes, args.oracle, unavailable, args.repeat, args.oracle_library, say)
+        results.extend(checked)
+        if record is not None:
+            seeded_records.append(record)
+            info.load_seconds[spec.label] = record["generation_seconds"]
+
     for case in generated:
         results.append(check_generated(case, running, unavailable, progress=say))
 
@@ -251,6 +270,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         raise InvalidInputError("--backends", "the run checked nothing (every phase not implemented, skipped or unavailable): a run that checks nothing is an error")
     info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
+    document["seeded_vectors"] = seeded_records
     document["timings"] = conformance_timings(document, environment(with_gpu=any(n.startswith(GPU) for n in facts if facts[n]["available"])))
     try:
         _write_report_files(document, Path(args.report), say, inputs=[f for _, v in vectors for f in v.source_files])

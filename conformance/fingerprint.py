@@ -11,8 +11,9 @@ modules such as the PoRep array circuits. A GPU run that passes can be recorded 
 report (``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
 (tests/test_conformance_gate.py, ``python -m conformance gate``) fails when any of these files differs
 from the recorded ones, and names the files that changed; it also fails ('invalid') on a report that is not a
-passing run with the GPU backend, or that did not check the whole gate (every bundled vector in each of
-GATE_MODES, every generated case, each with every GPU phase passed, the coverage records: ``_gate_scope_problem``). With no committed report it
+passing run with the GPU backend, or that did not check the whole gate (every bundled vector and every seeded gate
+vector in each of GATE_MODES, every generated case, each with every GPU phase passed, the seeded vectors' generation
+records, the coverage records: ``_gate_scope_problem``). With no committed report it
 says so (test skipped, ``gate`` exit 0).
 """
 import ast
@@ -203,14 +204,17 @@ GATE_MODES = ("isolated", "prover")
 
 
 def _gate_scope_problem(report: dict) -> str | None:
-    """What a --record-gate run checks and a partial run does not: every bundled vector in each of GATE_MODES, every
-    generated case, each with every GPU phase passed (_gpu_phases_not_passed), and the coverage records (kernels launched, gpu/*.py lines run). A report that lacks any of them
-    cannot vouch for the GPU code, however green. The bundled vectors are every checked-in vector (bundled_paths: the
-    generated ones of vectors/bundled.py and the edge-* ones), the set a --record-gate run must be given."""
+    """What a --record-gate run checks and a partial run does not: every bundled vector and every seeded gate vector
+    (seeded.GATE_VECTORS: 2^16 and 2^20 with exact expected values) in each of GATE_MODES, every generated case, each
+    with every GPU phase passed (_gpu_phases_not_passed), the seeded vectors' generation records from today's seed
+    (_seeded_records_problem), and the coverage records (kernels launched, gpu/*.py lines run). A report that lacks any
+    of them cannot vouch for the GPU code, however green. The bundled vectors are every checked-in vector (bundled_paths:
+    the generated ones of vectors/bundled.py and the edge-* ones), the set a --record-gate run must be given."""
     from vectors.bundled import bundled_paths
 
     from .generated import GENERATED_CASES, GENERATED_PREFIX
     from .phases import PROVER
+    from .seeded import GATE_VECTORS
 
     vectors = report.get("vectors")
     if not isinstance(vectors, list) or not all(isinstance(v, dict) for v in vectors):
@@ -218,6 +222,7 @@ def _gate_scope_problem(report: dict) -> str | None:
     label = f" [{PROVER}]"
     ran = {(str(v.get("id", "")).removesuffix(label), v.get("mode")) for v in vectors}
     needed = [(path.stem, mode) for path in bundled_paths() for mode in GATE_MODES]
+    needed += [(vector.label, mode) for vector in GATE_VECTORS for mode in GATE_MODES]
     needed += [(GENERATED_PREFIX + name, PROVER) for name in GENERATED_CASES]
     missing = [f"{name} ({mode})" for name, mode in needed if (name, mode) not in ran]
     if missing:
@@ -226,8 +231,30 @@ def _gate_scope_problem(report: dict) -> str | None:
     unpassed = _gpu_phases_not_passed(vectors)
     if unpassed:
         return f"the GPU did not pass {unpassed} (a gate run passes every phase it can judge)"
+    seeded = _seeded_records_problem(report.get("seeded_vectors"))
+    if seeded:
+        return seeded
     if not isinstance(report.get("coverage"), dict):
         return "it has no coverage records (a --record-gate run makes them)"
+    return None
+
+
+def _seeded_records_problem(records) -> str | None:
+    """Why the report's seeded_vectors do not show every seeded gate vector built from today's seed, the size its
+    name says, without an error (None if they do): a vector built from another seed is not the one the gate names."""
+    from .seeded import GATE_VECTORS, SEED
+
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        return "it has no seeded_vectors records (a --record-gate run makes them)"
+    by_id = {r.get("id"): r for r in records}
+    for vector in GATE_VECTORS:
+        record = by_id.get(vector.label)
+        if record is None:
+            return f"it records no generation of {vector.label} (a --record-gate run makes one)"
+        recorded = (record.get("seed"), record.get("log_n"), record.get("circuits"))
+        if recorded != (SEED, vector.log_n, vector.circuits) or record.get("error") is not None:
+            return (f"its record of {vector.label} (seed, log n, circuits {recorded}, error {record.get('error')!r}) is not "
+                    f"the vector the gate names (seed {SEED!r}, 2^{vector.log_n}, {vector.circuits} circuit(s), no error)")
     return None
 
 

@@ -14,7 +14,9 @@ bit for bit. Every circuit of the first run is judged by gpu/trapdoor.py:
 evaluate and prep are not judged on their own here: the h identity needs evaluate's rows to hold, and the
 batch_add / tail_msm checks read prep's split. What each case reaches (gpu/msm.py kernel_window_bits, gpu/ntt.py
 plan_passes) is in its ``reaches``. They run on a GPU only, as part of ``--record-gate`` or when named as
-``generated:<name>`` vector arguments (`python -m conformance run generated:porep-log11 --backends gpu`).
+``generated:<name>`` vector arguments (`python -m conformance run generated:porep-log11 --backends gpu`). The c = 16
+windows and the two-pass NTT also meet exact expected values in the gate, on the seeded vectors of
+conformance/seeded.py (2^16 and 2^20).
 """
 from __future__ import annotations
 

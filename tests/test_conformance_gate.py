@@ -42,9 +42,10 @@ def tree(tmp_path):
 
 
 def _gate_scope() -> list[dict]:
-    """The vector entries of a full --record-gate run: every bundled vector in isolated and prover mode, every
-    generated case in prover mode (named as the runner names them)."""
+    """The vector entries of a full --record-gate run: every bundled vector and seeded gate vector in isolated and
+    prover mode, every generated case in prover mode (named as the runner names them)."""
     from conformance.generated import GENERATED_CASES
+    from conformance.seeded import GATE_VECTORS
     from vectors.bundled import bundled_paths
 
     from reference.prover import PHASES
@@ -55,10 +56,19 @@ def _gate_scope() -> list[dict]:
 
     entries = [entry(p.stem, "isolated") for p in bundled_paths()]
     entries += [entry(f"{p.stem} [prover]", "prover") for p in bundled_paths()]
+    entries += [entry(v.label, "isolated") for v in GATE_VECTORS] + [entry(f"{v.label} [prover]", "prover") for v in GATE_VECTORS]
     return entries + [entry(f"generated:{name} [prover]", "prover", ("evaluate", "prep")) for name in GENERATED_CASES]
 
 
-def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, coverage=True):
+def _seeded_records() -> list[dict]:
+    """The seeded_vectors records of a full --record-gate run (the keys the gate reads; conformance/seeded.py _record)."""
+    from conformance.seeded import GATE_VECTORS, SEED
+
+    return [{"id": v.label, "seed": SEED, "shape": "porep", "log_n": v.log_n, "circuits": v.circuits,
+             "generation_seconds": 1.0, "error": None} for v in GATE_VECTORS]
+
+
+def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, coverage=True, seeded=None):
     path = root / GATE_REPORT
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {
@@ -68,6 +78,7 @@ def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, cov
         "backends": {"gpu": {"available": gpu_available, "device": {"name": "NVIDIA H200"}}},
         "gpu_fingerprint": fp,
         "vectors": _gate_scope() if vectors is None else vectors,
+        "seeded_vectors": _seeded_records() if seeded is None else seeded,
     }
     if coverage:
         document["coverage"] = {"kernels": {}, "lines": {}}
@@ -162,6 +173,8 @@ def test_a_report_that_is_not_a_passing_gpu_run_is_invalid(tree, result, gpu_ava
     ("porep-log05", "did not check porep-log05 (isolated)"),
     ("edge-zero-coefficients [prover]", "did not check edge-zero-coefficients (prover)"),
     ("generated:porep-log16 [prover]", "did not check generated:porep-log16 (prover)"),
+    ("seeded:porep-log16-c2", "did not check seeded:porep-log16-c2 (isolated)"),
+    ("seeded:porep-log20-c1 [prover]", "did not check seeded:porep-log20-c1 (prover)"),
 ])
 def test_a_passing_report_that_did_not_check_the_whole_gate_is_invalid(tree, drop, problem):
     _write_report(tree, fingerprint(tree), vectors=[v for v in _gate_scope() if v["id"] != drop])
@@ -172,6 +185,7 @@ def test_a_passing_report_that_did_not_check_the_whole_gate_is_invalid(tree, dro
 @pytest.mark.parametrize(("vector", "phase", "status"), [
     ("porep-log05", "msm_h", "not implemented"), ("edge-scalars [prover]", "prep", "skipped"),
     ("generated:porep-log11 [prover]", "ntt_h", "skipped"), ("porep-log01", "assemble", None),
+    ("seeded:porep-log20-c1", "evaluate", "skipped"), ("seeded:porep-log16-c2 [prover]", "prep", "skipped"),
 ])
 def test_a_passing_report_whose_gpu_did_not_pass_every_phase_is_invalid(tree, vector, phase, status):
     """'pass' overall allows not implemented, skipped, unavailable; the gate allows only the generated cases'
@@ -185,6 +199,44 @@ def test_a_passing_report_whose_gpu_did_not_pass_every_phase_is_invalid(tree, ve
     _write_report(tree, fingerprint(tree), vectors=vectors)
     verdict = gate_verdict(tree)
     assert verdict.state == INVALID and f"the GPU did not pass {phase} of {vector} ({status or 'not run'})" in verdict.message
+
+
+def test_the_gate_scope_includes_a_2_16_and_a_2_20_seeded_vector_reaching_c16_and_two_pass_ntt():
+    """The issue's requirement, from gpu/'s own planners: exact-value vectors at 2^16 and 2^20, whose H query takes the
+    c = 16 windows and whose NTT takes more than one pass (neither is reached by any bundled vector)."""
+    from conformance.seeded import GATE_VECTORS
+    from gpu.msm import kernel_window_bits
+    from gpu.ntt import plan_passes
+
+    assert {v.log_n for v in GATE_VECTORS} >= {16, 20}
+    assert all(kernel_window_bits((1 << v.log_n) - 1) == 16 and len(plan_passes(v.log_n)) >= 2 for v in GATE_VECTORS)
+
+
+@pytest.mark.parametrize(("seeded", "problem"), [
+    ("missing", "no seeded_vectors records"),
+    ("drop-log20", "records no generation of seeded:porep-log20-c1"),
+    ("other-seed", "its record of seeded:porep-log16-c2 (seed, log n, circuits ('another seed', 16, 2)"),
+    ("other-size", "its record of seeded:porep-log20-c1 (seed, log n, circuits ('conformance-seeded-gate-vectors', 19, 1)"),
+    ("error", "error 'ValueError: x'"),
+])
+def test_a_report_without_the_seeded_vectors_generation_from_todays_seed_is_invalid(tree, seeded, problem):
+    records = _seeded_records()
+    if seeded == "drop-log20":
+        records = records[:1]
+    elif seeded == "other-seed":
+        records[0]["seed"] = "another seed"
+    elif seeded == "other-size":
+        records[1]["log_n"] = 19
+    elif seeded == "error":
+        records[1]["error"] = "ValueError: x"
+    _write_report(tree, fingerprint(tree), seeded=records)
+    if seeded == "missing":
+        path = tree / GATE_REPORT
+        document = json.loads(path.read_text())
+        del document["seeded_vectors"]
+        path.write_text(json.dumps(document))
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and problem in verdict.message, verdict.message
 
 
 def test_a_report_without_coverage_records_is_invalid(tree):

@@ -1,0 +1,203 @@
+"""Seeded vectors: complete vectors with exact expected values, built from a fixed seed when the run starts and
+never written to disk, then checked like a bundled vector (every phase against its expected value, in each mode).
+
+Named ``seeded:porep-log<K>[-c<C>]`` on the command line: vectors.generate.build_vector(K, SEED, C, "porep"), a
+PoRep-shaped circuit of domain 2^K with C circuits (1 when -c is left out), the keys of the test-only setup from the
+seed's trapdoor, and every phase's expected output. The run names each one canonically (``seeded:porep-log16-c2``),
+reports the generation as it goes (vectors.generate's progress lines, prefixed with the name), and records it in
+report.json's ``seeded_vectors`` (seed, sizes, seconds, which implementation computed the expected values). A
+generation that fails, or a witness that does not satisfy its circuit, is an error in every phase (exit 1): the
+run checked nothing there, and says so.
+
+--record-gate runs GATE_VECTORS, which reach with exact expected values what the bundled vectors (log n <= 10)
+cannot: the c = 16 MSM windows (gpu/msm.py kernel_window_bits) and the multi-pass NTT (gpu/ntt.py plan_passes).
+The oracle-judged cases of conformance/generated.py reach further (2^21, three passes) at sizes no expected
+values are made for.
+
+Who checks what: above REFERENCE_MAX_LOG_N only GPU backends run (the pure-Python reference takes hours at
+2^20). The reference side of such a vector is its expected values: vectors.generate computes the phases with the
+reference prover, the MSM sums with the library its ``computed_by`` names (the optional fast library, or the
+reference), and ``python -m vectors check --reference`` shows the two agreeing bit for bit on the vectors small
+enough to recompute. At or below REFERENCE_MAX_LOG_N every backend runs, so the same code path runs on a CPU
+(tests/test_conformance_seeded.py) with the reference backend.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from reference.errors import InvalidInputError
+from reference.prover import PHASES
+
+from .phases import Problem
+from .runner import ERROR, SKIPPED, UNAVAILABLE, BackendResult, PhaseResult, VectorResult, _describe_error, check_vector
+
+SEEDED_PREFIX = "seeded:"
+SEED = "conformance-seeded-gate-vectors"
+SHAPE = "porep"
+REFERENCE_MAX_LOG_N = 10
+"""The largest domain on which backends other than the GPU run on a seeded vector: the bundled vectors' largest,
+where the reference takes seconds (hours at 2^20)."""
+NAME = re.compile(r"porep-log(\d{1,2})(?:-c(\d{1,2}))?")
+"""porep-log<K>[-c<C>]."""
+NOT_WRITTEN = "not written to disk"
+
+
+@dataclass(frozen=True)
+class SeededVector:
+    log_n: int
+    circuits: int = 1
+    reaches: str = ""
+    """What a gate vector reaches that the bundled vectors do not."""
+
+    @property
+    def label(self) -> str:
+        """The canonical name: the vector's id in the report (prover mode adds ' [prover]')."""
+        return f"{SEEDED_PREFIX}{SHAPE}-log{self.log_n:02d}-c{self.circuits}"
+
+
+GATE_VECTORS = (
+    SeededVector(16, 2, "msm_h with c = 16 windows (H query 2^16 - 1 points); two-pass NTT (2^8, 2^8); "
+                 "two circuits, in one block and one at a time"),
+    SeededVector(20, 1, "msm_h with c = 16 windows over 2^20 - 1 H points; two-pass NTT (2^10, 2^10); the largest vector "
+                 "vectors.generate makes"),
+)
+"""The seeded vectors a --record-gate run checks in each of its modes (conformance/fingerprint.py requires them)."""
+
+
+def parse_name(argument: str) -> SeededVector:
+    """``seeded:porep-log<K>[-c<C>]`` -> SeededVector; InvalidInputError for a malformed or out-of-range name."""
+    from vectors.generate import MAX_GENERATED_LOG_N
+
+    match = NAME.fullmatch(argument[len(SEEDED_PREFIX):])
+    if not match:
+        raise InvalidInputError("vectors", f"{argument!r} is not {SEEDED_PREFIX}{SHAPE}-log<K>[-c<C>] "
+                                f"(e.g. {GATE_VECTORS[0].label})")
+    log_n, circuits = int(match[1]), int(match[2] or 1)
+    if not 1 <= log_n <= MAX_GENERATED_LOG_N:
+        raise InvalidInputError("vectors", f"{argument!r}: log n must be in 1..{MAX_GENERATED_LOG_N}, got {log_n}")
+    if circuits < 1:
+        raise InvalidInputError("vectors", f"{argument!r}: at least one circuit, got {circuits}")
+    gate = next((v for v in GATE_VECTORS if (v.log_n, v.circuits) == (log_n, circuits)), None)
+    return gate or SeededVector(log_n, circuits)
+
+
+def split_seeded(arguments: list[str]) -> tuple[list[str], list[SeededVector]]:
+    """Vector arguments without the ``seeded:`` ones, and those (each once, in order)."""
+    rest, seeded = [], []
+    for argument in arguments:
+        if argument.startswith(SEEDED_PREFIX):
+            vector = parse_name(argument)
+            if vector not in seeded:
+                seeded.append(vector)
+        else:
+            rest.append(argument)
+    return rest, seeded
+
+
+def slow_generation(specs) -> str | None:
+    """Why generating ``specs`` here would take hours (None if it would not): one is above REFERENCE_MAX_LOG_N and the
+    optional fast library, which vectors.generate uses for the setup and the expected MSM sums, is not installed."""
+    from vectors import fast_library
+
+    large = [spec.label for spec in specs if spec.log_n > REFERENCE_MAX_LOG_N]
+    reason = fast_library.unavailable_reason()
+    if not large or reason is None:
+        return None
+    return (f"{', '.join(large)}: without the fast library the pure-Python reference would generate it, which takes hours "
+            f"at these sizes: {reason}")
+
+
+def _judges(backend, log_n: int) -> bool:
+    """Whether ``backend`` runs on a seeded vector of 2^log_n (module docstring)."""
+    return backend.name.startswith("gpu") or log_n <= REFERENCE_MAX_LOG_N
+
+
+def _json_value(value):
+    """``value`` with what JSON cannot hold written as text (a record of the vector's own, read as it is)."""
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def build(spec: SeededVector, say):
+    """The vector (vectors.generate.build_vector from SEED), its witnesses checked against the circuit."""
+    from vectors.format import check_witnesses_satisfied
+    from vectors.generate import build_vector
+
+    vector = build_vector(spec.log_n, SEED, circuits=spec.circuits, shape=SHAPE, vector_id=spec.label,
+                          comment=f"{spec.label}: built from seed {SEED!r} by conformance ({NOT_WRITTEN})",
+                          progress=lambda message: say(f"{spec.label}: generating: {message}"))
+    say(f"{spec.label}: generating: checking every witness against the circuit")
+    check_witnesses_satisfied(vector)
+    return vector
+
+
+def _record(spec: SeededVector, seconds: float, vector=None, error: str | None = None) -> dict:
+    """The report's entry for one seeded vector (REPORT_SCHEMA.md, seeded_vectors)."""
+    record = {"id": spec.label, "seed": SEED, "shape": SHAPE, "log_n": spec.log_n, "circuits": spec.circuits,
+              "generation_seconds": round(seconds, 3), "written_to_disk": False, "reaches": spec.reaches or None,
+              "error": error}
+    if vector is not None:
+        r1cs = vector.r1cs
+        record.update(constraints=r1cs.num_constraints, public_inputs=r1cs.num_inputs - 1, aux=r1cs.num_aux,
+                      computed_by=_json_value(getattr(vector, "computed_by", None)))
+    return record
+
+
+def _every_phase(spec: SeededVector, mode: str, statuses: dict, phases, unavailable: dict) -> VectorResult:
+    """A result in which every selected phase has, for each backend, one BackendResult ({backend: (status, message)}:
+    a generation error, or not run at this size); the backends that cannot run here are 'unavailable', as check_vector
+    records them. No judge was used ('-')."""
+    label = f"{spec.label} [prover]" if mode == "prover" else spec.label
+    result = VectorResult(label, f"{spec.label} ({NOT_WRITTEN})", spec.log_n, spec.circuits, True, mode=mode)
+    for phase in (p for p in PHASES if p in phases):
+        outcome = PhaseResult(phase, "-")
+        for backend, (status, message) in statuses.items():
+            outcome.backends[backend.name] = BackendResult(status, message=message)
+        for name, reason in unavailable.items():
+            outcome.backends[name] = BackendResult(UNAVAILABLE, message=reason)
+        result.phases.append(outcome)
+    return result
+
+
+def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: bool = False, unavailable: dict | None = None,
+                 repeat: int = 1, oracle_library: str | None = None, progress=None) -> tuple[list[VectorResult], dict | None]:
+    """Build the vector, check it in each of ``modes`` with the backends that run at its size (the others: skipped),
+    and let it go. Returns the results (one per mode) and the seeded_vectors record (None when nothing ran it)."""
+    say = progress or (lambda message: None)
+    unavailable = unavailable or {}
+    judging = [b for b in backends if _judges(b, spec.log_n)]
+    skipped = [b for b in backends if not _judges(b, spec.log_n)]
+    too_slow = f"only the GPU runs on seeded vectors above 2^{REFERENCE_MAX_LOG_N}: the expected values stand for the reference"
+    if not judging:
+        say(f"{spec.label}: not generated: no backend here runs at 2^{spec.log_n} ({too_slow})")
+        return [_every_phase(spec, mode, {b: (SKIPPED, too_slow) for b in skipped}, phases, unavailable) for mode in modes], None
+    say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
+        f"{SEED!r} (vectors.generate.build_vector; {NOT_WRITTEN})")
+    start = time.perf_counter()
+    try:
+        vector = build(spec, say)
+        problem = Problem.from_vector(vector)
+    except Exception as exc:  # a generator that fails checked nothing: an error, never a pass
+        seconds, why = time.perf_counter() - start, _describe_error(exc)
+        say(f"{spec.label}: generation failed after {seconds:.1f} s: {why}")
+        statuses = {b: (ERROR, f"generating the vector failed: {why}") for b in judging}
+        statuses.update({b: (SKIPPED, too_slow) for b in skipped})
+        return [_every_phase(spec, mode, statuses, phases, unavailable) for mode in modes], _record(spec, seconds, error=why)
+    seconds = time.perf_counter() - start
+    record = _record(spec, seconds, vector)
+    say(f"{spec.label}: generated in {seconds:.1f} s ({record['constraints']} constraints, {record['aux']} aux; "
+        f"expected values computed by: {record['computed_by'] or 'not recorded by the vector'})")
+    results = []
+    for mode in modes:
+        result = check_vector(problem, judging, phases, mode, prefer_oracle, f"{spec.label} ({NOT_WRITTEN})", progress=say,
+                              unavailable=unavailable, repeat=repeat, oracle_library=oracle_library)
+        for phase_result in result.phases:
+            for backend in skipped:
+                phase_result.backends[backend.name] = BackendResult(SKIPPED, message=too_slow)
+        results.append(result)
+    return results, record

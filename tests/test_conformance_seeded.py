@@ -1,0 +1,182 @@
+"""Seeded vectors (conformance/seeded.py) on the CPU: the code path --record-gate takes at 2^16 and 2^20 on the GPU,
+run here at 2^3..2^4 with the reference backend, so that CI covers the naming, the generation and its progress, the
+checks in each mode, the report's records, and that a failure is an error, never a pass."""
+import dataclasses
+import json
+
+import pytest
+
+from conformance.__main__ import main
+from conformance.seeded import GATE_VECTORS, SEED, SeededVector, parse_name, split_seeded
+from reference.cli import run_main
+from reference.errors import InvalidInputError
+from reference.prover import PHASES
+
+SMALL = "seeded:porep-log04-c2"
+
+
+def _report(folder) -> dict:
+    return json.loads((folder / "report.json").read_text())
+
+
+def _statuses(document, vector_id) -> dict:
+    entry = next(v for v in document["vectors"] if v["id"] == vector_id)
+    return {p["phase"]: {name: b["status"] for name, b in p["backends"].items()} for p in entry["phases"]}
+
+
+def test_names_are_split_from_paths_canonical_and_once_each():
+    rest, seeded = split_seeded(["a.json", "seeded:porep-log4", "generated:porep-log11", "seeded:porep-log04-c1",
+                                 "seeded:porep-log16-c2"])
+    assert rest == ["a.json", "generated:porep-log11"]
+    assert seeded == [SeededVector(4, 1), GATE_VECTORS[0]]
+    assert [v.label for v in seeded] == ["seeded:porep-log04-c1", "seeded:porep-log16-c2"]
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("seeded:porep-log21", "log n must be in 1..20"), ("seeded:porep-log00", "log n must be in 1..20"),
+    ("seeded:porep-log04-c0", "at least one circuit"), ("seeded:random-log04", "is not seeded:porep-log<K>[-c<C>]"),
+    ("seeded:porep-log4x", "is not seeded:porep-log<K>[-c<C>]"),
+])
+def test_a_malformed_or_out_of_range_name_is_bad_input(name, problem, capsys, tmp_path):
+    with pytest.raises(InvalidInputError, match=r"vectors: .*" + problem.replace("[", r"\[").replace("]", r"\]")):
+        parse_name(name)
+    assert run_main(main, ["run", name, "--backends", "reference", "--report", str(tmp_path), "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: vectors: ")
+
+
+def test_a_seeded_vector_is_generated_when_the_run_starts_and_checked_in_every_phase(tmp_path, capsys):
+    """Every phase judged against the vector's expected values; the generation shown as it goes and recorded."""
+    from vectors.generate import synthetic_circuit
+
+    assert main(["run", SMALL, "--backends", "reference", "--report", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert f"{SMALL}: generating a porep-shaped vector of 2^4 with 2 circuit(s) from seed {SEED!r}" in err
+    assert f"{SMALL}: generating: setup for 2^4" in err and f"{SMALL}: generated in " in err
+    document = _report(tmp_path)
+    assert _statuses(document, SMALL) == {p: {"reference": "pass"} for p in PHASES}
+    assert all(p["oracle"] == "expected" for v in document["vectors"] for p in v["phases"])
+    r1cs, _ = synthetic_circuit(4, SEED)
+    [record] = document["seeded_vectors"]
+    assert {k: record[k] for k in ("id", "seed", "shape", "log_n", "circuits", "constraints", "aux", "written_to_disk", "error")} == {
+        "id": SMALL, "seed": SEED, "shape": "porep", "log_n": 4, "circuits": 2, "constraints": r1cs.num_constraints,
+        "aux": r1cs.num_aux, "written_to_disk": False, "error": None}
+    assert record["generation_seconds"] > 0 and document["vectors"][0]["load_seconds"] == record["generation_seconds"]
+
+
+def test_the_same_seed_gives_the_same_vector():
+    from conformance.seeded import build
+
+    spec = SeededVector(3, 2)
+    assert build(spec, lambda message: None) == build(spec, lambda message: None)
+
+
+def test_prover_mode_and_a_planted_fault_on_a_seeded_vector(tmp_path, capsys):
+    """The prover entry point runs on it too; a fault in ntt_h is named there, against the exact expected h."""
+    assert main(["run", SMALL, "--backends", "reference", "--mode", "prover", "--report", str(tmp_path), "--quiet"]) == 0
+    assert _statuses(_report(tmp_path), f"{SMALL} [prover]")["assemble"] == {"reference": "pass"}
+    capsys.readouterr()
+    assert main(["run", SMALL, "--backends", "fault:ntt-drop-last-h", "--report", str(tmp_path), "--quiet"]) == 1
+    assert f"{SMALL} ntt_h [fault:ntt-drop-last-h, judged by expected]: circuit 0, h" in capsys.readouterr().out
+
+
+def test_a_generation_that_fails_is_an_error_in_every_phase_never_a_pass(tmp_path, monkeypatch, capsys):
+    import vectors.generate
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the generator broke")
+
+    monkeypatch.setattr(vectors.generate, "build_vector", broken)
+    assert main(["run", SMALL, "--backends", "reference", "--report", str(tmp_path)]) == 1
+    assert f"{SMALL}: generation failed after" in capsys.readouterr().err
+    document = _report(tmp_path)
+    assert document["result"] == "fail" and _statuses(document, SMALL) == {p: {"reference": "error"} for p in PHASES}
+    assert document["seeded_vectors"][0]["error"].startswith("RuntimeError: the generator broke")
+
+
+def test_a_generated_witness_that_does_not_satisfy_its_circuit_is_an_error(tmp_path, monkeypatch):
+    """Unlike a vector file (bad input, exit 2), a seeded vector is the run's own making: a generator bug, exit 1."""
+    import vectors.generate
+
+    real = vectors.generate.build_vector
+
+    def tampered(*args, **kwargs):
+        vector = real(*args, **kwargs)
+        case = vector.circuits[1]
+        witness = dataclasses.replace(case.witness, aux=[(case.witness.aux[0] + 1) % 7, *case.witness.aux[1:]])
+        vector.circuits[1] = dataclasses.replace(case, witness=witness)
+        return vector
+
+    monkeypatch.setattr(vectors.generate, "build_vector", tampered)
+    assert main(["run", SMALL, "--backends", "reference", "--report", str(tmp_path), "--quiet"]) == 1
+    [record] = _report(tmp_path)["seeded_vectors"]
+    assert "circuit 1" in record["error"] and record["error"].startswith("UnsatisfiedConstraintError")
+
+
+def test_above_the_reference_size_only_a_gpu_backend_runs_and_nothing_is_generated_without_one(tmp_path, monkeypatch):
+    """The reference is skipped (saying why) where a GPU runs; with no backend to run it, the vector is not even built
+    and a run of nothing else checked nothing (exit 2)."""
+    import conformance.seeded as seeded
+    import vectors.generate
+    from conformance.backends.reference import ReferenceBackend
+
+    class StandIn(ReferenceBackend):  # a backend named as a GPU, computing as the reference does
+        name = "gpu"
+
+    monkeypatch.setattr(seeded, "REFERENCE_MAX_LOG_N", 3)
+    results, record = seeded.check_seeded(SeededVector(4, 1), [ReferenceBackend(), StandIn()], PHASES, ["isolated"])
+    assert record["log_n"] == 4
+    for phase in results[0].phases:
+        assert phase.backends["gpu"].status == "pass"
+        assert phase.backends["reference"].status == "skipped" and "above 2^3" in phase.backends["reference"].message
+
+    def broken(*args, **kwargs):
+        raise MemoryError("the host ran out of memory")
+
+    monkeypatch.setattr(vectors.generate, "build_vector", broken)
+    results, record = seeded.check_seeded(SeededVector(4, 1), [ReferenceBackend(), StandIn()], PHASES, ["isolated", "prover"])
+    assert record["error"].startswith("MemoryError: the host ran out of memory")
+    assert [r.vector_id for r in results] == ["seeded:porep-log04-c1", "seeded:porep-log04-c1 [prover]"]
+    assert {(name, b.status) for r in results for p in r.phases for name, b in p.backends.items()} == {
+        ("gpu", "error"), ("reference", "skipped")}
+
+    def not_expected(*args, **kwargs):
+        raise AssertionError("built a vector no backend checks")
+
+    monkeypatch.setattr(vectors.generate, "build_vector", not_expected)
+    assert run_main(main, ["run", "seeded:porep-log04", "--backends", "reference", "--report", str(tmp_path), "--quiet"]) == 2
+
+
+def test_record_gate_checks_the_seeded_gate_vectors(monkeypatch):
+    """--record-gate hands the 2^16 and 2^20 seeded vectors to the suite (the GPU run itself happens on the device);
+    named vectors, seeded ones too, are refused there: the gate is one fixed set."""
+    import conformance.__main__ as cli
+
+    seen = {}
+
+    def suite(args, argv, say, phases, names, paths, generated, recorder, seeded=()):
+        seen.update(seeded=list(seeded), modes=args.mode, generated=generated)
+        return 0
+
+    monkeypatch.setattr(cli, "_run_suite", suite)
+    monkeypatch.setattr(cli.CoverageRecorder, "start", staticmethod(lambda reason: None))
+    assert main(["run", "--record-gate", "--quiet"]) == 0
+    assert seen["seeded"] == list(GATE_VECTORS) and {v.log_n for v in seen["seeded"]} == {16, 20}
+    with pytest.raises(InvalidInputError, match="give no vector arguments"):
+        main(["run", "--record-gate", "seeded:porep-log04", "--quiet"])
+
+
+def test_record_gate_refuses_to_start_a_generation_of_hours_without_the_fast_library(monkeypatch, capsys):
+    """Without the optional fast library the 2^16 and 2^20 vectors would come from the pure-Python setup and MSMs:
+    --record-gate says so before any work (exit 2); a named large seeded vector gets a warning."""
+    import conformance.__main__ as cli
+    from vectors import fast_library
+
+    monkeypatch.setattr(fast_library, "_import", lambda: None)
+    monkeypatch.setattr(cli, "_run_suite", lambda *args, **kwargs: 0)
+    monkeypatch.setattr(cli.CoverageRecorder, "start", staticmethod(lambda reason: None))
+    assert run_main(main, ["run", "--record-gate", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --record-gate: seeded:porep-log16-c2, seeded:porep-log20-c1: without the fast library")
+    assert "pip install -e '.[fast]'" in err
+    assert main(["run", "seeded:porep-log12", "--backends", "gpu"]) == 0
+    assert "warning: seeded:porep-log12-c1: without the fast library" in capsys.readouterr().err
