@@ -10,7 +10,8 @@ GPU prover itself (what `python -m gpu prove` runs) and captures every phase's o
 
 Modules: ``phases`` (the phase graph and inputs), ``loading`` (vector cache), ``compare`` (exact
 comparison), ``oracles`` (independent checks), ``independent_library`` (the arkworks oracle), ``runner`` (the loop),
-``generated`` (gate cases generated on the GPU at sizes the bundled vectors never reach), ``gpu_coverage``
+``generated`` (gate cases generated on the GPU at sizes the bundled vectors never reach, judged by oracles),
+``seeded`` (vectors with exact expected values built from a seed when the gate runs), ``gpu_coverage``
 (kernels launched and lines run in the gate), ``report`` / ``chart`` (outputs;
 charts by matplotlib), ``timing`` / ``compare_timings`` (timing records and their noise-aware comparison), ``fingerprint`` (the CI gate on gpu/ changes), ``faults`` (planted faults that prove the
 suite can fail), ``backends`` (reference, GPU adapters).
