@@ -1,0 +1,238 @@
+"""Per-kernel time of msm_h and ntt_h: which launches take the phase's time (issue 18, "what limits each phase").
+
+    python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--json kernels.json] [--md kernels.md] [--nvtx]
+    python3 bench/kernel_times.py --ncu-csv ncu.csv [--json F] [--md F]   (table of an Nsight Compute report)
+
+CUDA-event timer: for the timed calls only, every launch of the project's kernels (gpu.device.launch, and the
+points backend through which the MSM launches) is wrapped in two CUDA events on the current stream; the whole
+call too. Per kernel label (the launch's ``what``: "msm.cu:msm_piece_sum", "NTT pass 1 of 2^24", ...): launches,
+total ms a call, share of the call. The call's time outside those launches is one row: CuPy's own work (cumsum,
+zero fills, copies), pool allocation, and the GPU idle while the host waits (the MSM reads two totals back).
+One warm-up call first (compilation, twiddle tables); numbers are per call, summed over --repeats calls and
+divided. The events add a few microseconds a launch. This is a benchmark's instrument: gpu/ is not changed.
+
+Nsight Compute (ncu, on the lent H200: Firecracker runtime, /work/.library/device/KINDS.md) times every kernel,
+CuPy's included, without the idle gaps: run this script under ncu with --nvtx (the timed calls are inside the
+NVTX range "kernel_times") and read the exported report's CSV back with --ncu-csv; bench/bench_vs_sppark.sh
+--ncu does both.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import dataclasses
+import io
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))  # bench_msm, bench_ntt: the benchmarks' own input makers
+
+NVTX_RANGE = "kernel_times"
+OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"
+TOP = 12
+NS_PER_UNIT = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
+NCU_TIME_METRIC = "gpu__time_duration.sum"
+NCU_NAME_COLUMNS = ("Kernel Name", "Function Name", "Demangled Name", "Name")
+
+
+class LaunchTimer:
+    """Records (label, start event, stop event) around every launch made through wrap()'s result."""
+
+    def __init__(self):
+        self.records: list = []
+        self.enabled = False
+
+    def wrap(self, launch):
+        import cupy
+
+        def timed(kernel, grid, block, args, what: str, shared_mem: int = 0) -> None:
+            if not self.enabled:
+                return launch(kernel, grid, block, args, what, shared_mem=shared_mem)
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            launch(kernel, grid, block, args, what, shared_mem=shared_mem)
+            stop.record()
+            self.records.append((what, start, stop))
+
+        return timed
+
+    def per_label_ms(self) -> dict:
+        """{label: (launches, total ms)} of the records so far (synchronizes on the last event)."""
+        import cupy
+
+        totals: dict = defaultdict(lambda: [0, 0.0])
+        if self.records:
+            self.records[-1][2].synchronize()
+        for label, start, stop in self.records:
+            totals[label][0] += 1
+            totals[label][1] += cupy.cuda.get_elapsed_time(start, stop)
+        return {k: tuple(v) for k, v in totals.items()}
+
+
+@contextlib.contextmanager
+def timing_launches():
+    """A LaunchTimer hooked into gpu.device.launch (NTT, ntt_h, field ops) and the points backend (MSM)."""
+    from gpu import device, points
+
+    timer = LaunchTimer()
+    original = device.launch
+    device.launch = timer.wrap(original)
+    try:
+        with points.use_backend(dataclasses.replace(points.backend(), launch=timer.wrap(points.backend().launch))):
+            yield timer
+    finally:
+        device.launch = original
+
+
+def time_call(run, repeats: int, nvtx: bool) -> dict:
+    """One warm-up call, then ``repeats`` timed calls of run() with every launch timed: the breakdown document."""
+    import cupy
+
+    with timing_launches() as timer:
+        run()
+        cupy.cuda.Device().synchronize()
+        timer.enabled = True
+        if nvtx:
+            cupy.cuda.nvtx.RangePush(NVTX_RANGE)
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        calls = []
+        for _ in range(repeats):
+            start.record()
+            run()
+            stop.record()
+            stop.synchronize()
+            calls.append(cupy.cuda.get_elapsed_time(start, stop))
+        if nvtx:
+            cupy.cuda.nvtx.RangePop()
+        per_label = timer.per_label_ms()
+    return breakdown({k: (n / repeats, ms / repeats) for k, (n, ms) in per_label.items()}, calls)
+
+
+def breakdown(per_label: dict, calls_ms: list[float]) -> dict:
+    """{"call_ms": median call, "rows": [{kernel, launches, ms, share}] largest first, then OUTSIDE}; per_label
+    holds per-call (launches, ms). The outside row is the mean call minus the timed launches."""
+    mean_call = sum(calls_ms) / len(calls_ms)
+    rows = [{"kernel": k, "launches": n, "ms": ms, "share": ms / mean_call} for k, (n, ms) in per_label.items()]
+    rows.sort(key=lambda r: -r["ms"])
+    outside = mean_call - sum(r["ms"] for r in rows)
+    rows.append({"kernel": OUTSIDE, "launches": None, "ms": outside, "share": outside / mean_call})
+    return {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
+
+
+def parse_ncu_csv(text: str) -> dict:
+    """{kernel name: (launches, total ms)} from ``ncu --import R --csv --page raw`` (or --page details): the columns
+    "Kernel Name" and gpu__time_duration.sum (its unit from the units row under the header, or from a "Metric
+    Unit" column)."""
+    lines = [line for line in text.splitlines() if line.startswith('"')]  # ncu's own ==PROF== lines are not CSV
+    reader = list(csv.reader(io.StringIO("\n".join(lines))))
+    if not reader:
+        raise ValueError("no CSV rows in the ncu output")
+    header = reader[0]
+    name_col = next((header.index(h) for h in NCU_NAME_COLUMNS if h in header), None)
+    if name_col is None:
+        raise ValueError(f"no kernel name column ({', '.join(NCU_NAME_COLUMNS)}) in the ncu output")
+    totals: dict = defaultdict(lambda: [0, 0.0])
+    if NCU_TIME_METRIC in header:  # raw page: one column a metric, a units row first
+        col = header.index(NCU_TIME_METRIC)
+        body = reader[1:]
+        unit = "nsecond"
+        if body and body[0][name_col] == "":
+            unit, body = body[0][col] or unit, body[1:]
+        for row in body:
+            totals[row[name_col]][0] += 1
+            totals[row[name_col]][1] += float(row[col].replace(",", "")) * NS_PER_UNIT[unit] / 1e6
+    else:  # details page: one row a metric
+        metric_col, unit_col, value_col = (header.index(h) for h in ("Metric Name", "Metric Unit", "Metric Value"))
+        for row in reader[1:]:
+            if row[metric_col] in ("Duration", NCU_TIME_METRIC):
+                totals[row[name_col]][0] += 1
+                totals[row[name_col]][1] += float(row[value_col].replace(",", "")) * NS_PER_UNIT[row[unit_col]] / 1e6
+    if not totals:
+        raise ValueError(f"no {NCU_TIME_METRIC} values in the ncu output")
+    return {k: tuple(v) for k, v in totals.items()}
+
+
+def markdown(phases: dict) -> str:
+    """One table a phase, the TOP kernels by time and the rest as one line."""
+    out = []
+    for phase, doc in phases.items():
+        out += [f"### {phase}: {doc['call_ms']:.2f} ms a call" if doc.get("call_ms") else f"### {phase}", "",
+                "| kernel | launches a call | ms a call | share |", "|---|---|---|---|"]
+        rows = doc["rows"]
+        shown = rows if len(rows) <= TOP + 1 else [r for r in rows if r["kernel"] == OUTSIDE or rows.index(r) < TOP]
+        for r in shown:
+            launches = "" if r["launches"] is None else f"{r['launches']:g}"
+            share = "" if r.get("share") is None else f"{100 * r['share']:.1f}%"
+            out.append(f"| {r['kernel']} | {launches} | {r['ms']:.3f} | {share} |")
+        if len(shown) < len(rows):
+            rest = [r for r in rows if r not in shown]
+            out.append(f"| ({len(rest)} more kernels) | | {sum(r['ms'] for r in rest):.3f} | |")
+        out.append("")
+    return "\n".join(out)
+
+
+def profile_msm_h(log2: int, repeats: int, nvtx: bool) -> dict:
+    """gpu.msm_h.msm_h of one circuit's 2^log2 random Montgomery scalars over 2^log2 distinct G1 bases."""
+    from bench_msm import bases_for, random_scalars
+    from gpu.msm import DeviceBases
+    from gpu.msm_h import msm_h
+    from gpu.points import G1_GROUP
+
+    n = 1 << log2
+    bases = DeviceBases(bases_for(G1_GROUP, n, seed=1), G1_GROUP)
+    h = random_scalars(1, n, seed=log2)
+    return time_call(lambda: msm_h(h, bases), repeats, nvtx)
+
+
+def profile_ntt_h(log2: int, repeats: int, nvtx: bool) -> dict:
+    """gpu.ntt_h.ntt_h of one circuit at 2^log2 on random a, b and c = a b (rows that hold)."""
+    from bench_ntt import random_nonzero
+    from gpu.field import apply_op
+    from gpu.ntt_h import ntt_h
+
+    a, b = (random_nonzero((1, 1 << log2), 10 * log2 + k) for k in range(2))
+    c = apply_op("mul", a, b)
+    return time_call(lambda: ntt_h(a, b, c, log2), repeats, nvtx)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log2", type=int, default=24)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h")
+    parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
+    parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args(argv)
+    if args.ncu_csv:
+        totals = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
+        rows = sorted(({"kernel": k, "launches": n, "ms": ms, "share": None} for k, (n, ms) in totals.items()),
+                      key=lambda r: -r["ms"])
+        phases = {f"Nsight Compute: every kernel in the NVTX range {NVTX_RANGE!r} (all phases, all timed calls)":
+                  {"call_ms": None, "rows": rows}}
+    else:
+        profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h}
+        phases = {}
+        for phase in args.phases.split(","):
+            phases[f"{phase} at 2^{args.log2} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](
+                args.log2, args.repeats, args.nvtx)
+            print(markdown(dict([list(phases.items())[-1]])), flush=True)
+    text = markdown(phases)
+    if args.md:
+        args.md.write_text(text)
+    if args.json:
+        args.json.write_text(json.dumps(phases, indent=1) + "\n")
+    if args.ncu_csv:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
