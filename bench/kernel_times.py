@@ -41,22 +41,29 @@ NCU_TIME_METRIC = "gpu__time_duration.sum"
 NCU_NAME_COLUMNS = ("Kernel Name", "Function Name", "Demangled Name", "Name")
 
 
-class LaunchTimer:
-    """Records (label, start event, stop event) around every launch made through wrap()'s result."""
+def cuda_clock():
+    """(event maker, elapsed ms between two recorded events): CUDA events on the current stream."""
+    import cupy
 
-    def __init__(self):
+    return cupy.cuda.Event, cupy.cuda.get_elapsed_time
+
+
+class LaunchTimer:
+    """Records (label, start event, stop event) around every launch made through wrap()'s result, while enabled.
+    ``clock``: (event maker, elapsed ms), cuda_clock() unless given (the tests give a host clock)."""
+
+    def __init__(self, clock=None):
         self.records: list = []
         self.enabled = False
+        self.event, self.elapsed_ms = clock or cuda_clock()
 
     def wrap(self, launch):
-        import cupy
-
-        def timed(kernel, grid, block, args, what: str, shared_mem: int = 0) -> None:
+        def timed(kernel, grid, block, args, what: str, **options) -> None:
             if not self.enabled:
-                return launch(kernel, grid, block, args, what, shared_mem=shared_mem)
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+                return launch(kernel, grid, block, args, what, **options)
+            start, stop = self.event(), self.event()
             start.record()
-            launch(kernel, grid, block, args, what, shared_mem=shared_mem)
+            launch(kernel, grid, block, args, what, **options)
             stop.record()
             self.records.append((what, start, stop))
 
@@ -64,27 +71,27 @@ class LaunchTimer:
 
     def per_label_ms(self) -> dict:
         """{label: (launches, total ms)} of the records so far (synchronizes on the last event)."""
-        import cupy
-
         totals: dict = defaultdict(lambda: [0, 0.0])
         if self.records:
             self.records[-1][2].synchronize()
         for label, start, stop in self.records:
             totals[label][0] += 1
-            totals[label][1] += cupy.cuda.get_elapsed_time(start, stop)
+            totals[label][1] += self.elapsed_ms(start, stop)
         return {k: tuple(v) for k, v in totals.items()}
 
 
 @contextlib.contextmanager
-def timing_launches():
-    """A LaunchTimer hooked into gpu.device.launch (NTT, ntt_h, field ops) and the points backend (MSM)."""
+def timing_launches(clock=None):
+    """A LaunchTimer (disabled until its ``enabled`` is set) hooked into gpu.device.launch (NTT, ntt_h, field ops)
+    and the active points backend (MSM)."""
     from gpu import device, points
 
-    timer = LaunchTimer()
+    timer = LaunchTimer(clock)
+    base = points.backend()  # first, so that a backend made now holds the unwrapped device.launch (no double count)
     original = device.launch
     device.launch = timer.wrap(original)
     try:
-        with points.use_backend(dataclasses.replace(points.backend(), launch=timer.wrap(points.backend().launch))):
+        with points.use_backend(dataclasses.replace(base, launch=timer.wrap(base.launch))):
             yield timer
     finally:
         device.launch = original
@@ -99,7 +106,9 @@ def time_call(run, repeats: int, nvtx: bool) -> dict:
         cupy.cuda.Device().synchronize()
         timer.enabled = True
         if nvtx:
-            cupy.cuda.nvtx.RangePush(NVTX_RANGE)
+            from cupy.cuda import nvtx as marks
+
+            marks.RangePush(NVTX_RANGE)
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         calls = []
         for _ in range(repeats):
@@ -109,7 +118,7 @@ def time_call(run, repeats: int, nvtx: bool) -> dict:
             stop.synchronize()
             calls.append(cupy.cuda.get_elapsed_time(start, stop))
         if nvtx:
-            cupy.cuda.nvtx.RangePop()
+            marks.RangePop()
         per_label = timer.per_label_ms()
     return breakdown({k: (n / repeats, ms / repeats) for k, (n, ms) in per_label.items()}, calls)
 

@@ -4,6 +4,7 @@ breakdown and an Nsight Compute CSV), and the driver's argument checks. One GPU 
 import importlib.util
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,42 @@ def test_ncu_csv_is_summed_per_kernel_in_ms(tmp_path):
 def test_driver_refuses_bad_arguments_before_any_work(args, message):
     done = subprocess.run(["bash", str(ROOT / "bench" / "bench_vs_sppark.sh"), *args], capture_output=True, text=True)
     assert done.returncode == 2 and message in done.stderr
+
+
+class HostEvent:
+    """A host stand-in for a CUDA event: the emulated kernels run synchronously, so a host clock times them."""
+
+    def record(self):
+        self.at = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+def host_elapsed_ms(start, stop):
+    return (stop.at - start.at) * 1e3
+
+
+def test_launch_timer_sees_each_msm_launch_once(kernel_emulation):
+    """On the host build of msm.cu: every kernel of the MSM driver (gpu/msm.py's _msm_one, reduce_groups) is
+    recorded once a launch, under the points backend's label, and nothing while the timer is disabled."""
+    from gpu.msm import MsmEngine
+    from gpu.points import G1_GROUP
+    from py_ecc.optimized_bls12_381 import G1, multiply
+
+    with kernel_emulation("msm.cu"):
+        engine = MsmEngine.from_points([multiply(G1, k) for k in range(1, 9)], G1_GROUP)
+        with kernel_times.timing_launches((HostEvent, host_elapsed_ms)) as timer:
+            engine.msm_ints([[3, 1, 4, 1, 5, 9, 2, 6]], window_bits=4)
+            assert timer.records == []
+            timer.enabled = True
+            engine.msm_ints([[3, 1, 4, 1, 5, 9, 2, 6]], window_bits=4)
+        per_label = timer.per_label_ms()
+    # c = 4: 8 buckets a window, one segment (gpu/msm.py SEGMENT_BUCKETS = 32), so no sum_groups pass
+    assert {k: n for k, (n, _) in per_label.items()} == {
+        "msm.cu:msm_digits": 1, "msm.cu:msm_scatter": 1, "msm.cu:msm_piece_count": 1, "msm.cu:msm_piece_sum_g1": 1,
+        "msm.cu:msm_bucket_sum_g1": 1, "msm.cu:msm_window_segments_g1": 1, "msm.cu:msm_combine_g1": 1}
+    assert all(ms >= 0 for _, ms in per_label.values())
 
 
 @pytest.mark.gpu
