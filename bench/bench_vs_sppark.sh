@@ -14,7 +14,7 @@
 #   msm      bench_msm.py: G1 MSM 2^20, 2^24, 2^26 and G2 MSM 2^24, median of 5, within what the budget leaves ~25 s
 #   ntt      bench_ntt.py --sizes 24,27 --batch 1: the four transforms and ntt_h, ceilings first            ~30 s
 #   kernels  (--kernels) kernel_times.py --log2 24: CUDA events around every launch of msm_h and ntt_h     ~15 s
-#   ncu      (--ncu) the same under Nsight Compute (gpu__time_duration of every kernel, CuPy's included)  ~60 s?
+#   ncu      (--ncu) each phase under Nsight Compute (gpu__time_duration of every kernel, CuPy's too)  ~2 x 30 s?
 #   table    sppark_ratio.py: ratio.md and ratio.json
 set -uo pipefail
 usage="usage: bench_vs_sppark.sh OUT_DIR [--budget-s S] [--no-g1-26] [--kernels] [--ncu]"
@@ -87,14 +87,17 @@ if [ $kernels -eq 1 ]; then
     > "$work/kernels.log" 2>&1 || status=1
 fi
 if [ $ncu -eq 1 ]; then
-  step "ncu (budget left $(left) s)"
   ncu --version > "$work/ncu.log" 2>&1
-  timeout "$(left)" ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --nvtx --nvtx-include "kernel_times/" \
-    --export "$work/kernels" --force-overwrite python3 bench/kernel_times.py --log2 24 --repeats 1 --nvtx \
-    >> "$work/ncu.log" 2>&1 || status=1
-  ncu --import "$work/kernels.ncu-rep" --csv --page raw > "$work/ncu.csv" 2>> "$work/ncu.log" &&
-    python3 bench/kernel_times.py --ncu-csv "$work/ncu.csv" --md "$work/ncu.md" --json "$work/ncu.json" >> "$work/ncu.log" 2>&1 \
-    || status=1
+  for phase in msm_h ntt_h; do  # one profiled process a phase, so that each table is one phase's kernels
+    step "ncu $phase (budget left $(left) s)"
+    [ "$(left)" -ge 15 ] || { echo "ncu $phase skipped: budget spent" >> "$work/steps.log"; continue; }
+    timeout "$(left)" ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum \
+      --nvtx --nvtx-include "kernel_times/" --export "$work/ncu-$phase" --force-overwrite \
+      python3 bench/kernel_times.py --log2 24 --repeats 1 --phases $phase --nvtx >> "$work/ncu.log" 2>&1 || status=1
+    ncu --import "$work/ncu-$phase.ncu-rep" --csv --page raw > "$work/ncu-$phase.csv" 2>> "$work/ncu.log" &&
+      python3 bench/kernel_times.py --ncu-csv "$work/ncu-$phase.csv" --title "$phase at 2^24" \
+        --md "$work/ncu-$phase.md" --json "$work/ncu-$phase.json" >> "$work/ncu.log" 2>&1 || status=1
+  done
 fi
 
 step "table"
@@ -102,7 +105,7 @@ python3 bench/sppark_ratio.py --sppark "$work/sppark.log" --msm "$work/msm.json"
   --env "$work/env.json" --note "cold NVRTC compile of the MSM and batch-add modules (4, in parallel): ${compile_s} s" \
   --note "whole call: $(( $(date +%s) - start )) s of a ${budget} s budget; exit status so far ${status}" \
   --md "$work/ratio.md" --json "$work/ratio.json" > /dev/null || status=1
-for part in kernels.md ncu.md; do
+for part in kernels.md ncu-msm_h.md ncu-ntt_h.md; do
   [ -f "$work/$part" ] && { echo; echo "## Per-kernel time ($part)"; echo; cat "$work/$part"; } >> "$work/ratio.md"
 done
 step "done (exit status $status)"

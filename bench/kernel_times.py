@@ -217,6 +217,7 @@ def main(argv=None) -> int:
     parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h")
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
     parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
+    parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
@@ -224,7 +225,7 @@ def main(argv=None) -> int:
         totals = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
         rows = sorted(({"kernel": k, "launches": n, "ms": ms, "share": None} for k, (n, ms) in totals.items()),
                       key=lambda r: -r["ms"])
-        phases = {f"Nsight Compute: every kernel in the NVTX range {NVTX_RANGE!r} (all phases, all timed calls)":
+        phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":
                   {"call_ms": None, "rows": rows}}
     else:
         profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h}
