@@ -88,10 +88,11 @@ if [ $kernels -eq 1 ]; then
 fi
 if [ $ncu -eq 1 ]; then
   ncu --version > "$work/ncu.log" 2>&1
+  ncu_metrics=$(python3 -c "import sys; sys.path.insert(0, 'bench'); import kernel_times as k; print(','.join(k.NCU_METRICS))")
   for phase in msm_h ntt_h; do  # one profiled process a phase, so that each table is one phase's kernels
     step "ncu $phase (budget left $(left) s)"
     [ "$(left)" -ge 15 ] || { echo "ncu $phase skipped: budget spent" >> "$work/steps.log"; continue; }
-    timeout "$(left)" ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum \
+    timeout "$(left)" ncu --clock-control none --cache-control none --metrics "$ncu_metrics" \
       --nvtx --nvtx-include "kernel_times/" --export "$work/ncu-$phase" --force-overwrite \
       python3 bench/kernel_times.py --log2 24 --repeats 1 --phases $phase --nvtx >> "$work/ncu.log" 2>&1 || status=1
     ncu --import "$work/ncu-$phase.ncu-rep" --csv --page raw > "$work/ncu-$phase.csv" 2>> "$work/ncu.log" &&

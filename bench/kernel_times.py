@@ -1,7 +1,7 @@
 """Per-kernel time of msm_h and ntt_h: which launches take the phase's time (issue 18, "what limits each phase").
 
     python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--json kernels.json] [--md kernels.md] [--nvtx]
-    python3 bench/kernel_times.py --ncu-csv ncu.csv [--json F] [--md F]   (table of an Nsight Compute report)
+    python3 bench/kernel_times.py --ncu-csv ncu.csv [--title T] [--json F] [--md F]   (an Nsight Compute report)
 
 CUDA-event timer: for the timed calls only, every launch of the project's kernels (gpu.device.launch, and the
 points backend through which the MSM launches) is wrapped in two CUDA events on the current stream; the whole
@@ -12,9 +12,10 @@ One warm-up call first (compilation, twiddle tables); numbers are per call, summ
 divided. The events add a few microseconds a launch. This is a benchmark's instrument: gpu/ is not changed.
 
 Nsight Compute (ncu, on the lent H200: Firecracker runtime, /work/.library/device/KINDS.md) times every kernel,
-CuPy's included, without the idle gaps: run this script under ncu with --nvtx (the timed calls are inside the
-NVTX range "kernel_times") and read the exported report's CSV back with --ncu-csv; bench/bench_vs_sppark.sh
---ncu does both.
+CuPy's included, without the idle gaps, and reads the hardware counters that say what limits each (NCU_METRICS:
+SM and memory throughput as % of peak, achieved occupancy, registers): run this script under ncu with --nvtx (the
+timed calls are inside the NVTX range "kernel_times") and read the exported report's CSV back with --ncu-csv;
+bench/bench_vs_sppark.sh --ncu does both, one phase a process.
 """
 from __future__ import annotations
 
@@ -38,6 +39,18 @@ OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"
 TOP = 12
 NS_PER_UNIT = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
 NCU_TIME_METRIC = "gpu__time_duration.sum"
+NCU_METRICS = {
+    NCU_TIME_METRIC: "ms",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_pct",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "memory_pct",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy_pct",
+    "launch__registers_per_thread": "registers",
+}
+"""What ncu collects (bench_vs_sppark.sh passes these names): the time and the Speed Of Light pair (SM and memory
+throughput, % of peak), achieved occupancy and registers a thread."""
+PERCENT_METRICS = ("sm_pct", "memory_pct", "occupancy_pct")
+SOL_BUSY_PCT = 60.0
+"""Below this % of peak on both SM and memory, Nsight Compute's Speed Of Light rule calls a kernel latency-bound."""
 NCU_NAME_COLUMNS = ("Kernel Name", "Function Name", "Demangled Name", "Name")
 
 
@@ -134,56 +147,88 @@ def breakdown(per_label: dict, calls_ms: list[float]) -> dict:
     return {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
 
 
-def parse_ncu_csv(text: str) -> dict:
-    """{kernel name: (launches, total ms)} from ``ncu --import R --csv --page raw`` (or --page details): the columns
-    "Kernel Name" and gpu__time_duration.sum (its unit from the units row under the header, or from a "Metric
-    Unit" column)."""
+def parse_ncu_csv(text: str) -> list[dict]:
+    """Rows {kernel, launches, ms, and per NCU_METRICS short name its value or None} from ``ncu --import R --csv
+    --page raw``, one a kernel name, largest time first: times summed, percentages averaged weighted by time,
+    registers the largest. Units come from the units row under the header (times may be in ns, us, ms or s)."""
     lines = [line for line in text.splitlines() if line.startswith('"')]  # ncu's own ==PROF== lines are not CSV
-    reader = list(csv.reader(io.StringIO("\n".join(lines))))
-    if not reader:
+    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    if not table:
         raise ValueError("no CSV rows in the ncu output")
-    header = reader[0]
+    header = table[0]
     name_col = next((header.index(h) for h in NCU_NAME_COLUMNS if h in header), None)
-    if name_col is None:
-        raise ValueError(f"no kernel name column ({', '.join(NCU_NAME_COLUMNS)}) in the ncu output")
-    totals: dict = defaultdict(lambda: [0, 0.0])
-    if NCU_TIME_METRIC in header:  # raw page: one column a metric, a units row first
-        col = header.index(NCU_TIME_METRIC)
-        body = reader[1:]
-        unit = "nsecond"
-        if body and body[0][name_col] == "":
-            unit, body = body[0][col] or unit, body[1:]
-        for row in body:
-            totals[row[name_col]][0] += 1
-            totals[row[name_col]][1] += float(row[col].replace(",", "")) * NS_PER_UNIT[unit] / 1e6
-    else:  # details page: one row a metric
-        metric_col, unit_col, value_col = (header.index(h) for h in ("Metric Name", "Metric Unit", "Metric Value"))
-        for row in reader[1:]:
-            if row[metric_col] in ("Duration", NCU_TIME_METRIC):
-                totals[row[name_col]][0] += 1
-                totals[row[name_col]][1] += float(row[value_col].replace(",", "")) * NS_PER_UNIT[row[unit_col]] / 1e6
-    if not totals:
-        raise ValueError(f"no {NCU_TIME_METRIC} values in the ncu output")
-    return {k: tuple(v) for k, v in totals.items()}
+    if name_col is None or NCU_TIME_METRIC not in header:
+        raise ValueError(f"the ncu CSV lacks a kernel name column or {NCU_TIME_METRIC}")
+    columns = {short: header.index(metric) for metric, short in NCU_METRICS.items() if metric in header}
+    body, units = table[1:], {}
+    if body and body[0][name_col] == "":  # the units row
+        units, body = {short: body[0][col] for short, col in columns.items()}, body[1:]
+    kernels: dict = {}
+    for row in body:
+        value = {short: float(row[col].replace(",", "")) if row[col].strip() else None for short, col in columns.items()}
+        ms = value["ms"] * NS_PER_UNIT[units.get("ms") or "nsecond"] / 1e6
+        k = kernels.setdefault(row[name_col], {"kernel": row[name_col], "launches": 0, "ms": 0.0, "_weighted": {}})
+        k["launches"] += 1
+        k["ms"] += ms
+        for short in PERCENT_METRICS:
+            if value.get(short) is not None:
+                k["_weighted"][short] = k["_weighted"].get(short, 0.0) + value[short] * ms
+        if value.get("registers") is not None:
+            k["registers"] = max(k.get("registers", 0), int(value["registers"]))
+    rows = []
+    for k in kernels.values():
+        weighted = k.pop("_weighted")
+        for short in PERCENT_METRICS:
+            k[short] = weighted[short] / k["ms"] if short in weighted and k["ms"] else None
+        k.setdefault("registers", None)
+        k["limit"] = speed_of_light_limit(k["sm_pct"], k["memory_pct"])
+        rows.append(k)
+    if not rows:
+        raise ValueError("no kernels in the ncu output")
+    return sorted(rows, key=lambda r: -r["ms"])
+
+
+def speed_of_light_limit(sm_pct, memory_pct) -> str | None:
+    """Nsight Compute's reading of its Speed Of Light section: the unit nearer its peak limits the kernel; when
+    neither reaches SOL_BUSY_PCT of peak, latency (too little work in flight, waits) does."""
+    if sm_pct is None or memory_pct is None:
+        return None
+    if max(sm_pct, memory_pct) < SOL_BUSY_PCT:
+        return "latency"
+    return "compute (SM)" if sm_pct >= memory_pct else "memory"
 
 
 def markdown(phases: dict) -> str:
-    """One table a phase, the TOP kernels by time and the rest as one line."""
+    """One table a phase, the TOP kernels by time and the rest as one line; Nsight Compute's rows add the Speed Of
+    Light columns."""
     out = []
     for phase, doc in phases.items():
-        out += [f"### {phase}: {doc['call_ms']:.2f} ms a call" if doc.get("call_ms") else f"### {phase}", "",
-                "| kernel | launches a call | ms a call | share |", "|---|---|---|---|"]
         rows = doc["rows"]
+        sol = any("sm_pct" in r for r in rows)
+        out += [f"### {phase}: {doc['call_ms']:.2f} ms a call" if doc.get("call_ms") else f"### {phase}", ""]
+        if sol:
+            out += ["| kernel | launches | ms | SM % of peak | memory % of peak | warps active % | registers | limit |",
+                    "|---|---|---|---|---|---|---|---|"]
+        else:
+            out += ["| kernel | launches a call | ms a call | share |", "|---|---|---|---|"]
         shown = rows if len(rows) <= TOP + 1 else [r for r in rows if r["kernel"] == OUTSIDE or rows.index(r) < TOP]
         for r in shown:
             launches = "" if r["launches"] is None else f"{r['launches']:g}"
-            share = "" if r.get("share") is None else f"{100 * r['share']:.1f}%"
-            out.append(f"| {r['kernel']} | {launches} | {r['ms']:.3f} | {share} |")
+            if sol:
+                cells = [_pct(r["sm_pct"]), _pct(r["memory_pct"]), _pct(r["occupancy_pct"]),
+                         "" if r["registers"] is None else str(r["registers"]), r["limit"] or ""]
+            else:
+                cells = ["" if r.get("share") is None else f"{100 * r['share']:.1f}%"]
+            out.append(f"| {r['kernel']} | {launches} | {r['ms']:.3f} | " + " | ".join(cells) + " |")
         if len(shown) < len(rows):
             rest = [r for r in rows if r not in shown]
-            out.append(f"| ({len(rest)} more kernels) | | {sum(r['ms'] for r in rest):.3f} | |")
+            out.append(f"| ({len(rest)} more kernels) | | {sum(r['ms'] for r in rest):.3f} |" + " |" * (5 if sol else 1))
         out.append("")
     return "\n".join(out)
+
+
+def _pct(value) -> str:
+    return "" if value is None else f"{value:.1f}"
 
 
 def profile_msm_h(log2: int, repeats: int, nvtx: bool) -> dict:
@@ -222,9 +267,7 @@ def main(argv=None) -> int:
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
     if args.ncu_csv:
-        totals = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
-        rows = sorted(({"kernel": k, "launches": n, "ms": ms, "share": None} for k, (n, ms) in totals.items()),
-                      key=lambda r: -r["ms"])
+        rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
         phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":
                   {"call_ms": None, "rows": rows}}
     else:

@@ -155,29 +155,34 @@ def test_kernel_breakdown_sorts_by_time_and_names_the_rest_of_the_call():
 
 NCU_RAW = """\
 ==PROF== Connected to process 42
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","gpu__time_duration.sum"
-"","","","","","","","usecond"
-"0","42","python3","h","msm_piece_sum_g1","1","7","1,500.5"
-"1","42","python3","h","cupy_cumsum","1","7","20"
-"2","42","python3","h","msm_piece_sum_g1","1","7","499.5"
-"""
-NCU_DETAILS = """\
-"ID","Process ID","Process Name","Host Name","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","42","python3","h","ntt_pass","GPU Speed Of Light Throughput","Duration","msecond","1.25"
-"0","42","python3","h","ntt_pass","GPU Speed Of Light Throughput","Memory Throughput","%","80"
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed","gpu__time_duration.sum","launch__registers_per_thread","sm__throughput.avg.pct_of_peak_sustained_elapsed","sm__warps_active.avg.pct_of_peak_sustained_active"
+"","","","","","","","%","usecond","register/thread","%","%"
+"0","42","python3","h","msm_piece_sum_g1","1","7","10","1,500.5","128","90","40"
+"1","42","python3","h","cupy_cumsum","1","7","50","20","32","5","80"
+"2","42","python3","h","msm_piece_sum_g1","1","7","30","499.5","128","70","60"
+"3","42","python3","h","ntt_pass","1","7","20","30","64","10","50"
 """
 
 
-def test_ncu_csv_is_summed_per_kernel_in_ms(tmp_path):
-    assert kernel_times.parse_ncu_csv(NCU_RAW) == {"msm_piece_sum_g1": (2, pytest.approx(2.0)),
-                                                   "cupy_cumsum": (1, pytest.approx(0.02))}
-    assert kernel_times.parse_ncu_csv(NCU_DETAILS) == {"ntt_pass": (1, 1.25)}
-    with pytest.raises(ValueError):
-        kernel_times.parse_ncu_csv("==PROF== no kernels were profiled\n")
+def test_ncu_csv_is_summed_per_kernel_with_time_weighted_speed_of_light(tmp_path):
+    rows = kernel_times.parse_ncu_csv(NCU_RAW)
+    assert [r["kernel"] for r in rows] == ["msm_piece_sum_g1", "ntt_pass", "cupy_cumsum"]
+    piece = rows[0]
+    assert (piece["launches"], piece["ms"], piece["registers"]) == (2, pytest.approx(2.0), 128)
+    # time-weighted: SM (90 x 1.5005 + 70 x 0.4995) / 2.0 = 85.005; memory (10 x 1.5005 + 30 x 0.4995) / 2.0 = 14.995
+    assert piece["sm_pct"] == pytest.approx(85.005) and piece["memory_pct"] == pytest.approx(14.995)
+    assert piece["occupancy_pct"] == pytest.approx(44.995)
+    assert [r["limit"] for r in rows] == ["compute (SM)", "latency", "latency"]
+    assert kernel_times.speed_of_light_limit(20.0, 75.0) == "memory"
+    for broken in ("==PROF== no kernels were profiled\n", '"ID","Kernel Name"\n"0","k"\n'):
+        with pytest.raises(ValueError):
+            kernel_times.parse_ncu_csv(broken)
     (tmp_path / "ncu.csv").write_text(NCU_RAW)
-    assert kernel_times.main(["--ncu-csv", str(tmp_path / "ncu.csv"), "--md", str(tmp_path / "ncu.md")]) == 0
-    lines = (tmp_path / "ncu.md").read_text().splitlines()
-    assert lines.index("| msm_piece_sum_g1 | 2 | 2.000 |  |") < lines.index("| cupy_cumsum | 1 | 0.020 |  |")
+    assert kernel_times.main(["--ncu-csv", str(tmp_path / "ncu.csv"), "--title", "msm_h at 2^24",
+                              "--md", str(tmp_path / "ncu.md")]) == 0
+    text = (tmp_path / "ncu.md").read_text()
+    assert text.startswith("### msm_h at 2^24: Nsight Compute")
+    assert "| msm_piece_sum_g1 | 2 | 2.000 | 85.0 | 15.0 | 45.0 | 128 | compute (SM) |" in text
 
 
 @pytest.mark.parametrize("args, message", [([], "usage"), (["--kernels"], "usage"), (["/tmp/x", "--bogus"], "unknown option --bogus"),
