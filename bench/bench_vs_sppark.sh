@@ -7,15 +7,19 @@
 # OUT_DIR receives bench_vs_sppark.tgz (every log, JSON and table) and ratio.md (also printed last).
 #
 # Steps, in this order (expected on an H200, warm machine, cold NVRTC cache; the step times land in steps.log):
-#   compile  bench_msm.py --compile-only: the G1/G2 MSM and batch-add modules, NVRTC in parallel (cold start)
+#   compile  bench_msm.py --compile-only: the G1/G2 MSM and batch-add modules, NVRTC in parallel (cold start) ~25 s
 #   sppark   the anchor's ./bench --no-host --reps 5 (G1 2^20..2^26, G2 2^20, 2^24, NTT 2^20..2^27, verified):
 #            the binary is built on the CPU machine into bench/.sppark/ (git-ignored, carried); built here when
 #            it is missing or does not run (about 80 s)                                                  ~40 s
 #   msm      bench_msm.py: G1 MSM 2^20, 2^24, 2^26 and G2 MSM 2^24, median of 5, within what the budget leaves ~25 s
-#   ntt      bench_ntt.py --sizes 24,27 --batch 1: the four transforms and ntt_h, ceilings first            ~30 s
+#   ntt      bench_ntt.py --sizes 24,27 --batch 1: the four transforms and ntt_h, ceilings first (compiles) ~35 s
 #   kernels  (--kernels) kernel_times.py --log2 24: CUDA events around every launch of msm_h and ntt_h     ~15 s
-#   ncu      (--ncu) each phase under Nsight Compute (gpu__time_duration of every kernel, CuPy's too)  ~2 x 30 s?
+#   ncu      (--ncu) each phase under Nsight Compute: every kernel's time, SM and memory % of peak   ~2 x 30 s?
 #   table    sppark_ratio.py: ratio.md and ratio.json
+# Expected: about 3.5 min with --kernels --ncu (estimates, not yet measured as one call: the compile step from nvcc
+# on the CPU machine, msm.cu G1 11 s and G2 19 s on 2 shared cores; the rest from earlier runs' figures). --budget-s
+# bounds the whole: the MSM section stops at its budget, --kernels and --ncu are skipped or cut when it is spent;
+# bench_ntt (~30 s) always runs. Add the machine's start and the wheel install (device time, outside the script).
 set -uo pipefail
 usage="usage: bench_vs_sppark.sh OUT_DIR [--budget-s S] [--no-g1-26] [--kernels] [--ncu]"
 [ $# -ge 1 ] && [ "${1#-}" = "$1" ] || { echo "$usage" >&2; exit 2; }
