@@ -266,12 +266,14 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
+    profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h}
+    if unknown := set(args.phases.split(",")) - set(profilers):
+        parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h)")
     if args.ncu_csv:
         rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
         phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":
                   {"call_ms": None, "rows": rows}}
     else:
-        profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h}
         phases = {}
         for phase in args.phases.split(","):
             phases[f"{phase} at 2^{args.log2} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](

@@ -185,6 +185,12 @@ def test_ncu_csv_is_summed_per_kernel_with_time_weighted_speed_of_light(tmp_path
     assert "| msm_piece_sum_g1 | 2 | 2.000 | 85.0 | 15.0 | 45.0 | 128 | compute (SM) |" in text
 
 
+def test_kernel_times_refuses_an_unknown_phase(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        kernel_times.main(["--phases", "msm_h,tail_msm"])
+    assert exit_info.value.code == 2 and "unknown tail_msm" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [([], "usage"), (["--kernels"], "usage"), (["/tmp/x", "--bogus"], "unknown option --bogus"),
                                            (["/tmp/x", "--budget-s", "soon"], "--budget-s needs whole seconds")])
 def test_driver_refuses_bad_arguments_before_any_work(args, message):
