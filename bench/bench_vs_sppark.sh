@@ -4,7 +4,8 @@
 #
 # Usage on the device machine, after the wheel prelude (docs/PERFORMANCE.md):
 #   BENCH_COMMIT=<hash> bash bench/bench_vs_sppark.sh OUT_DIR [--budget-s 200] [--no-g1-26] [--kernels] [--ncu]
-# OUT_DIR receives bench_vs_sppark.tgz (every log, JSON and table) and ratio.md (also printed last).
+# OUT_DIR receives bench_vs_sppark.tgz (every log, JSON and table) and ratio.md (also printed last). The commit
+# recorded is $BENCH_COMMIT, else git's HEAD (+dirty) where the tree has its history (conformance/timing.py).
 #
 # Steps, in this order (expected on an H200, warm machine, cold NVRTC cache; the step times land in steps.log):
 #   compile  bench_msm.py --compile-only: the G1/G2 MSM and batch-add modules, NVRTC in parallel (cold start) ~25 s
@@ -47,7 +48,6 @@ step() {  # the archive is renewed at every step, so that a call stopped at its 
   tar czf "$out/bench_vs_sppark.tgz" -C "$work" . 2>/dev/null
   echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$work/steps.log"
 }
-export BENCH_COMMIT=${BENCH_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 status=0
 
 step "environment"
@@ -90,23 +90,27 @@ if [ $kernels -eq 1 ]; then
   python3 bench/kernel_times.py --log2 24 --json "$work/kernels.json" --md "$work/kernels.md" \
     > "$work/kernels.log" 2>&1 || status=1
 fi
+ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+if [ $ncu -eq 1 ] && [ -z "$ncu_bin" ]; then step "ncu skipped: not on PATH nor in /opt/nvidia/nsight-compute"; ncu=0; fi
 if [ $ncu -eq 1 ]; then
-  ncu --version > "$work/ncu.log" 2>&1
+  "$ncu_bin" --version > "$work/ncu.log" 2>&1
   ncu_metrics=$(python3 -c "import sys; sys.path.insert(0, 'bench'); import kernel_times as k; print(','.join(k.NCU_METRICS))")
   for phase in msm_h ntt_h; do  # one profiled process a phase, so that each table is one phase's kernels
     step "ncu $phase (budget left $(left) s)"
     [ "$(left)" -ge 15 ] || { echo "ncu $phase skipped: budget spent" >> "$work/steps.log"; continue; }
-    timeout "$(left)" ncu --clock-control none --cache-control none --metrics "$ncu_metrics" \
+    timeout "$(left)" "$ncu_bin" --clock-control none --cache-control none --metrics "$ncu_metrics" \
       --nvtx --nvtx-include "kernel_times/" --export "$work/ncu-$phase" --force-overwrite \
       python3 bench/kernel_times.py --log2 24 --repeats 1 --phases $phase --nvtx >> "$work/ncu.log" 2>&1 || status=1
-    ncu --import "$work/ncu-$phase.ncu-rep" --csv --page raw > "$work/ncu-$phase.csv" 2>> "$work/ncu.log" &&
+    "$ncu_bin" --import "$work/ncu-$phase.ncu-rep" --csv --page raw > "$work/ncu-$phase.csv" 2>> "$work/ncu.log" &&
       python3 bench/kernel_times.py --ncu-csv "$work/ncu-$phase.csv" --title "$phase at 2^24" \
         --md "$work/ncu-$phase.md" --json "$work/ncu-$phase.json" >> "$work/ncu.log" 2>&1 || status=1
   done
 fi
 
 step "table"
-python3 bench/sppark_ratio.py --sppark "$work/sppark.log" --msm "$work/msm.json" --ntt "$work/ntt.json" \
+notes=()  # every skipped step and non-zero exit, from steps.log, as a header line of the table
+while IFS= read -r line; do notes+=(--note "$line"); done < <(grep -E "skipped|exit code" "$work/steps.log" | sed 's/^\[[0-9]* s\] //')
+python3 bench/sppark_ratio.py "${notes[@]}" --sppark "$work/sppark.log" --msm "$work/msm.json" --ntt "$work/ntt.json" \
   --env "$work/env.json" --note "cold NVRTC compile of the MSM and batch-add modules (4, in parallel): ${compile_s} s" \
   --note "whole call: $(( $(date +%s) - start )) s of a ${budget} s budget; exit status so far ${status}" \
   --md "$work/ratio.md" --json "$work/ratio.json" > /dev/null || status=1
