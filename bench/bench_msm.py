@@ -1,6 +1,6 @@
 """Benchmark of the GPU MSM (G1, G2) and batch addition (G1), device-resident inputs.
 
-    python3 bench/bench_msm.py [--msm-sizes 16 20 22 24] [--batch-sizes 24 27] [--repeats 5]
+    python3 bench/bench_msm.py [--msm-sizes 16 20 22 24] [--g2-sizes 24] [--batch-sizes 24 27] [--repeats 5]
                                [--json results.json] [--budget-s 300]
 
 Method (/work/.library/device/METHOD.md): inputs live on the device before timing; one warm-up run
@@ -240,6 +240,7 @@ def compile_modules() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--msm-sizes", type=int, nargs="*", default=[16, 20, 22, 24])
+    parser.add_argument("--g2-sizes", type=int, nargs="*", help="G2 MSM sizes (default: --msm-sizes)")
     parser.add_argument("--batch-sizes", type=int, nargs="*", default=[24, 27])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--budget-s", type=float, default=300.0)
@@ -266,8 +267,9 @@ def main() -> None:
             bench_msm(rows, args.msm_sizes, args.repeats, deadline, [G1_GROUP])
         if args.batch_sizes:
             bench_batch_add(rows, args.batch_sizes, args.repeats, deadline)
-        if args.msm_sizes:
-            bench_msm(rows, args.msm_sizes, args.repeats, deadline, [G2_GROUP])
+        g2_sizes = args.msm_sizes if args.g2_sizes is None else args.g2_sizes
+        if g2_sizes:
+            bench_msm(rows, g2_sizes, args.repeats, deadline, [G2_GROUP])
         if args.sweep_log2:
             bench_window_sweep(rows, args.sweep_log2, args.sweep_bits, args.repeats, deadline)
     finally:

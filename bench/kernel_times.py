@@ -1,0 +1,293 @@
+"""Per-kernel time of msm_h and ntt_h: which launches take the phase's time (issue 18, "what limits each phase").
+
+    python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--json kernels.json] [--md kernels.md] [--nvtx]
+    python3 bench/kernel_times.py --ncu-csv ncu.csv [--title T] [--json F] [--md F]   (an Nsight Compute report)
+
+CUDA-event timer: for the timed calls only, every launch of the project's kernels (gpu.device.launch, and the
+points backend through which the MSM launches) is wrapped in two CUDA events on the current stream; the whole
+call too. Per kernel label (the launch's ``what``: "msm.cu:msm_piece_sum", "NTT pass 1 of 2^24", ...): launches,
+total ms a call, share of the call. The call's time outside those launches is one row: CuPy's own work (cumsum,
+zero fills, copies), pool allocation, and the GPU idle while the host waits (the MSM reads two totals back).
+One warm-up call first (compilation, twiddle tables); numbers are per call, summed over --repeats calls and
+divided. The events add a few microseconds a launch. This is a benchmark's instrument: gpu/ is not changed.
+
+Nsight Compute (ncu, on the lent H200: Firecracker runtime, /work/.library/device/KINDS.md) times every kernel,
+CuPy's included, without the idle gaps, and reads the hardware counters that say what limits each (NCU_METRICS:
+SM and memory throughput as % of peak, achieved occupancy, registers): run this script under ncu with --nvtx (the
+timed calls are inside the NVTX range "kernel_times") and read the exported report's CSV back with --ncu-csv;
+bench/bench_vs_sppark.sh --ncu does both, one phase a process.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import dataclasses
+import io
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))  # bench_msm, bench_ntt: the benchmarks' own input makers
+
+NVTX_RANGE = "kernel_times"
+OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"
+TOP = 12
+NS_PER_UNIT = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
+NCU_TIME_METRIC = "gpu__time_duration.sum"
+NCU_METRICS = {
+    NCU_TIME_METRIC: "ms",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_pct",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "memory_pct",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy_pct",
+    "launch__registers_per_thread": "registers",
+}
+"""What ncu collects (bench_vs_sppark.sh passes these names): the time and the Speed Of Light pair (SM and memory
+throughput, % of peak), achieved occupancy and registers a thread."""
+PERCENT_METRICS = ("sm_pct", "memory_pct", "occupancy_pct")
+SOL_BUSY_PCT = 60.0
+"""Below this % of peak on both SM and memory, Nsight Compute's Speed Of Light rule calls a kernel latency-bound."""
+NCU_NAME_COLUMNS = ("Kernel Name", "Function Name", "Demangled Name", "Name")
+
+
+def cuda_clock():
+    """(event maker, elapsed ms between two recorded events): CUDA events on the current stream."""
+    import cupy
+
+    return cupy.cuda.Event, cupy.cuda.get_elapsed_time
+
+
+class LaunchTimer:
+    """Records (label, start event, stop event) around every launch made through wrap()'s result, while enabled.
+    ``clock``: (event maker, elapsed ms), cuda_clock() unless given (the tests give a host clock)."""
+
+    def __init__(self, clock=None):
+        self.records: list = []
+        self.enabled = False
+        self.event, self.elapsed_ms = clock or cuda_clock()
+
+    def wrap(self, launch):
+        def timed(kernel, grid, block, args, what: str, **options) -> None:
+            if not self.enabled:
+                return launch(kernel, grid, block, args, what, **options)
+            start, stop = self.event(), self.event()
+            start.record()
+            launch(kernel, grid, block, args, what, **options)
+            stop.record()
+            self.records.append((what, start, stop))
+
+        return timed
+
+    def per_label_ms(self) -> dict:
+        """{label: (launches, total ms)} of the records so far (synchronizes on the last event)."""
+        totals: dict = defaultdict(lambda: [0, 0.0])
+        if self.records:
+            self.records[-1][2].synchronize()
+        for label, start, stop in self.records:
+            totals[label][0] += 1
+            totals[label][1] += self.elapsed_ms(start, stop)
+        return {k: tuple(v) for k, v in totals.items()}
+
+
+@contextlib.contextmanager
+def timing_launches(clock=None):
+    """A LaunchTimer (disabled until its ``enabled`` is set) hooked into gpu.device.launch (NTT, ntt_h, field ops)
+    and the active points backend (MSM)."""
+    from gpu import device, points
+
+    timer = LaunchTimer(clock)
+    base = points.backend()  # first, so that a backend made now holds the unwrapped device.launch (no double count)
+    original = device.launch
+    device.launch = timer.wrap(original)
+    try:
+        with points.use_backend(dataclasses.replace(base, launch=timer.wrap(base.launch))):
+            yield timer
+    finally:
+        device.launch = original
+
+
+def time_call(run, repeats: int, nvtx: bool) -> dict:
+    """One warm-up call, then ``repeats`` timed calls of run() with every launch timed: the breakdown document."""
+    import cupy
+
+    with timing_launches() as timer:
+        run()
+        cupy.cuda.Device().synchronize()
+        timer.enabled = True
+        if nvtx:
+            from cupy.cuda import nvtx as marks
+
+            marks.RangePush(NVTX_RANGE)
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        calls = []
+        for _ in range(repeats):
+            start.record()
+            run()
+            stop.record()
+            stop.synchronize()
+            calls.append(cupy.cuda.get_elapsed_time(start, stop))
+        if nvtx:
+            marks.RangePop()
+        per_label = timer.per_label_ms()
+    return breakdown({k: (n / repeats, ms / repeats) for k, (n, ms) in per_label.items()}, calls)
+
+
+def breakdown(per_label: dict, calls_ms: list[float]) -> dict:
+    """{"call_ms": median call, "rows": [{kernel, launches, ms, share}] largest first, then OUTSIDE}; per_label
+    holds per-call (launches, ms). The outside row is the mean call minus the timed launches."""
+    mean_call = sum(calls_ms) / len(calls_ms)
+    rows = [{"kernel": k, "launches": n, "ms": ms, "share": ms / mean_call} for k, (n, ms) in per_label.items()]
+    rows.sort(key=lambda r: -r["ms"])
+    outside = mean_call - sum(r["ms"] for r in rows)
+    rows.append({"kernel": OUTSIDE, "launches": None, "ms": outside, "share": outside / mean_call})
+    return {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
+
+
+def parse_ncu_csv(text: str) -> list[dict]:
+    """Rows {kernel, launches, ms, and per NCU_METRICS short name its value or None} from ``ncu --import R --csv
+    --page raw``, one a kernel name, largest time first: times summed, percentages averaged weighted by time,
+    registers the largest. Units come from the units row under the header (times may be in ns, us, ms or s)."""
+    lines = [line for line in text.splitlines() if line.startswith('"')]  # ncu's own ==PROF== lines are not CSV
+    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    if not table:
+        raise ValueError("no CSV rows in the ncu output")
+    header = table[0]
+    name_col = next((header.index(h) for h in NCU_NAME_COLUMNS if h in header), None)
+    if name_col is None or NCU_TIME_METRIC not in header:
+        raise ValueError(f"the ncu CSV lacks a kernel name column or {NCU_TIME_METRIC}")
+    columns = {short: header.index(metric) for metric, short in NCU_METRICS.items() if metric in header}
+    body, units = table[1:], {}
+    if body and body[0][name_col] == "":  # the units row
+        units, body = {short: body[0][col] for short, col in columns.items()}, body[1:]
+    kernels: dict = {}
+    for row in body:
+        value = {short: float(row[col].replace(",", "")) if row[col].strip() else None for short, col in columns.items()}
+        ms = value["ms"] * NS_PER_UNIT[units.get("ms") or "nsecond"] / 1e6
+        k = kernels.setdefault(row[name_col], {"kernel": row[name_col], "launches": 0, "ms": 0.0, "_weighted": {}})
+        k["launches"] += 1
+        k["ms"] += ms
+        for short in PERCENT_METRICS:
+            if value.get(short) is not None:
+                k["_weighted"][short] = k["_weighted"].get(short, 0.0) + value[short] * ms
+        if value.get("registers") is not None:
+            k["registers"] = max(k.get("registers", 0), int(value["registers"]))
+    rows = []
+    for k in kernels.values():
+        weighted = k.pop("_weighted")
+        for short in PERCENT_METRICS:
+            k[short] = weighted[short] / k["ms"] if short in weighted and k["ms"] else None
+        k.setdefault("registers", None)
+        k["limit"] = speed_of_light_limit(k["sm_pct"], k["memory_pct"])
+        rows.append(k)
+    if not rows:
+        raise ValueError("no kernels in the ncu output")
+    return sorted(rows, key=lambda r: -r["ms"])
+
+
+def speed_of_light_limit(sm_pct, memory_pct) -> str | None:
+    """Nsight Compute's reading of its Speed Of Light section: the unit nearer its peak limits the kernel; when
+    neither reaches SOL_BUSY_PCT of peak, latency (too little work in flight, waits) does."""
+    if sm_pct is None or memory_pct is None:
+        return None
+    if max(sm_pct, memory_pct) < SOL_BUSY_PCT:
+        return "latency"
+    return "compute (SM)" if sm_pct >= memory_pct else "memory"
+
+
+def markdown(phases: dict) -> str:
+    """One table a phase, the TOP kernels by time and the rest as one line; Nsight Compute's rows add the Speed Of
+    Light columns."""
+    out = []
+    for phase, doc in phases.items():
+        rows = doc["rows"]
+        sol = any("sm_pct" in r for r in rows)
+        out += [f"### {phase}: {doc['call_ms']:.2f} ms a call" if doc.get("call_ms") else f"### {phase}", ""]
+        if sol:
+            out += ["| kernel | launches | ms | SM % of peak | memory % of peak | warps active % | registers | limit |",
+                    "|---|---|---|---|---|---|---|---|"]
+        else:
+            out += ["| kernel | launches a call | ms a call | share |", "|---|---|---|---|"]
+        shown = rows if len(rows) <= TOP + 1 else [r for r in rows if r["kernel"] == OUTSIDE or rows.index(r) < TOP]
+        for r in shown:
+            launches = "" if r["launches"] is None else f"{r['launches']:g}"
+            if sol:
+                cells = [_pct(r["sm_pct"]), _pct(r["memory_pct"]), _pct(r["occupancy_pct"]),
+                         "" if r["registers"] is None else str(r["registers"]), r["limit"] or ""]
+            else:
+                cells = ["" if r.get("share") is None else f"{100 * r['share']:.1f}%"]
+            out.append(f"| {r['kernel']} | {launches} | {r['ms']:.3f} | " + " | ".join(cells) + " |")
+        if len(shown) < len(rows):
+            rest = [r for r in rows if r not in shown]
+            out.append(f"| ({len(rest)} more kernels) | | {sum(r['ms'] for r in rest):.3f} |" + " |" * (5 if sol else 1))
+        out.append("")
+    return "\n".join(out)
+
+
+def _pct(value) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def profile_msm_h(log2: int, repeats: int, nvtx: bool) -> dict:
+    """gpu.msm_h.msm_h of one circuit's 2^log2 random Montgomery scalars over 2^log2 distinct G1 bases."""
+    from bench_msm import bases_for, random_scalars
+    from gpu.msm import DeviceBases
+    from gpu.msm_h import msm_h
+    from gpu.points import G1_GROUP
+
+    n = 1 << log2
+    bases = DeviceBases(bases_for(G1_GROUP, n, seed=1), G1_GROUP)
+    h = random_scalars(1, n, seed=log2)
+    return time_call(lambda: msm_h(h, bases), repeats, nvtx)
+
+
+def profile_ntt_h(log2: int, repeats: int, nvtx: bool) -> dict:
+    """gpu.ntt_h.ntt_h of one circuit at 2^log2 on random a, b and c = a b (rows that hold)."""
+    from bench_ntt import random_nonzero
+    from gpu.field import apply_op
+    from gpu.ntt_h import ntt_h
+
+    a, b = (random_nonzero((1, 1 << log2), 10 * log2 + k) for k in range(2))
+    c = apply_op("mul", a, b)
+    return time_call(lambda: ntt_h(a, b, c, log2), repeats, nvtx)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log2", type=int, default=24)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h")
+    parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
+    parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
+    parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading)")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args(argv)
+    profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h}
+    if unknown := set(args.phases.split(",")) - set(profilers):
+        parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h)")
+    if args.ncu_csv:
+        rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
+        phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":
+                  {"call_ms": None, "rows": rows}}
+    else:
+        phases = {}
+        for phase in args.phases.split(","):
+            phases[f"{phase} at 2^{args.log2} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](
+                args.log2, args.repeats, args.nvtx)
+            print(markdown(dict([list(phases.items())[-1]])), flush=True)
+    text = markdown(phases)
+    if args.md:
+        args.md.write_text(text)
+    if args.json:
+        args.json.write_text(json.dumps(phases, indent=1) + "\n")
+    if args.ncu_csv:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
