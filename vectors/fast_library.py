@@ -167,3 +167,185 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
     """prod_k e(P_k, Q_k) == 1 by the library, for py_ecc (G1 point P_k, G2 point Q_k)."""
     ark = load_library()
     return ark.GT.pairing_check(to_library_many([p for p, _ in pairs]), to_library_many([q for _, q in pairs]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Curve primitives for the reference prover and setup
+#
+# ArkworksCurve has the methods of reference/msm.py ``ReferenceCurve`` (whose docstring says why the phases and the
+# setup take the arithmetic as a parameter) and computes the same group elements with the library. Results come
+# back as py_ecc points, checked on the curve; the key points this object computed or converted are remembered as
+# library points, so that a key's queries cross over once, not once per MSM.
+
+
+TABLE_MAX_WINDOW_BITS = 16
+"""Widest fixed-base window: 16 windows x 2^15 precomputed multiples (about 0.5 M library points, a second of library
+additions for G1) per process; a multiple then costs 16 library additions instead of a 252 us (G1) or 850 us (G2)
+scalar multiplication (bench/RESULTS_generate.md)."""
+POOL_MIN_POINTS = 1 << 14
+"""Fewest multiples worth a process pool: below, starting the workers and their tables costs more than it saves."""
+STRETCH = 1 << 14
+"""Multiples per unit of pool work, and between two progress reports."""
+
+
+def table_window_bits(count: int) -> int:
+    """The fixed-base window c for ``count`` multiples: the c <= 16 minimizing W(c) * (2^(c-1) + count), the
+    table's additions plus one addition per window and multiple (W(c) = ceil(256 / c) windows)."""
+    from reference.msm import num_windows
+
+    return min(range(1, TABLE_MAX_WINDOW_BITS + 1), key=lambda c: num_windows(c) * ((1 << (c - 1)) + count))
+
+
+_TABLES = {}
+
+
+def _fixed_base_table(g2: bool, window_bits: int) -> list:
+    """rows[w][d - 1] = d * 2^(c*w) * generator as library points (the layout of reference/msm.py
+    FixedBaseTable), built by library additions once per process and window width."""
+    from reference.msm import num_windows
+
+    key = (g2, window_bits)
+    if key not in _TABLES:
+        ark = load_library()
+        window_base = ark.G2Point() if g2 else ark.G1Point()  # the library's default point is the generator
+        rows = []
+        for _ in range(num_windows(window_bits)):
+            row = [window_base]
+            for _ in range((1 << (window_bits - 1)) - 1):
+                row.append(row[-1] + window_base)
+            rows.append(row)
+            window_base = row[-1] + row[-1]  # 2^(c-1) * 2 = 2^c times the window's base
+        _TABLES[key] = rows
+    return _TABLES[key]
+
+
+def generator_multiples_xy(g2: bool, window_bits: int, scalars: list[int]) -> bytes:
+    """k * G1 (or G2) for each k, as the library's affine bytes one after the other (a pool worker's unit of work):
+    sum_w sign(d_w) * table[w][|d_w|] over k's signed digits (reference/msm.py signed_digits)."""
+    from reference.msm import signed_digits
+
+    ark = load_library()
+    rows = _fixed_base_table(g2, window_bits)
+    identity = ark.G2Point.identity() if g2 else ark.G1Point.identity()
+    out = []
+    for k in scalars:
+        acc = identity
+        for row, digit in zip(rows, signed_digits(k, window_bits)):
+            if digit > 0:
+                acc = acc + row[digit - 1]
+            elif digit < 0:
+                acc = acc - row[-digit - 1]
+        out.append(acc.to_xy_bytes_be())
+    return b"".join(out)
+
+
+_POOL = []
+
+
+def _pool():
+    """One process pool per process (os.cpu_count() workers), started on first use. The workers are forked: they
+    need no re-import of the caller's main module, and run only library additions and conversions, never the
+    library's threaded multiexp (whose threads a fork does not copy)."""
+    if not _POOL:
+        import multiprocessing
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOL.append(ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=multiprocessing.get_context("fork")))
+    return _POOL[0]
+
+
+class ArkworksCurve:
+    """reference/msm.py ``ReferenceCurve``'s arithmetic by the library (see this section's opening comment)."""
+
+    def __init__(self):
+        self.name = implementation()
+        self._known = {}  # id(py_ecc point) -> (that point, the same point as the library's)
+
+    # crossing over, remembered
+
+    def _library_points(self, points) -> list:
+        """``points`` (py_ecc) as library points: the remembered ones looked up, the others converted together."""
+        found = [self._known.get(id(p)) for p in points]
+        missing = [p for p, hit in zip(points, found) if hit is None]
+        converted = iter(to_library_many(missing))
+        out = []
+        for p, hit in zip(points, found):
+            if hit is None:
+                hit = (p, next(converted))
+                self._known[id(p)] = hit
+            out.append(hit[1])
+        return out
+
+    def _py_ecc_points(self, data: bytes, g2: bool) -> list:
+        """The library's affine bytes of many points as py_ecc points, each checked on the curve and remembered."""
+        ark = load_library()
+        point_type = ark.G2Point if g2 else ark.G1Point
+        size = (4 if g2 else 2) * FQ_BYTES
+        out = []
+        for start in range(0, len(data), size):
+            xy = data[start : start + size]
+            library_point = point_type.from_xy_bytes_unchecked_be(xy) if any(xy) else point_type.identity()
+            point = from_library(library_point)
+            self._known[id(point)] = (point, library_point)
+            out.append(point)
+        return out
+
+    # the methods of ReferenceCurve
+
+    def msm(self, points, scalars, identity) -> tuple:
+        """sum_i scalars[i] * points[i]."""
+        return self.msm_at(points, range(len(points)), scalars, identity)
+
+    def msm_at(self, points, indices, scalars, identity) -> tuple:
+        """sum_k scalars[k] * points[indices[k]]."""
+        if len(indices) != len(scalars):
+            raise InvalidInputError("msm", f"{len(indices)} points but {len(scalars)} scalars")
+        if not indices:
+            return identity
+        library_points = self._library_points(points)
+        return msm([library_points[i] for i in indices], list(scalars), identity)
+
+    def sum_at(self, points, indices, identity) -> tuple:
+        """sum_{i in indices} points[i]."""
+        if not indices:
+            return identity
+        library_points = self._library_points(points)
+        total = library_points[indices[0]]
+        for i in indices[1:]:
+            total = total + library_points[i]
+        return from_library(total)
+
+    def generator_multiples(self, base, scalars, progress=None) -> list:
+        """[k * base for k in scalars], base G1 or G2 (the generators only), by a fixed-base table of library
+        points, in a process pool for many scalars; ``progress(done)`` after each stretch."""
+        from py_ecc.optimized_bls12_381 import G1, G2
+
+        g2 = is_g2(base)
+        if base != (G2 if g2 else G1):
+            raise InvalidInputError("base", "the library's fixed-base tables are of the generators G1 and G2 only")
+        from reference.field import R
+
+        for i, k in enumerate(scalars):
+            if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < R:
+                raise InvalidInputError(f"scalars[{i}]", f"expected an int in [0, r), got {k!r}")
+        window_bits = table_window_bits(len(scalars))
+        stretches = [scalars[start : start + STRETCH] for start in range(0, len(scalars), STRETCH)]
+        if len(scalars) >= POOL_MIN_POINTS:
+            results = _pool().map(generator_multiples_xy, [g2] * len(stretches), [window_bits] * len(stretches), stretches)
+        else:
+            results = (generator_multiples_xy(g2, window_bits, stretch) for stretch in stretches)
+        out = []
+        for data in results:
+            out += self._py_ecc_points(data, g2)
+            if progress:
+                progress(len(out))
+        return out
+
+
+def curve_primitive(reference: bool = False):
+    """The arithmetic for the prover and setup: the library's when installed (and not ``reference``), else the
+    pure-Python definition (reference/msm.py REFERENCE_CURVE)."""
+    from reference.msm import REFERENCE_CURVE
+
+    return ArkworksCurve() if available() and not reference else REFERENCE_CURVE
