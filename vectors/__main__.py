@@ -121,6 +121,7 @@ def _interop_parsers(sub) -> None:
 def _generate(args) -> int:
     say = Progress(args.quiet)
     vector = _build(args, say)
+    say(f"encoding and writing {args.out}")
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK

@@ -247,11 +247,13 @@ def _pool():
     need no re-import of the caller's main module, and run only library additions and conversions, never the
     library's threaded multiexp (whose threads a fork does not copy)."""
     if not _POOL:
+        import atexit
         import multiprocessing
         import os
         from concurrent.futures import ProcessPoolExecutor
 
         _POOL.append(ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=multiprocessing.get_context("fork")))
+        atexit.register(_POOL[0].shutdown)  # before the interpreter's teardown, which the pool's own clean-up outlives
     return _POOL[0]
 
 
@@ -278,15 +280,22 @@ class ArkworksCurve:
         return out
 
     def _py_ecc_points(self, data: bytes, g2: bool) -> list:
-        """The library's affine bytes of many points as py_ecc points, each checked on the curve and remembered."""
+        """The library's affine bytes of many points (``from_library``'s layout, read here from the bytes a pool
+        worker sent) as py_ecc points, each checked on the curve and remembered."""
         ark = load_library()
         point_type = ark.G2Point if g2 else ark.G1Point
         size = (4 if g2 else 2) * FQ_BYTES
         out = []
         for start in range(0, len(data), size):
             xy = data[start : start + size]
-            library_point = point_type.from_xy_bytes_unchecked_be(xy) if any(xy) else point_type.identity()
-            point = from_library(library_point)
+            words = [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, size, FQ_BYTES)]
+            if not any(words):
+                point, library_point = (Z2 if g2 else Z1), point_type.identity()
+            else:
+                point = (FQ2(words[0:2]), FQ2(words[2:4]), FQ2.one()) if g2 else (FQ(words[0]), FQ(words[1]), FQ.one())
+                if not is_on_curve(point, b2 if g2 else b):
+                    raise ToolkitError(f"{DISTRIBUTION} returned a point that is not on the curve: {xy.hex()}")
+                library_point = point_type.from_xy_bytes_unchecked_be(xy)
             self._known[id(point)] = (point, library_point)
             out.append(point)
         return out

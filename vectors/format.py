@@ -346,7 +346,7 @@ COMPUTED_BY_KEYS_ENTRY = "proving_key"
 
 def _parse_computed_by(d, has_expected: bool) -> dict:
     """``computed_by`` (optional): non-empty strings naming an implementation, for every phase when the circuits have
-    expected outputs (for none otherwise) and optionally for the keys."""
+    expected outputs, and optionally for the keys."""
     if d is None:
         return {}
     if not isinstance(d, dict):
@@ -358,12 +358,9 @@ def _parse_computed_by(d, has_expected: bool) -> dict:
     for key, value in d.items():
         if not isinstance(value, str) or not value:
             raise InvalidInputError(f"computed_by.{key}", "expected a non-empty string naming an implementation")
-    phases = [p for p in PHASES if p in d]
-    if has_expected and len(phases) != len(PHASES):
-        missing = next(p for p in PHASES if p not in d)
-        raise InvalidInputError(f"computed_by.{missing}", "is missing: every phase with an expected output names its implementation")
-    if phases and not has_expected:
-        raise InvalidInputError(f"computed_by.{phases[0]}", "is present but no circuit has expected outputs")
+    missing = [p for p in PHASES if p not in d]
+    if has_expected and missing:
+        raise InvalidInputError(f"computed_by.{missing[0]}", "is missing: every phase with an expected output names its implementation")
     return dict(d)
 
 
