@@ -13,6 +13,8 @@ process already holds as py_ecc points, checked when they were read or computed.
 same way and are checked to lie on the curve. Scalars cross as canonical big-endian 32 bytes, which the
 library refuses when >= r (``Scalar(int)`` would reduce silently: never used here).
 """
+import sys
+from array import array
 from importlib import metadata
 
 from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve
@@ -178,65 +180,80 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
 # library points, so that a key's queries cross over once, not once per MSM.
 
 
-TABLE_MAX_WINDOW_BITS = 16
-"""Widest fixed-base window: 16 windows x 2^15 precomputed multiples (about 0.5 M library points, a second of library
-additions for G1) per process; a multiple then costs 16 library additions instead of a 252 us (G1) or 850 us (G2)
-scalar multiplication (bench/RESULTS_generate.md)."""
+POOL_WINDOW_BITS = 16
+"""Fixed-base window of the pool workers: 16 unsigned windows x (2^16 - 1) precomputed multiples (1 M library points,
+about a second of library additions for G1, four for G2, once per worker), so that a multiple costs at most 16
+library additions instead of a 252 us (G1) or 850 us (G2) scalar multiplication (bench/RESULTS_generate.md)."""
+SMALL_WINDOW_BITS = 8
+"""Fixed-base window for fewer multiples, computed in this process: a table of 32 x 255 points, built at once."""
+DIGIT_TYPE = {8: "B", 16: "H"}
+"""The array type code whose items are the c-bit windows of a scalar's little-endian bytes."""
 POOL_MIN_POINTS = 1 << 14
 """Fewest multiples worth a process pool: below, starting the workers and their tables costs more than it saves."""
 STRETCH = 1 << 14
 """Multiples per unit of pool work, and between two progress reports."""
 
-
-def table_window_bits(count: int) -> int:
-    """The fixed-base window c for ``count`` multiples: the c <= 16 minimizing W(c) * (2^(c-1) + count), the
-    table's additions plus one addition per window and multiple (W(c) = ceil(256 / c) windows)."""
-    from reference.msm import num_windows
-
-    return min(range(1, TABLE_MAX_WINDOW_BITS + 1), key=lambda c: num_windows(c) * ((1 << (c - 1)) + count))
-
-
 _TABLES = {}
 
 
 def _fixed_base_table(g2: bool, window_bits: int) -> list:
-    """rows[w][d - 1] = d * 2^(c*w) * generator as library points (the layout of reference/msm.py
-    FixedBaseTable), built by library additions once per process and window width."""
-    from reference.msm import num_windows
-
+    """rows[w][d - 1] = d * 2^(c*w) * generator for d in 1..2^c - 1 (unsigned windows), library points built by
+    library additions, once per process and window width."""
     key = (g2, window_bits)
     if key not in _TABLES:
         ark = load_library()
         window_base = ark.G2Point() if g2 else ark.G1Point()  # the library's default point is the generator
         rows = []
-        for _ in range(num_windows(window_bits)):
+        for _ in range(SCALAR_BYTES * 8 // window_bits):
             row = [window_base]
-            for _ in range((1 << (window_bits - 1)) - 1):
+            for _ in range((1 << window_bits) - 2):
                 row.append(row[-1] + window_base)
             rows.append(row)
-            window_base = row[-1] + row[-1]  # 2^(c-1) * 2 = 2^c times the window's base
+            window_base = row[-1] + window_base  # (2^c - 1) + 1 = 2^c times the window's base
         _TABLES[key] = rows
     return _TABLES[key]
 
 
+def _windows(k: int, window_bits: int) -> array:
+    """k's unsigned c-bit windows, lowest first: sum_w d_w 2^(c*w) = k."""
+    digits = array(DIGIT_TYPE[window_bits], k.to_bytes(SCALAR_BYTES, "little"))
+    if sys.byteorder == "big":
+        digits.byteswap()
+    return digits
+
+
 def generator_multiples_xy(g2: bool, window_bits: int, scalars: list[int]) -> bytes:
-    """k * G1 (or G2) for each k, as the library's affine bytes one after the other (a pool worker's unit of work):
-    sum_w sign(d_w) * table[w][|d_w|] over k's signed digits (reference/msm.py signed_digits)."""
-    from reference.msm import signed_digits
+    """k * G1 (or G2) for each k in [0, r), as the library's affine bytes one after the other (a pool worker's unit
+    of work): sum_w table[w][d_w] over k's c-bit windows. Each result is checked on the curve here, in integers
+    (reference/curve.py), before it is sent."""
+    from reference.curve import G1_INTS, G2_INTS
 
     ark = load_library()
     rows = _fixed_base_table(g2, window_bits)
     identity = ark.G2Point.identity() if g2 else ark.G1Point.identity()
+    curve = G2_INTS if g2 else G1_INTS
     out = []
     for k in scalars:
         acc = identity
-        for row, digit in zip(rows, signed_digits(k, window_bits)):
-            if digit > 0:
+        for row, digit in zip(rows, _windows(k, window_bits)):
+            if digit:
                 acc = acc + row[digit - 1]
-            elif digit < 0:
-                acc = acc - row[-digit - 1]
-        out.append(acc.to_xy_bytes_be())
+        xy = acc.to_xy_bytes_be()
+        if any(xy) and not _on_curve_xy(xy, curve, g2):
+            raise ToolkitError(f"{DISTRIBUTION} returned a point that is not on the curve: {xy.hex()}")
+        out.append(xy)
     return b"".join(out)
+
+
+def _xy_words(xy: bytes) -> list[int]:
+    return [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, len(xy), FQ_BYTES)]
+
+
+def _on_curve_xy(xy: bytes, curve, g2: bool) -> bool:
+    """y^2 == x^3 + b for the library's affine bytes (Fq2 as c0 || c1)."""
+    words = _xy_words(xy)
+    x, y = ((words[0], words[1]), (words[2], words[3])) if g2 else (words[0], words[1])
+    return curve.field.sqr(y) == curve.rhs(x)
 
 
 _POOL = []
@@ -280,21 +297,19 @@ class ArkworksCurve:
         return out
 
     def _py_ecc_points(self, data: bytes, g2: bool) -> list:
-        """The library's affine bytes of many points (``from_library``'s layout, read here from the bytes a pool
-        worker sent) as py_ecc points, each checked on the curve and remembered."""
+        """The affine bytes generator_multiples_xy sends (checked on the curve there) as py_ecc points, remembered."""
         ark = load_library()
         point_type = ark.G2Point if g2 else ark.G1Point
         size = (4 if g2 else 2) * FQ_BYTES
+        one = FQ2.one() if g2 else FQ.one()
         out = []
         for start in range(0, len(data), size):
             xy = data[start : start + size]
-            words = [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, size, FQ_BYTES)]
+            words = _xy_words(xy)
             if not any(words):
                 point, library_point = (Z2 if g2 else Z1), point_type.identity()
             else:
-                point = (FQ2(words[0:2]), FQ2(words[2:4]), FQ2.one()) if g2 else (FQ(words[0]), FQ(words[1]), FQ.one())
-                if not is_on_curve(point, b2 if g2 else b):
-                    raise ToolkitError(f"{DISTRIBUTION} returned a point that is not on the curve: {xy.hex()}")
+                point = (FQ2(words[0:2]), FQ2(words[2:4]), one) if g2 else (FQ(words[0]), FQ(words[1]), one)
                 library_point = point_type.from_xy_bytes_unchecked_be(xy)
             self._known[id(point)] = (point, library_point)
             out.append(point)
@@ -338,12 +353,12 @@ class ArkworksCurve:
         for i, k in enumerate(scalars):
             if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < R:
                 raise InvalidInputError(f"scalars[{i}]", f"expected an int in [0, r), got {k!r}")
-        window_bits = table_window_bits(len(scalars))
         stretches = [scalars[start : start + STRETCH] for start in range(0, len(scalars), STRETCH)]
         if len(scalars) >= POOL_MIN_POINTS:
-            results = _pool().map(generator_multiples_xy, [g2] * len(stretches), [window_bits] * len(stretches), stretches)
+            bits = [POOL_WINDOW_BITS] * len(stretches)
+            results = _pool().map(generator_multiples_xy, [g2] * len(stretches), bits, stretches)
         else:
-            results = (generator_multiples_xy(g2, window_bits, stretch) for stretch in stretches)
+            results = (generator_multiples_xy(g2, SMALL_WINDOW_BITS, stretch) for stretch in stretches)
         out = []
         for data in results:
             out += self._py_ecc_points(data, g2)
