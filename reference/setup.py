@@ -135,15 +135,15 @@ def setup(
 
     b_vars = density.b_variables(n_in)
     say(f"setup: {len(h_scalars)} H, {r1cs.num_aux} L, {len(density.a_variables(n_in))} A, {len(b_vars)} B points")
-    g1_secrets = curve.generator_multiples(G1, [t.alpha, t.beta, t.delta])
-    g2_secrets = curve.generator_multiples(G2, [t.beta, t.gamma, t.delta])
+    alpha_g1, beta_g1, delta_g1 = curve.generator_multiples(G1, [t.alpha, t.beta, t.delta])
+    beta_g2, gamma_g2, delta_g2 = curve.generator_multiples(G2, [t.beta, t.gamma, t.delta])
     vk = VerifyingKey(
-        alpha_g1=g1_secrets[0],
-        beta_g1=g1_secrets[1],
-        beta_g2=g2_secrets[0],
-        gamma_g2=g2_secrets[1],
-        delta_g1=g1_secrets[2],
-        delta_g2=g2_secrets[2],
+        alpha_g1=alpha_g1,
+        beta_g1=beta_g1,
+        beta_g2=beta_g2,
+        gamma_g2=gamma_g2,
+        delta_g1=delta_g1,
+        delta_g2=delta_g2,
         ic=_multiples(curve, G1, [combined[i] * gamma_inv % R for i in range(n_in)], "IC", say),
     )
     b_scalars = _dense_scalars(v, b_vars, "B")
