@@ -131,6 +131,12 @@ def test_computed_by_is_optional_and_kept_on_rewrite(tmp_path):
     assert load_vector(path).computed_by == {}
 
 
+def test_imported_keys_are_not_claimed_as_computed():
+    """An importer did not compute the keys: the snarkjs fixture names the phases' implementations only."""
+    vector = load_vector(DATA_DIR.parents[1] / "interop" / "snarkjs" / "vector.json")
+    assert vector.computed_by == {p: REFERENCE_CURVE.name for p in PHASES}
+
+
 def test_check_refuses_fast_with_reference(capsys):
     assert run_main(vectors_main, ["check", "--fast", "--reference", "--quiet", str(DATA_DIR / "porep-log01.json")]) == 2
     assert capsys.readouterr().err.startswith("error: --reference:")

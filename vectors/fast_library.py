@@ -181,9 +181,9 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
 
 
 POOL_WINDOW_BITS = 16
-"""Fixed-base window of the pool workers: 16 unsigned windows x (2^16 - 1) precomputed multiples (1 M library points,
-about a second of library additions for G1, four for G2, once per worker), so that a multiple costs at most 16
-library additions instead of a 252 us (G1) or 850 us (G2) scalar multiplication (bench/RESULTS_generate.md)."""
+"""Fixed-base window of the pool workers: 16 unsigned windows x (2^16 - 1) precomputed multiples (1 M library points:
+about 1 s of library additions and 0.2 GB for G1, 4 s and 0.35 GB for G2, once per worker), so that a multiple costs
+at most 16 library additions instead of a 252 us (G1) or 850 us (G2) scalar multiplication (bench/RESULTS_generate.md)."""
 SMALL_WINDOW_BITS = 8
 """Fixed-base window for fewer multiples, computed in this process: a table of 32 x 255 points, built at once."""
 DIGIT_TYPE = {8: "B", 16: "H"}
