@@ -209,3 +209,70 @@ class FixedBaseTable:
     def mul_many(self, scalars) -> list:
         """[k * base for k in scalars]; a bad scalar is named by its index."""
         return [self.mul(k, f"scalars[{i}]") for i, k in enumerate(scalars)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The curve primitive the phases and the setup call
+
+
+class ReferenceCurve:
+    """The group arithmetic the prover's phases (msm_h, batch_add, tail_msm) and the test-only setup call, in one
+    object: ``prove(..., curve=...)`` and ``setup(..., curve=...)`` take it as a parameter.
+
+    Why it can be swapped: each method returns one group element (or a list of them) that has exactly one correct
+    value, whatever the method of computing it. This object, pure Python, is the definition and the default. An
+    independent library computes the same values about a hundred times faster (vectors/fast_library.py,
+    ``ArkworksCurve``), which is what makes vectors of 2^16..2^20 constraints practical; `python -m vectors check
+    --reference` recomputes every value with this object, and tests/test_fast_generation.py shows both agree bit
+    for bit. The phases' logic (which points, which scalars, in which order) stays in the phase modules: only the
+    arithmetic below is swapped.
+    """
+
+    name = "reference"
+    """The name a vector records for values computed here (vectors/FORMAT.md, ``computed_by``)."""
+
+    def msm(self, points, scalars, identity) -> tuple:
+        """sum_i scalars[i] * points[i] (``msm``)."""
+        return msm(list(points), list(scalars), identity=identity)
+
+    def msm_at(self, points, indices, scalars, identity) -> tuple:
+        """sum_k scalars[k] * points[indices[k]]."""
+        return self.msm([points[i] for i in indices], scalars, identity)
+
+    def sum_at(self, points, indices, identity) -> tuple:
+        """sum_{i in indices} points[i]."""
+        total = identity
+        for i in indices:
+            total = add(total, points[i])
+        return total
+
+    def generator_multiples(self, base, scalars, progress=None) -> list:
+        """[k * base for k in scalars] for base G1 or G2 (py_ecc's generators), by a fixed-base table;
+        ``progress(done)`` is called after each stretch of work."""
+        table = _generator_table(base)
+        out = []
+        for start in range(0, len(scalars), PROGRESS_STRETCH):
+            out += [table.mul(k, f"scalars[{start + i}]") for i, k in enumerate(scalars[start : start + PROGRESS_STRETCH])]
+            if progress:
+                progress(len(out))
+        return out
+
+
+PROGRESS_STRETCH = 1 << 12
+"""Points computed between two progress reports of ``generator_multiples``."""
+
+_TABLES: list = []
+"""(base, its FixedBaseTable) for the bases seen so far (G1 and G2): each built once per process."""
+
+
+def _generator_table(base) -> FixedBaseTable:
+    """The fixed-base table of ``base``, built once per process (seconds in pure Python)."""
+    for known, table in _TABLES:
+        if type(known[0]) is type(base[0]) and known == base:
+            return table
+    _TABLES.append((base, FixedBaseTable(base)))
+    return _TABLES[-1][1]
+
+
+REFERENCE_CURVE = ReferenceCurve()
+"""The default curve primitive: the pure-Python definition."""

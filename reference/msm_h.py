@@ -11,11 +11,12 @@ over ntt_h's output h and the key's H query, one point per scalar (reference/ntt
 from py_ecc.optimized_bls12_381 import Z1
 
 from .errors import SizeMismatchError
-from .msm import msm
+from .msm import REFERENCE_CURVE
 
 
-def msm_h(h: tuple[int, ...], h_query: tuple) -> tuple:
-    """sum_i h_i * H_i (G1); the H query has exactly one point per scalar of h."""
+def msm_h(h: tuple[int, ...], h_query: tuple, curve=REFERENCE_CURVE) -> tuple:
+    """sum_i h_i * H_i (G1); the H query has exactly one point per scalar of h. ``curve`` computes the MSM
+    (reference/msm.py ``ReferenceCurve`` says why it can be swapped)."""
     if len(h) != len(h_query):
         raise SizeMismatchError("proving_key.h", f"has {len(h_query)} points; h has {len(h)} scalars")
-    return msm(list(h_query), list(h), identity=Z1)
+    return curve.msm(h_query, h, Z1)

@@ -4,7 +4,8 @@
     prep -> batch_add, tail_msm             (all circuits together: one split, shared tail layout)
     assemble                                (per circuit, with its own r and s)
 
-Each phase is timed once, at its boundary (``PhaseTimer``), never inside its logic.
+Each phase is timed once, at its boundary (``PhaseTimer``), never inside its logic. The group arithmetic of msm_h,
+batch_add and tail_msm is ``curve``'s (reference/msm.py ``ReferenceCurve``: the pure-Python definition by default).
 """
 import time
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from .batch_add import batch_add
 from .domain import BELLMAN, DomainConvention, EvaluationDomain
 from .evaluate import Evaluations, evaluate_satisfied
 from .keys import ProvingKey, QuerySums
+from .msm import REFERENCE_CURVE
 from .msm_h import msm_h
 from .ntt_h import ntt_h
 from .prep import Prep, prep
@@ -22,6 +24,8 @@ from .tail_msm import tail_msm
 
 PHASES = ("evaluate", "ntt_h", "msm_h", "prep", "batch_add", "tail_msm", "assemble")
 """The prover phases, in order; the same names are used in gpu/ and conformance/."""
+CURVE_PHASES = ("msm_h", "batch_add", "tail_msm")
+"""The phases whose group arithmetic is ``prove``'s ``curve``; the others are pure Python whatever the curve."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ def prove(
     witnesses: list[Witness],
     convention: DomainConvention = BELLMAN,
     progress=None,
+    curve=REFERENCE_CURVE,
 ) -> tuple[PhaseOutputs, dict[str, float]]:
     """Run every phase for every circuit; returns (all phase outputs, seconds per phase).
 
@@ -123,10 +128,10 @@ def prove(
 
     out.evaluate = timer.run("evaluate", lambda: [evaluate_satisfied(r1cs, z, convention, c) for c, z in enumerate(zs)])
     out.ntt_h = timer.run("ntt_h", lambda: [ntt_h(e, domain, c) for c, e in enumerate(out.evaluate)])
-    out.msm_h = timer.run("msm_h", lambda: [msm_h(h, pk.h) for h in out.ntt_h])
+    out.msm_h = timer.run("msm_h", lambda: [msm_h(h, pk.h, curve) for h in out.ntt_h])
     out.prep = timer.run("prep", prep, zs, r1cs.num_inputs, r1cs.num_aux, pk.density)
-    out.batch_add = timer.run("batch_add", batch_add, out.prep, pk)
-    out.tail_msm = timer.run("tail_msm", tail_msm, out.prep, pk)
+    out.batch_add = timer.run("batch_add", batch_add, out.prep, pk, curve)
+    out.tail_msm = timer.run("tail_msm", tail_msm, out.prep, pk, curve)
     out.assemble = timer.run(
         "assemble",
         lambda: [

@@ -20,9 +20,9 @@ over all rows j (input rows included):
     A_i  = u_i(tau) * G1,  B_G1_i = v_i(tau) * G1,  B_G2_i = v_i(tau) * G2, identity points dropped
 
 Every key point is (known scalar) * generator, so it is computed with a fixed-base window table
-(``msm.FixedBaseTable``): one addition per 8-bit window instead of a double-and-add ladder.
+(``msm.FixedBaseTable``): one addition per 8-bit window instead of a double-and-add ladder; ``setup(...,
+curve=...)`` may hand these multiples to a faster implementation (reference/msm.py ``ReferenceCurve`` says why).
 """
-import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -32,7 +32,7 @@ from .domain import BELLMAN, Basis, DomainConvention, EvaluationDomain
 from .errors import ToolkitError
 from .field import R, inv
 from .keys import ProvingKey, VerifyingKey
-from .msm import FixedBaseTable
+from .msm import REFERENCE_CURVE
 from .r1cs import R1CS
 
 SEED_DOMAIN = b"groth16-bls12-381-toolkit/test-only-setup/v1"
@@ -110,18 +110,21 @@ def _dense_scalars(values: list[int], variables: list[int], query: str) -> list[
     return picked
 
 
-@functools.cache
-def generator_tables() -> tuple[FixedBaseTable, FixedBaseTable]:
-    """The fixed-base tables of G1 and G2, built once per process (seconds in pure Python; `vectors check` runs
-    setup once per vector)."""
-    return FixedBaseTable(G1), FixedBaseTable(G2)
+def _multiples(curve, base, scalars: list[int], label: str, say) -> tuple:
+    """(k * base for k in scalars) by ``curve``, reporting how far along: 'setup: H points 4096/65535'."""
+    return tuple(curve.generator_multiples(base, scalars, lambda done: say(f"setup: {label} points {done}/{len(scalars)}")))
 
 
-def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN, progress=None) -> ProvingKey:
-    """Groth16 keys for ``r1cs`` with the given (test-only) secrets; see the module docstring for every formula."""
+def setup(
+    r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN, progress=None, curve=REFERENCE_CURVE
+) -> ProvingKey:
+    """Groth16 keys for ``r1cs`` with the given (test-only) secrets; see the module docstring for every formula. The
+    multiples of the generators are ``curve``'s (reference/msm.py ``ReferenceCurve``: the pure-Python definition by
+    default)."""
     say = progress or (lambda message: None)
     domain = EvaluationDomain(r1cs.log_n, convention)
     t = trapdoor
+    say("setup: QAP polynomials at tau")
     u, v, w = qap_at(r1cs, domain, t.tau)
     density = r1cs.density()
     n_in = r1cs.num_inputs
@@ -130,26 +133,27 @@ def setup(r1cs: R1CS, trapdoor: Trapdoor, convention: DomainConvention = BELLMAN
     combined = [(t.beta * u[i] + t.alpha * v[i] + w[i]) % R for i in range(r1cs.num_variables)]
     h_scalars = [value * delta_inv % R for value in h_query_scalars(domain, t.tau)]
 
-    g1_table, g2_table = generator_tables()
     b_vars = density.b_variables(n_in)
     say(f"setup: {len(h_scalars)} H, {r1cs.num_aux} L, {len(density.a_variables(n_in))} A, {len(b_vars)} B points")
+    alpha_g1, beta_g1, delta_g1 = curve.generator_multiples(G1, [t.alpha, t.beta, t.delta])
+    beta_g2, gamma_g2, delta_g2 = curve.generator_multiples(G2, [t.beta, t.gamma, t.delta])
     vk = VerifyingKey(
-        alpha_g1=g1_table.mul(t.alpha),
-        beta_g1=g1_table.mul(t.beta),
-        beta_g2=g2_table.mul(t.beta),
-        gamma_g2=g2_table.mul(t.gamma),
-        delta_g1=g1_table.mul(t.delta),
-        delta_g2=g2_table.mul(t.delta),
-        ic=tuple(g1_table.mul_many([combined[i] * gamma_inv % R for i in range(n_in)])),
+        alpha_g1=alpha_g1,
+        beta_g1=beta_g1,
+        beta_g2=beta_g2,
+        gamma_g2=gamma_g2,
+        delta_g1=delta_g1,
+        delta_g2=delta_g2,
+        ic=_multiples(curve, G1, [combined[i] * gamma_inv % R for i in range(n_in)], "IC", say),
     )
     b_scalars = _dense_scalars(v, b_vars, "B")
     pk = ProvingKey(
         vk=vk,
-        h=tuple(g1_table.mul_many(h_scalars)),
-        l=tuple(g1_table.mul_many([combined[i] * delta_inv % R for i in range(n_in, r1cs.num_variables)])),
-        a=tuple(g1_table.mul_many(_dense_scalars(u, density.a_variables(n_in), "A"))),
-        b_g1=tuple(g1_table.mul_many(b_scalars)),
-        b_g2=tuple(g2_table.mul_many(b_scalars)),
+        h=_multiples(curve, G1, h_scalars, "H", say),
+        l=_multiples(curve, G1, [combined[i] * delta_inv % R for i in range(n_in, r1cs.num_variables)], "L", say),
+        a=_multiples(curve, G1, _dense_scalars(u, density.a_variables(n_in), "A"), "A", say),
+        b_g1=_multiples(curve, G1, b_scalars, "B_G1", say),
+        b_g2=_multiples(curve, G2, b_scalars, "B_G2", say),
         density=density,
     )
     say("setup: done")

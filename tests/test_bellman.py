@@ -34,7 +34,7 @@ from vectors.format import load_vector, vector_document
 from vectors.snarkjs import parse_r1cs, parse_wtns, split_witness, vector_from_key
 
 INTEROP = DATA_DIR.parents[1] / "interop" / "snarkjs"
-METADATA = ("id", "comment", "flags", "generator", "trapdoor")
+METADATA = ("id", "comment", "flags", "generator", "computed_by", "trapdoor")
 """Vector fields that say where a vector came from; an import sets them afresh."""
 
 G1_GENERATOR_UNCOMPRESSED = bytes.fromhex(

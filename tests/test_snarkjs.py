@@ -253,7 +253,7 @@ def test_test_only_setup_in_the_snarkjs_convention_proves_and_round_trips(tmp_pa
 def test_import_reproduces_the_checked_in_vector(tmp_path, capsys):
     out = tmp_path / "vector.json"
     args = ["import-snarkjs", *(str(fixture(f)) for f in ("circuit.r1cs", "witness.wtns", "circuit.zkey"))]
-    args += ["--witness", str(fixture("witness2.wtns")), "--seed", FIXTURE_SEED, "--id", "snarkjs-interop", "--out", str(out), "--quiet"]
+    args += ["--witness", str(fixture("witness2.wtns")), "--seed", FIXTURE_SEED, "--id", "snarkjs-interop", "--reference", "--out", str(out), "--quiet"]
     assert vectors_main(args) == EXIT_OK
     assert out.read_bytes() == fixture("vector.json").read_bytes(), "regenerate with interop/snarkjs/regenerate.sh"
 

@@ -12,9 +12,14 @@ from .bellman import export_bellman, import_bellman
 from .bundled import BUNDLED
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, write_edge_vectors
+from .fast_library import curve_primitive
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
 from .generate import SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
+
+
+REFERENCE_HELP = ("compute every value with the pure-Python reference, even where the fast library is installed (which "
+                  "otherwise computes the keys' points and the MSM phases' group sums)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--flag", action="append", default=[], help="edge-case tag to add to the vector's flags (repeatable)")
     g.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
+    g.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
     g.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     rg = sub.add_parser(
         "regenerate",
@@ -57,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--fast", action="store_true", help="judge by the oracles instead of recomputing (trapdoor at both ends of "
                    "every query, h identity, trapdoor MSMs, pairing): for large vectors; it does not pin the proof to r, s")
+    c.add_argument("--reference", action="store_true", help="recompute with the pure-Python reference alone (the default "
+                   "recomputes the keys and MSM sums with the fast library where installed)")
     c.add_argument("--quiet", action="store_true")
     _interop_parsers(sub)
     return p
@@ -79,6 +87,7 @@ def _interop_parsers(sub) -> None:
     s.add_argument("--id", help="vector id (default: the output file's stem)")
     s.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
     s.add_argument("--out", required=True, help="output vector JSON path")
+    s.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     e = sub.add_parser(
         "export-bellman",
@@ -105,12 +114,14 @@ def _interop_parsers(sub) -> None:
     i.add_argument("--id", help="vector id (default: the output file's stem)")
     i.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
     i.add_argument("--out", required=True, help="output vector JSON path")
+    i.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
     i.add_argument("--quiet", action="store_true")
 
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
     vector = _build(args, say)
+    say(f"encoding and writing {args.out}")
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
@@ -128,6 +139,7 @@ def _build(args, say):
         comment=args.comment,
         flags=args.flag,
         progress=say,
+        reference=args.reference,
     )
 
 
@@ -167,9 +179,11 @@ def _check(args) -> int:
     """Every vector is checked before any verdict is printed: a bad vector later in the list leaves no 'ok' output."""
     say = Progress(args.quiet)
     verdicts = []
+    if args.fast and args.reference:
+        raise InvalidInputError("--reference", "recomputes every value; --fast judges by the oracles instead: choose one")
     for path in args.vectors:
         v = load_vector(path, progress=say)
-        checked = check_vector_values(v, fast=args.fast, say=say)
+        checked = check_vector_values(v, fast=args.fast, say=say, curve=curve_primitive(args.reference))
         verdicts.append(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s)): {checked}")
     print("\n".join(verdicts))
     return EXIT_OK
@@ -183,7 +197,10 @@ def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
     inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
-    vector = import_snarkjs(args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say)
+    vector = import_snarkjs(
+        args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say,
+        curve=curve_primitive(args.reference),
+    )
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
@@ -210,7 +227,7 @@ def _import_bellman(args) -> int:
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
     inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
-    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say)
+    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say, curve=curve_primitive(args.reference))
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK

@@ -230,7 +230,9 @@ def export_bellman(vector: Vector, out_dir) -> list[Path]:
     )
 
 
-def import_bellman(params_path, r1cs: R1CS, witnesses: list[Witness], vector_id: str, source: dict, progress=None) -> Vector:
+def import_bellman(
+    params_path, r1cs: R1CS, witnesses: list[Witness], vector_id: str, source: dict, progress=None, curve=None
+) -> Vector:
     """A vector (bellman convention) from a bellman Parameters file and an R1CS with its witnesses (r and s included);
     every phase's expected output from the reference prover. ``source`` records where the R1CS and witnesses came from."""
     path = Path(params_path)
@@ -246,4 +248,5 @@ def import_bellman(params_path, r1cs: R1CS, witnesses: list[Witness], vector_id:
         flags=["bellman-import"],
         generator={"command": "python -m vectors import-bellman", "parameters": path.name, **source},
         progress=progress,
+        curve=curve,
     )

@@ -16,7 +16,8 @@ class BundledVector:
     name: str
     """File stem under vectors/data/."""
     args: tuple[str, ...]
-    """Arguments of `python -m vectors generate` (without --out)."""
+    """Arguments of `python -m vectors generate` (without --out); all with --reference, so that the files (their
+    ``computed_by`` included) are the same with or without the fast library."""
 
     @property
     def path(self) -> Path:
@@ -28,19 +29,19 @@ class BundledVector:
 
 
 BUNDLED = (
-    *(BundledVector(f"porep-log{k:02d}", ("--log-n", str(k), "--seed", f"bundled-porep-{k}")) for k in range(1, 11)),
-    BundledVector("random-log06", ("--log-n", "6", "--seed", "bundled-random-6", "--shape", "random")),
+    *(BundledVector(f"porep-log{k:02d}", ("--log-n", str(k), "--seed", f"bundled-porep-{k}", "--reference")) for k in range(1, 11)),
+    BundledVector("random-log06", ("--log-n", "6", "--seed", "bundled-random-6", "--shape", "random", "--reference")),
     # Uniformly random scalars leave every query unsplit; at 2^9 the B query has more than 224 points, so its G2 tail
     # MSM takes c = 8 windows, whose bucket segments are summed by msm.cu's sum_groups_g2 (no PoRep shape reaches it:
     # their B tails hold ONE alone).
-    BundledVector("random-log09", ("--log-n", "9", "--seed", "bundled-random-9", "--shape", "random")),
+    BundledVector("random-log09", ("--log-n", "9", "--seed", "bundled-random-9", "--shape", "random", "--reference")),
     BundledVector(
         "multi-circuit-log07",
-        ("--log-n", "7", "--seed", "bundled-multi-7", "--circuits", "4", "--flag", "multi-circuit"),
+        ("--log-n", "7", "--seed", "bundled-multi-7", "--circuits", "4", "--flag", "multi-circuit", "--reference"),
     ),
     BundledVector(
         "sidecar-log08",
-        ("--log-n", "8", "--seed", "bundled-sidecar-8", "--sidecar-min", "64", "--flag", "sidecar"),
+        ("--log-n", "8", "--seed", "bundled-sidecar-8", "--sidecar-min", "64", "--flag", "sidecar", "--reference"),
     ),
 )
 

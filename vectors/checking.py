@@ -6,7 +6,8 @@ A vector's inputs are its R1CS, keys, witnesses and blinding scalars r, s; every
 * ``circuits[i].expected`` and the top-level ``prep`` (optional, present for all circuits or for none): every
   phase's output, as ``reference.prover.prove`` computes it.
 
-The full check recomputes each claim with the reference and compares the canonical encodings (the vector
+The full check recomputes each claim with the reference (its group arithmetic by ``curve``: the fast library where
+installed, the pure-Python definition with ``--reference``; reference/msm.py ``ReferenceCurve``) and compares the canonical encodings (the vector
 document itself), naming the first field that differs. ``--fast`` judges by the independent oracles instead
 (conformance/oracles.py): the keys' points at both ends of every query against the trapdoor, the verifying
 key exactly; evaluate and prep recomputed (linear time); ntt_h by the h identity at a random point; msm_h,
@@ -22,25 +23,26 @@ from reference.prep import prep
 from reference.prover import PHASES, prove
 from reference.r1cs import witness_vector
 from reference.field import R, inv
+from reference.msm import REFERENCE_CURVE
 from reference.setup import qap_at, setup
 
 from .format import CircuitCase, Vector, check_witnesses_satisfied, vector_document
 
 
-def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: None) -> str:
+def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: None, curve=REFERENCE_CURVE) -> str:
     """Raise InvalidInputError naming the first field whose value the reference does not reproduce; return a
-    one-line summary of what was checked."""
+    one-line summary of what was checked. ``curve`` does the group arithmetic of the recomputation."""
     check_witnesses_satisfied(vector)
     has_expected = _check_sections(vector)
     checked = ["witnesses satisfy the R1CS"]
     if vector.trapdoor is not None:
         say(f"{vector.id}: keys from the trapdoor")
-        (_check_trapdoor_oracle if fast else _check_trapdoor)(vector)
-        checked.append("keys match the trapdoor" + (" (verifying key; both ends of every query)" if fast else ""))
+        _check_trapdoor_oracle(vector) if fast else _check_trapdoor(vector, curve, say)
+        checked.append("keys match the trapdoor" + (" (verifying key; both ends of every query)" if fast else f" (by {curve.name})"))
     if has_expected:
         say(f"{vector.id}: expected outputs")
-        (_check_expected_oracles if fast else _check_expected)(vector)
-        checked.append("expected outputs " + ("by the oracles" if fast else "recomputed by the reference"))
+        _check_expected_oracles(vector) if fast else _check_expected(vector, curve, say)
+        checked.append("expected outputs " + ("by the oracles" if fast else f"recomputed by the reference (group sums by {curve.name})"))
     return "; ".join(checked)
 
 
@@ -84,14 +86,14 @@ def _compare(stated: Vector, computed: Vector, sections: tuple[str, ...], what: 
             raise InvalidInputError(where, f"is not what {what}")
 
 
-def _check_trapdoor(vector: Vector) -> None:
-    keys = setup(vector.r1cs, vector.trapdoor, vector.convention)
+def _check_trapdoor(vector: Vector, curve, say) -> None:
+    keys = setup(vector.r1cs, vector.trapdoor, vector.convention, progress=say, curve=curve)
     recomputed = dataclasses.replace(vector, pk=keys)
     _compare(vector, recomputed, ("verifying_key", "proving_key"), "reference/setup.py makes from the vector's trapdoor")
 
 
-def _check_expected(vector: Vector) -> None:
-    outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention)
+def _check_expected(vector: Vector, curve, say) -> None:
+    outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention, progress=say, curve=curve)
     cases = [CircuitCase(witness=case.witness, expected=outputs.circuit(c)) for c, case in enumerate(vector.circuits)]
     recomputed = dataclasses.replace(vector, circuits=cases, expected_prep=outputs.prep)
     _compare(vector, recomputed, ("prep", "circuits"), "the reference prover computes from the vector's inputs")

@@ -30,6 +30,7 @@ from typing import Callable
 from reference.cli import EXIT_OK, Progress, run_main
 from reference.errors import InvalidInputError
 from reference.field import R, inv
+from reference.msm import REFERENCE_CURVE
 from reference.prep import WORD_BITS
 from reference.prover import Witness
 from reference.r1cs import R1CS, Row
@@ -553,6 +554,7 @@ def edge_case_files(case: EdgeCase, progress=None) -> dict:
         flags=list(case.flags),
         generator={"command": "python -m vectors.edge_cases", "case": case.name, "seed": case.seed},
         progress=progress,
+        curve=REFERENCE_CURVE,  # the same bytes with or without the fast library (vectors/bundled.py)
     )
     doc, sidecars = vector_document(vector, case.name)
     return {case.path: document_bytes(doc), **{case.path.parent / name: data for name, data in sidecars.items()}}

@@ -13,6 +13,8 @@ process already holds as py_ecc points, checked when they were read or computed.
 same way and are checked to lie on the curve. Scalars cross as canonical big-endian 32 bytes, which the
 library refuses when >= r (``Scalar(int)`` would reduce silently: never used here).
 """
+import sys
+from array import array
 from importlib import metadata
 
 from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve
@@ -167,3 +169,207 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
     """prod_k e(P_k, Q_k) == 1 by the library, for py_ecc (G1 point P_k, G2 point Q_k)."""
     ark = load_library()
     return ark.GT.pairing_check(to_library_many([p for p, _ in pairs]), to_library_many([q for _, q in pairs]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Curve primitives for the reference prover and setup
+#
+# ArkworksCurve has the methods of reference/msm.py ``ReferenceCurve`` (whose docstring says why the phases and the
+# setup take the arithmetic as a parameter) and computes the same group elements with the library. Results come
+# back as py_ecc points, checked on the curve; the key points this object computed or converted are remembered as
+# library points, so that a key's queries cross over once, not once per MSM.
+
+
+POOL_WINDOW_BITS = 16
+"""Fixed-base window of the pool workers: 16 unsigned windows x (2^16 - 1) precomputed multiples (1 M library points:
+about 1 s of library additions and 0.2 GB for G1, 4 s and 0.35 GB for G2, once per worker), so that a multiple costs
+at most 16 library additions instead of a 252 us (G1) or 850 us (G2) scalar multiplication (bench/RESULTS_generate.md)."""
+SMALL_WINDOW_BITS = 8
+"""Fixed-base window for fewer multiples, computed in this process: a table of 32 x 255 points, built at once."""
+DIGIT_TYPE = {8: "B", 16: "H"}
+"""The array type code whose items are the c-bit windows of a scalar's little-endian bytes."""
+POOL_MIN_POINTS = 1 << 14
+"""Fewest multiples worth a process pool: below, starting the workers and their tables costs more than it saves."""
+STRETCH = 1 << 14
+"""Multiples per unit of pool work, and between two progress reports."""
+
+_TABLES = {}
+
+
+def _fixed_base_table(g2: bool, window_bits: int) -> list:
+    """rows[w][d - 1] = d * 2^(c*w) * generator for d in 1..2^c - 1 (unsigned windows), library points built by
+    library additions, once per process and window width."""
+    key = (g2, window_bits)
+    if key not in _TABLES:
+        ark = load_library()
+        window_base = ark.G2Point() if g2 else ark.G1Point()  # the library's default point is the generator
+        rows = []
+        for _ in range(SCALAR_BYTES * 8 // window_bits):
+            row = [window_base]
+            for _ in range((1 << window_bits) - 2):
+                row.append(row[-1] + window_base)
+            rows.append(row)
+            window_base = row[-1] + window_base  # (2^c - 1) + 1 = 2^c times the window's base
+        _TABLES[key] = rows
+    return _TABLES[key]
+
+
+def _windows(k: int, window_bits: int) -> array:
+    """k's unsigned c-bit windows, lowest first: sum_w d_w 2^(c*w) = k."""
+    digits = array(DIGIT_TYPE[window_bits], k.to_bytes(SCALAR_BYTES, "little"))
+    if sys.byteorder == "big":
+        digits.byteswap()
+    return digits
+
+
+def generator_multiples_xy(g2: bool, window_bits: int, scalars: list[int]) -> bytes:
+    """k * G1 (or G2) for each k in [0, r), as the library's affine bytes one after the other (a pool worker's unit
+    of work): sum_w table[w][d_w] over k's c-bit windows. Each result is checked on the curve here, in integers
+    (reference/curve.py), before it is sent."""
+    from reference.curve import G1_INTS, G2_INTS
+
+    ark = load_library()
+    rows = _fixed_base_table(g2, window_bits)
+    identity = ark.G2Point.identity() if g2 else ark.G1Point.identity()
+    curve = G2_INTS if g2 else G1_INTS
+    out = []
+    for k in scalars:
+        acc = identity
+        for row, digit in zip(rows, _windows(k, window_bits)):
+            if digit:
+                acc = acc + row[digit - 1]
+        xy = acc.to_xy_bytes_be()
+        if any(xy) and not _on_curve_xy(xy, curve, g2):
+            raise ToolkitError(f"{DISTRIBUTION} returned a point that is not on the curve: {xy.hex()}")
+        out.append(xy)
+    return b"".join(out)
+
+
+def _xy_words(xy: bytes) -> list[int]:
+    return [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, len(xy), FQ_BYTES)]
+
+
+def _on_curve_xy(xy: bytes, curve, g2: bool) -> bool:
+    """y^2 == x^3 + b for the library's affine bytes (Fq2 as c0 || c1)."""
+    words = _xy_words(xy)
+    x, y = ((words[0], words[1]), (words[2], words[3])) if g2 else (words[0], words[1])
+    return curve.field.sqr(y) == curve.rhs(x)
+
+
+_POOL = []
+
+
+def _pool():
+    """One process pool per process (os.cpu_count() workers), started on first use. The workers are forked: they
+    need no re-import of the caller's main module, and run only library additions and conversions, never the
+    library's threaded multiexp (whose threads a fork does not copy)."""
+    if not _POOL:
+        import atexit
+        import multiprocessing
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOL.append(ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=multiprocessing.get_context("fork")))
+        atexit.register(_POOL[0].shutdown)  # before the interpreter's teardown, which the pool's own clean-up outlives
+    return _POOL[0]
+
+
+class ArkworksCurve:
+    """reference/msm.py ``ReferenceCurve``'s arithmetic by the library (see this section's opening comment)."""
+
+    def __init__(self):
+        self.name = implementation()
+        self._known = {}  # id(py_ecc point) -> (that point, the same point as the library's)
+
+    # crossing over, remembered
+
+    def _library_points(self, points) -> list:
+        """``points`` (py_ecc) as library points: the remembered ones looked up, the others converted together."""
+        found = [self._known.get(id(p)) for p in points]
+        missing = [p for p, hit in zip(points, found) if hit is None]
+        converted = iter(to_library_many(missing))
+        out = []
+        for p, hit in zip(points, found):
+            if hit is None:
+                hit = (p, next(converted))
+                self._known[id(p)] = hit
+            out.append(hit[1])
+        return out
+
+    def _py_ecc_points(self, data: bytes, g2: bool) -> list:
+        """The affine bytes generator_multiples_xy sends (checked on the curve there) as py_ecc points, remembered."""
+        ark = load_library()
+        point_type = ark.G2Point if g2 else ark.G1Point
+        size = (4 if g2 else 2) * FQ_BYTES
+        one = FQ2.one() if g2 else FQ.one()
+        out = []
+        for start in range(0, len(data), size):
+            xy = data[start : start + size]
+            words = _xy_words(xy)
+            if not any(words):
+                point, library_point = (Z2 if g2 else Z1), point_type.identity()
+            else:
+                point = (FQ2(words[0:2]), FQ2(words[2:4]), one) if g2 else (FQ(words[0]), FQ(words[1]), one)
+                library_point = point_type.from_xy_bytes_unchecked_be(xy)
+            self._known[id(point)] = (point, library_point)
+            out.append(point)
+        return out
+
+    # the methods of ReferenceCurve
+
+    def msm(self, points, scalars, identity) -> tuple:
+        """sum_i scalars[i] * points[i]."""
+        return self.msm_at(points, range(len(points)), scalars, identity)
+
+    def msm_at(self, points, indices, scalars, identity) -> tuple:
+        """sum_k scalars[k] * points[indices[k]]."""
+        if len(indices) != len(scalars):
+            raise InvalidInputError("msm", f"{len(indices)} points but {len(scalars)} scalars")
+        if not indices:
+            return identity
+        library_points = self._library_points(points)
+        return msm([library_points[i] for i in indices], list(scalars), identity)
+
+    def sum_at(self, points, indices, identity) -> tuple:
+        """sum_{i in indices} points[i]."""
+        if not indices:
+            return identity
+        library_points = self._library_points(points)
+        total = library_points[indices[0]]
+        for i in indices[1:]:
+            total = total + library_points[i]
+        return from_library(total)
+
+    def generator_multiples(self, base, scalars, progress=None) -> list:
+        """[k * base for k in scalars], base G1 or G2 (the generators only), by a fixed-base table of library
+        points, in a process pool for many scalars; ``progress(done)`` after each stretch."""
+        from py_ecc.optimized_bls12_381 import G1, G2
+
+        g2 = is_g2(base)
+        if base != (G2 if g2 else G1):
+            raise InvalidInputError("base", "the library's fixed-base tables are of the generators G1 and G2 only")
+        from reference.field import R
+
+        for i, k in enumerate(scalars):
+            if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < R:
+                raise InvalidInputError(f"scalars[{i}]", f"expected an int in [0, r), got {k!r}")
+        stretches = [scalars[start : start + STRETCH] for start in range(0, len(scalars), STRETCH)]
+        if len(scalars) >= POOL_MIN_POINTS:
+            bits = [POOL_WINDOW_BITS] * len(stretches)
+            results = _pool().map(generator_multiples_xy, [g2] * len(stretches), bits, stretches)
+        else:
+            results = (generator_multiples_xy(g2, SMALL_WINDOW_BITS, stretch) for stretch in stretches)
+        out = []
+        for data in results:
+            out += self._py_ecc_points(data, g2)
+            if progress:
+                progress(len(out))
+        return out
+
+
+def curve_primitive(reference: bool = False):
+    """The arithmetic for the prover and setup: the library's when installed (and not ``reference``), else the
+    pure-Python definition (reference/msm.py REFERENCE_CURVE)."""
+    from reference.msm import REFERENCE_CURVE
+
+    return ArkworksCurve() if available() and not reference else REFERENCE_CURVE

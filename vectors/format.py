@@ -25,7 +25,7 @@ from reference.evaluate import Evaluations, evaluate_satisfied
 from reference.field import R, SCALAR_BYTES
 from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey, check_proving_key, check_verifying_key
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
-from reference.prover import CircuitOutputs, Witness
+from reference.prover import PHASES, CircuitOutputs, Witness
 from reference.r1cs import R1CS, Density, witness_vector
 from reference.safe_files import check_outputs, read_regular_file
 from reference.setup import TEST_ONLY_BANNER, Trapdoor
@@ -68,6 +68,8 @@ class Vector:
     trapdoor: Trapdoor | None = None
     expected_prep: Prep | None = None
     generator: dict = field(default_factory=dict)
+    computed_by: dict = field(default_factory=dict)
+    """Which implementation computed the keys and each phase's expected output (FORMAT.md, ``computed_by``)."""
     source_files: list[Path] = field(default_factory=list, compare=False)
     """The files it was read from (JSON and sidecars): a command must not write over them."""
 
@@ -258,12 +260,13 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
         trapdoor=trapdoor,
         expected_prep=expected_prep,
         generator=doc.get("generator", {}),
+        computed_by=_parse_computed_by(doc.get("computed_by"), has_expected=any(c.expected is not None for c in circuits)),
         source_files=arrays.sidecar_paths,
     )
 
 
 TOP_LEVEL_REQUIRED = ("format", "format_version", "id", "curve", "domain", "r1cs", "density", "verifying_key", "proving_key", "circuits")
-TOP_LEVEL_OPTIONAL = ("comment", "flags", "generator", "trapdoor", "prep")
+TOP_LEVEL_OPTIONAL = ("comment", "flags", "generator", "computed_by", "trapdoor", "prep")
 CURVE_NAME = "bls12-381"
 
 
@@ -335,6 +338,30 @@ def _check_all_object_fields(doc: dict) -> None:
                 _check_object_fields(circuit, schema, f"circuits[{i}]")
         elif key in doc:
             _check_object_fields(doc[key], schema, key)
+
+
+COMPUTED_BY_KEYS_ENTRY = "proving_key"
+"""``computed_by``'s entry for the keys, present when this toolkit's setup computed them (absent for imported keys)."""
+
+
+def _parse_computed_by(d, has_expected: bool) -> dict:
+    """``computed_by`` (optional): non-empty strings naming an implementation, for every phase when the circuits have
+    expected outputs, and optionally for the keys."""
+    if d is None:
+        return {}
+    if not isinstance(d, dict):
+        raise InvalidInputError("computed_by", "expected an object")
+    allowed = {COMPUTED_BY_KEYS_ENTRY, *PHASES}
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise InvalidInputError(f"computed_by.{unknown[0]}", f"is not a field of this format: expected {COMPUTED_BY_KEYS_ENTRY!r} or a phase")
+    for key, value in d.items():
+        if not isinstance(value, str) or not value:
+            raise InvalidInputError(f"computed_by.{key}", "expected a non-empty string naming an implementation")
+    missing = [p for p in PHASES if p not in d]
+    if has_expected and missing:
+        raise InvalidInputError(f"computed_by.{missing[0]}", "is missing: every phase with an expected output names its implementation")
+    return dict(d)
 
 
 def _parse_domain(d) -> DomainConvention:
@@ -565,6 +592,7 @@ def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -
         "comment": vector.comment,
         "flags": list(vector.flags),
         "generator": vector.generator,
+        **({"computed_by": dict(vector.computed_by)} if vector.computed_by else {}),
         "curve": CURVE_NAME,
         "domain": {
             "convention": vector.convention.name,

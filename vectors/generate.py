@@ -18,6 +18,10 @@ Shapes:
 The circuit depends on (seed, log n, shape, sizes) only; each circuit of a batch gets its own
 witness from (seed, circuit index), so many circuits share one R1CS and one key, as in supraseal's
 num_circuits. All randomness is Python's ``random.Random`` seeded with a string derived from the seed.
+
+The keys' points and the group sums of msm_h, batch_add and tail_msm are computed by the independent library when
+it is installed (vectors/fast_library.py ``curve_primitive``), by the pure-Python reference otherwise or with
+``reference=True``; every vector names which one in ``computed_by`` (vectors/FORMAT.md).
 """
 import random
 from dataclasses import dataclass
@@ -26,15 +30,19 @@ from reference.domain import BELLMAN, DomainConvention
 from reference.errors import InvalidInputError
 from reference.field import R
 from reference.keys import ProvingKey, check_proving_key
-from reference.prover import Witness, prove
+from reference.msm import REFERENCE_CURVE
+from reference.prover import CURVE_PHASES, PHASES, Witness, prove
 from reference.r1cs import R1CS
 from reference.setup import Trapdoor, derive_scalar, setup, trapdoor_from_seed
 
-from .format import CircuitCase, Vector
+from .fast_library import curve_primitive
+from .format import COMPUTED_BY_KEYS_ENTRY, CircuitCase, Vector
 
 SHAPES = ("porep", "random")
 MAX_GENERATED_LOG_N = 20
-"""Beyond this the pure-Python setup and prover take hours; large vectors come from the GPU key generator."""
+"""2^20 takes minutes with the library on 2 cores and some GB of memory (bench/RESULTS_generate.md), hours in pure
+Python; beyond it the Python side (a py_ecc object per key point, the pure-Python NTT) needs more memory than CI's
+24 GiB and tens of minutes: larger vectors come from the GPU key generator."""
 ONE = 0
 """Witness index of the constant ONE."""
 
@@ -193,8 +201,10 @@ def build_vector(
     comment: str | None = None,
     flags: list[str] | None = None,
     progress=None,
+    reference: bool = False,
 ) -> Vector:
-    """A complete vector for a synthetic circuit (see the module docstring) with ``circuits`` witnesses."""
+    """A complete vector for a synthetic circuit (see the module docstring) with ``circuits`` witnesses; ``reference``
+    computes every value in pure Python even where the library is installed."""
     if circuits < 1:
         raise InvalidInputError("--circuits", f"must be at least 1, got {circuits}")
     if not 1 <= log_n <= MAX_GENERATED_LOG_N:
@@ -221,6 +231,7 @@ def build_vector(
             "constraints": r1cs.num_constraints,
         },
         progress=progress,
+        curve=curve_primitive(reference),
     )
 
 
@@ -234,15 +245,19 @@ def make_vector(
     generator: dict,
     trapdoor: Trapdoor | None = None,
     progress=None,
+    curve=None,
 ) -> Vector:
     """Any circuit and witnesses -> a complete vector: test-only keys (from ``trapdoor``, else from the
-    seed), and every phase's expected output from the reference prover."""
+    seed), and every phase's expected output from the reference prover, the group arithmetic by ``curve``
+    (default: the library where installed, see the module docstring)."""
     say = progress or (lambda message: None)
+    curve = curve or curve_primitive()
     trapdoor = trapdoor or trapdoor_from_seed(seed)
-    say(f"setup for 2^{r1cs.log_n} ({r1cs.num_constraints} constraints, {r1cs.num_inputs} inputs, {r1cs.num_aux} aux)")
-    pk = setup(r1cs, trapdoor, progress=say)
-    say("proving with the reference")
-    return vector_from_key(r1cs, pk, witnesses, BELLMAN, vector_id, comment, flags, generator, trapdoor, say)
+    say(f"setup for 2^{r1cs.log_n} ({r1cs.num_constraints} constraints, {r1cs.num_inputs} inputs, {r1cs.num_aux} aux) by {curve.name}")
+    pk = setup(r1cs, trapdoor, progress=say, curve=curve)
+    return vector_from_key(
+        r1cs, pk, witnesses, BELLMAN, vector_id, comment, flags, generator, trapdoor, say, curve, keys_computed_by=curve.name
+    )
 
 
 def vector_from_key(
@@ -256,12 +271,19 @@ def vector_from_key(
     generator: dict,
     trapdoor: Trapdoor | None = None,
     progress=None,
+    curve=None,
+    keys_computed_by: str | None = None,
 ) -> Vector:
     """A complete vector for keys made elsewhere (a zkey, a bellman Parameters file, or ``setup`` with any convention):
     every phase's expected output from the reference prover, in ``convention``. The keys must pass the degeneracy
-    rules every reader applies (reference/keys.py), so that no importer writes a vector the readers refuse."""
+    rules every reader applies (reference/keys.py), so that no importer writes a vector the readers refuse. The group
+    arithmetic is ``curve``'s (default: the library where installed); ``keys_computed_by`` names who computed the
+    keys, if this toolkit did."""
     check_proving_key(pk)
-    outputs, _ = prove(r1cs, pk, witnesses, convention, progress=progress)
+    curve = curve or curve_primitive()
+    if progress:
+        progress(f"proving with the reference phases, group arithmetic by {curve.name}")
+    outputs, _ = prove(r1cs, pk, witnesses, convention, progress=progress, curve=curve)
     return Vector(
         id=vector_id,
         comment=comment,
@@ -273,4 +295,12 @@ def vector_from_key(
         trapdoor=trapdoor,
         expected_prep=outputs.prep,
         generator=generator,
+        computed_by=computed_by(curve, keys_computed_by),
     )
+
+
+def computed_by(curve, keys_computed_by: str | None = None) -> dict:
+    """The ``computed_by`` entry (vectors/FORMAT.md): the keys' implementation (if this toolkit computed them) and
+    each phase's: ``curve``'s for the phases whose group arithmetic it does, the pure-Python reference's for the others."""
+    keys = {COMPUTED_BY_KEYS_ENTRY: keys_computed_by} if keys_computed_by else {}
+    return {**keys, **{p: curve.name if p in CURVE_PHASES else REFERENCE_CURVE.name for p in PHASES}}

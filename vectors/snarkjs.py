@@ -683,11 +683,13 @@ def read_circom_circuit(r1cs_path, wtns_paths: list, seed: str | None = None, ex
     return r1cs, witnesses, seed
 
 
-def import_snarkjs(r1cs_path, wtns_paths: list, zkey_path, vector_id: str, seed: str | None = None, progress=None) -> Vector:
+def import_snarkjs(
+    r1cs_path, wtns_paths: list, zkey_path, vector_id: str, seed: str | None = None, progress=None, curve=None
+) -> Vector:
     """A vector (convention ``snarkjs``) from a circom .r1cs, one .wtns per circuit and a snarkjs Groth16 .zkey.
 
     The keys are the zkey's (no trapdoor); r, s derive from ``seed`` (default: the SHA-256 of the files);
-    every phase's expected output comes from the reference prover.
+    every phase's expected output comes from the reference prover (group arithmetic by ``curve``: vector_from_key).
     """
     say = progress or (lambda message: None)
     zkey_bytes = read_file(zkey_path, ".zkey file")
@@ -711,4 +713,5 @@ def import_snarkjs(r1cs_path, wtns_paths: list, zkey_path, vector_id: str, seed:
             "seed": seed,
         },
         progress=say,
+        curve=curve,
     )

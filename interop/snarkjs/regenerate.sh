@@ -58,7 +58,7 @@ make_key bn128 bn128 "-bn128"     # a key for the wrong curve: the readers must 
 
 # The same circuit as a test vector (convention "snarkjs"), expected outputs from the reference prover.
 (cd "$REPO" && python3 -m vectors import-snarkjs interop/snarkjs/circuit.r1cs interop/snarkjs/witness.wtns \
-    interop/snarkjs/circuit.zkey --witness interop/snarkjs/witness2.wtns --seed interop-snarkjs --id snarkjs-interop --out interop/snarkjs/vector.json)
+    interop/snarkjs/circuit.zkey --witness interop/snarkjs/witness2.wtns --seed interop-snarkjs --id snarkjs-interop --reference --out interop/snarkjs/vector.json)
 
 rm -rf "$BUILD"
 echo "regenerated: $(ls "$HERE" | grep -v node_modules | tr '\n' ' ')"
