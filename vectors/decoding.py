@@ -17,6 +17,7 @@ pool's workers too, so it is a module-level function (picklable).
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -71,22 +72,34 @@ class PointDecoder:
         if group not in (G1, G2):
             raise ValueError(f"group must be {G1!r} or {G2!r}")
         task = (group, compressed, prepare, identity_problem)
-        starts = range(0, len(items), CHUNK_POINTS)
-        chunks = (items[start : start + CHUNK_POINTS] for start in starts)
         report = _Progress(self.progress, array, len(items), group)
-        points = []
         if not self.fast:
-            for start, chunk in zip(starts, chunks):
-                points += [_reference_point(item, name(start + k), *task) for k, item in enumerate(chunk)]
+            points = []
+            for start in range(0, len(items), CHUNK_POINTS):
+                points += [_reference_point(item, name(start + k), *task) for k, item in enumerate(items[start : start + CHUNK_POINTS])]
                 report(len(points))
             return points
-        with _Executor(self.workers if len(items) >= POOL_MIN_POINTS else 1) as executor:
-            for start, (decoded, refused) in zip(starts, executor.map(_fast_chunk, chunks, task)):
-                points += [fast_library.from_xy_bytes(xy, group == G2) for xy in decoded]
-                if refused is not None:
-                    _confirm_refusal(items[start + refused], name(start + refused), task)
-                report(len(points))
-        return points
+        workers = self.workers if len(items) >= POOL_MIN_POINTS else 1
+        try:
+            return _decode_fast(items, name, task, workers, report)
+        except BrokenProcessPool as exc:  # e.g. a script without `if __name__ == "__main__":` (forkserver re-imports it)
+            self.progress(f"{array}: the decoding processes failed ({exc}); decoding in this process")
+            return _decode_fast(items, name, task, 1, report)
+
+
+def _decode_fast(items, name, task: tuple, workers: int, report) -> list:
+    """The fast path over chunks (in a pool of ``workers`` processes when > 1); the first refusal confirmed."""
+    g2 = task[0] == G2
+    starts = range(0, len(items), CHUNK_POINTS)
+    chunks = (items[start : start + CHUNK_POINTS] for start in starts)
+    points = []
+    with _Executor(workers) as executor:
+        for start, (decoded, refused) in zip(starts, executor.map(_fast_chunk, chunks, task)):
+            points += [fast_library.from_xy_bytes(xy, g2) for xy in decoded]
+            if refused is not None:
+                _confirm_refusal(items[start + refused], name(start + refused), task)
+            report(len(points))
+    return points
 
 
 def _reference_point(item, where: str, group: str, compressed: bool, prepare, identity_problem):
@@ -134,7 +147,9 @@ class _Executor:
 
     def __enter__(self):
         if self.workers > 1:
-            self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(POOL_START_METHOD))
+            context = multiprocessing.get_context(POOL_START_METHOD)
+            context.set_forkserver_preload([__name__])  # the server imports this module (and the library) once
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=context)
         return self
 
     def map(self, function, chunks, task: tuple):
