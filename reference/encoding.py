@@ -24,7 +24,7 @@ from .subgroup import g1_affine_in_subgroup, g2_affine_in_subgroup
 
 __all__ = [
     "FQ_BYTES", "g1_to_bytes", "g1_from_bytes", "g2_to_bytes", "g2_from_bytes",
-    "encode_g1", "decode_g1", "encode_g2", "decode_g2", "encode_g1_many", "encode_g2_many",
+    "encode_g1", "decode_g1", "encode_g2", "decode_g2", "encode_g1_many", "encode_g2_many", "canonical_words", "hex_to_bytes",
 ]
 
 FQ_BYTES = 48

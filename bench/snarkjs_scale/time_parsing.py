@@ -34,7 +34,7 @@ def main() -> None:
     data = step("read files", lambda: {k: read_file(out / f, k) for k, f in (("r1cs", "chain.r1cs"), ("wtns", "witness.wtns"), ("zkey", "chain.zkey"))})
     circuit = step("parse .r1cs", lambda: parse_r1cs(data["r1cs"], "chain.r1cs"))
     step("parse .wtns", lambda: split_witness(parse_wtns(data["wtns"], "witness.wtns"), circuit.r1cs, "witness.wtns"))
-    zkey = step("parse .zkey (points decoded and checked)", lambda: parse_zkey(data["zkey"], "chain.zkey", decoder))
+    zkey = step("parse .zkey (every point checked)", lambda: parse_zkey(data["zkey"], "chain.zkey", decoder))
     step("proving key from the zkey (checked against the R1CS)", lambda: proving_key_from_zkey(zkey, circuit.r1cs, "chain.zkey"))
     points = sum(len(getattr(zkey, q)) for q in ("a", "b_g1", "b_g2", "c", "h")) + len(zkey.vk.ic) + 6
     print(f"{circuit.r1cs.num_constraints} constraints, 2^{circuit.r1cs.log_n} rows, {points} zkey points ({len(zkey.b_g2)} of them G2)")
