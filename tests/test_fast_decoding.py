@@ -36,7 +36,7 @@ from vectors import decoding, fast_library
 from vectors.bellman import parameters_bytes, parse_parameters
 from vectors.bundled import DATA_DIR
 from vectors.decoding import PointDecoder
-from vectors.format import load_vector
+from vectors.format import load_vector, point_from_hex
 from vectors.snarkjs import parse_zkey
 
 MISSING = fast_library.unavailable_reason()
@@ -231,7 +231,7 @@ def test_a_reader_error_before_a_point_error_is_reported_first(small_chunks):
     items = [data.hex() for data in _valid_g1(40)]
     items[25] = "zz"
     items[31] = OFF_CURVE_G1_COMPRESSED.hex()
-    prepare = functools.partial(__import__("vectors.format", fromlist=["point_from_hex"]).point_from_hex, "g1")
+    prepare = functools.partial(point_from_hex, "g1")
     fast, reference = _both_outcomes(items, prepare=prepare)
     assert fast == reference and fast[2] == "proving_key.h[25]"
     items[25] = items[0]
