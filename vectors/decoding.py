@@ -30,8 +30,9 @@ from . import fast_library
 G1, G2 = "g1", "g2"
 CHUNK_POINTS = 4096
 """Points per pool task: about 0.4 s of G1 work, so progress lines and the first refusal come soon."""
-POOL_MIN_POINTS = 4 * CHUNK_POINTS
-"""Arrays shorter than this are decoded in this process: starting the workers costs more than they save."""
+POOL_MIN_POINTS = 2 * CHUNK_POINTS
+"""Arrays shorter than this are decoded in this process: starting the workers (about 0.15 s) costs more than they
+save (bench/RESULTS_import.md: 8192 G1 points 0.53 s in this process, 0.43 s with 2 workers; 4096: 0.26 vs 0.39 s)."""
 PROGRESS_MIN_POINTS = 4 * CHUNK_POINTS
 """Arrays at least this long report their progress (about every PROGRESS_STEP of the array)."""
 PROGRESS_STEP = 0.1
