@@ -24,7 +24,7 @@ from .subgroup import g1_affine_in_subgroup, g2_affine_in_subgroup
 
 __all__ = [
     "FQ_BYTES", "g1_to_bytes", "g1_from_bytes", "g2_to_bytes", "g2_from_bytes",
-    "encode_g1", "decode_g1", "encode_g2", "decode_g2", "encode_g1_many", "encode_g2_many",
+    "encode_g1", "decode_g1", "encode_g2", "decode_g2", "encode_g1_many", "encode_g2_many", "canonical_words", "hex_to_bytes",
 ]
 
 FQ_BYTES = 48
@@ -110,8 +110,10 @@ def _to_bytes(point, group: WireGroup, compressed: bool) -> bytes:
     return _affine_to_bytes(affine_ints([point])[0], group, compressed)
 
 
-def _from_bytes(data, group: WireGroup, field: str, compressed: bool) -> tuple:
-    """Decode and validate; see g1_from_bytes."""
+def canonical_words(data, group: WireGroup, field: str, compressed: bool) -> tuple[int, list[int]] | None:
+    """The checks of decoding that need no curve arithmetic: bytes, length, flags, the one form of the identity,
+    every coefficient < p. Returns None for the identity, else (the flag bits, the Fq words in wire order).
+    vectors/fast_library.py runs exactly these before the library's curve checks."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise PointEncodingError(field, f"expected bytes, got {type(data).__name__}")
     data = bytes(data)
@@ -134,10 +136,19 @@ def _from_bytes(data, group: WireGroup, field: str, compressed: bool) -> tuple:
         for value, name in zip(words, names):
             if value != 0:
                 raise PointEncodingError(field, f"infinity flag set but {name.split('.')[0]} bits non-zero")
-        return group.identity
+        return None
     for value, name in zip(words, names):
         if value >= P:
             raise PointEncodingError(field, f"{name} >= p")
+    return flags, words
+
+
+def _from_bytes(data, group: WireGroup, field: str, compressed: bool) -> tuple:
+    """Decode and validate; see g1_from_bytes."""
+    canonical = canonical_words(data, group, field, compressed)
+    if canonical is None:
+        return group.identity
+    flags, words = canonical
     f, curve = group.field, group.curve
     x = group.from_wire_words(words[: group.degree])
     rhs = curve.rhs(x)
@@ -188,7 +199,8 @@ def g2_from_bytes(data, field: str = "g2 point", compressed: bool = True) -> tup
 HEX_DIGITS = frozenset("0123456789abcdef")
 
 
-def _hex_to_bytes(text, field: str) -> bytes:
+def hex_to_bytes(text, field: str) -> bytes:
+    """The bytes of a point's hex form: lowercase digits, no 0x prefix, an even number of them; else PointEncodingError."""
     if not isinstance(text, str):
         raise PointEncodingError(field, f"expected a lowercase hex string, got {type(text).__name__}")
     if text[:2] in ("0x", "0X"):
@@ -208,7 +220,7 @@ def encode_g1(point) -> str:
 
 def decode_g1(text: str, field: str = "g1 point") -> tuple:
     """Inverse of encode_g1, validating as g1_from_bytes does (plus: lowercase hex, no prefix)."""
-    return g1_from_bytes(_hex_to_bytes(text, field), field)
+    return g1_from_bytes(hex_to_bytes(text, field), field)
 
 
 def encode_g2(point) -> str:
@@ -218,7 +230,7 @@ def encode_g2(point) -> str:
 
 def decode_g2(text: str, field: str = "g2 point") -> tuple:
     """Inverse of encode_g2, validating as g2_from_bytes does (plus: lowercase hex, no prefix)."""
-    return g2_from_bytes(_hex_to_bytes(text, field), field)
+    return g2_from_bytes(hex_to_bytes(text, field), field)
 
 
 def _encode_many(points, group: WireGroup) -> list[str]:

@@ -63,8 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--fast", action="store_true", help="judge by the oracles instead of recomputing (trapdoor at both ends of "
                    "every query, h identity, trapdoor MSMs, pairing): for large vectors; it does not pin the proof to r, s")
-    c.add_argument("--reference", action="store_true", help="recompute with the pure-Python reference alone (the default "
-                   "recomputes the keys and MSM sums with the fast library where installed)")
+    c.add_argument("--reference", action="store_true", help="decode and recompute with the pure-Python reference alone "
+                   "(the default decodes points and recomputes the keys and MSM sums with the fast library where installed)")
     c.add_argument("--quiet", action="store_true")
     _interop_parsers(sub)
     return p
@@ -182,7 +182,7 @@ def _check(args) -> int:
     if args.fast and args.reference:
         raise InvalidInputError("--reference", "recomputes every value; --fast judges by the oracles instead: choose one")
     for path in args.vectors:
-        v = load_vector(path, progress=say)
+        v = load_vector(path, progress=say, reference=args.reference)
         checked = check_vector_values(v, fast=args.fast, say=say, curve=curve_primitive(args.reference))
         verdicts.append(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s)): {checked}")
     print("\n".join(verdicts))
@@ -199,7 +199,7 @@ def _import_snarkjs(args) -> int:
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_snarkjs(
         args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say,
-        curve=curve_primitive(args.reference),
+        curve=curve_primitive(args.reference), reference=args.reference,
     )
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))
@@ -218,7 +218,7 @@ def _import_bellman(args) -> int:
     if args.circuit:
         if args.wtns or args.seed:
             raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
-        source = load_vector(args.circuit, progress=say)
+        source = load_vector(args.circuit, progress=say, reference=args.reference)
         r1cs, witnesses, origin = source.r1cs, source.witnesses, {"circuit": Path(args.circuit).name}
     else:
         if not args.wtns:
@@ -227,7 +227,8 @@ def _import_bellman(args) -> int:
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
     inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
-    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say, curve=curve_primitive(args.reference))
+    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say,
+                           curve=curve_primitive(args.reference), reference=args.reference)
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK

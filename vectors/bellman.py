@@ -24,9 +24,7 @@ from reference.encoding import (
     G1_UNCOMPRESSED_BYTES,
     G2_COMPRESSED_BYTES,
     G2_UNCOMPRESSED_BYTES,
-    g1_from_bytes,
     g1_to_bytes,
-    g2_from_bytes,
     g2_to_bytes,
 )
 from reference.domain import BELLMAN
@@ -37,6 +35,7 @@ from reference.prover import Witness
 from reference.safe_files import read_regular_file
 from reference.r1cs import R1CS
 
+from .decoding import PointDecoder
 from .format import Vector, write_files_atomically
 from .snarkjs import vector_from_key
 
@@ -49,6 +48,7 @@ VK_POINTS = (("alpha_g1", "g1"), ("beta_g1", "g1"), ("beta_g2", "g2"), ("gamma_g
 QUERIES = (("h", "g1"), ("l", "g1"), ("a", "g1"), ("b_g1", "g1"), ("b_g2", "g2"))
 """The Parameters file's lists after the verifying key, in file order."""
 UNCOMPRESSED_BYTES = {"g1": G1_UNCOMPRESSED_BYTES, "g2": G2_UNCOMPRESSED_BYTES}
+IDENTITY_REFUSED = "is the point at infinity, which bellman refuses here"
 
 PARAMETERS_FILE = "groth16.params"
 VERIFYING_KEY_FILE = "groth16.vk"
@@ -99,10 +99,12 @@ def proof_bytes(proof: Proof, where: str = "proof") -> bytes:
 
 
 class _Reader:
-    """Walks a bellman file front to back, naming the field and offset in every error."""
+    """Walks a bellman file front to back, naming the field and offset in every error; ``decoder`` decodes the points
+    (the fast library where installed: vectors/decoding.py)."""
 
-    def __init__(self, data: bytes, where: str):
+    def __init__(self, data: bytes, where: str, decoder: PointDecoder | None = None):
         self.data, self.where, self.pos = data, where, 0
+        self.decoder = decoder or PointDecoder()
 
     def take(self, size: int, field: str) -> bytes:
         if self.pos + size > len(self.data):
@@ -116,18 +118,23 @@ class _Reader:
 
     def point(self, group: str, field: str, compressed: bool = False, allow_identity: bool = True):
         size = (G1_COMPRESSED_BYTES if group == "g1" else G2_COMPRESSED_BYTES) if compressed else UNCOMPRESSED_BYTES[group]
-        decode = g1_from_bytes if group == "g1" else g2_from_bytes
-        point = decode(self.take(size, field), f"{self.where}: {field}", compressed=compressed)
-        if not allow_identity and is_identity(point):
-            raise PointEncodingError(f"{self.where}: {field}", "is the point at infinity, which bellman refuses here")
-        return point
+        return self.decoder.one(
+            self.take(size, field), group, f"{self.where}: {field}", compressed=compressed,
+            identity_problem=None if allow_identity else IDENTITY_REFUSED,
+        )
 
     def points(self, group: str, field: str, expected: int | None) -> tuple:
         """u32 BE count (checked against ``expected`` before any point is read), then the points, none the identity."""
         count = int.from_bytes(self.take(LENGTH_BYTES, f"{field} length"), "big")
         if expected is not None and count != expected:
             raise SizeMismatchError(f"{self.where}: {field} length", f"is {count}; the R1CS implies {expected}")
-        return tuple(self.point(group, f"{field}[{i}]", allow_identity=False) for i in range(count))
+        size = UNCOMPRESSED_BYTES[group]
+        complete = min(count, (len(self.data) - self.pos) // size)  # points before a truncation are checked first
+        raw = [self.take(size, f"{field}[{i}]") for i in range(complete)]
+        points = self.decoder.many(raw, group, f"{self.where}: {field}", compressed=False, identity_problem=IDENTITY_REFUSED)
+        for i in range(complete, count):
+            self.take(size, f"{field}[{i}]")  # raises: the file ends early
+        return tuple(points)
 
     def done(self) -> None:
         if self.pos != len(self.data):
@@ -141,9 +148,11 @@ def _read_verifying_key(reader: _Reader, num_inputs: int | None) -> VerifyingKey
     return vk
 
 
-def parse_verifying_key(data: bytes, where: str = "verifying key", num_inputs: int | None = None) -> VerifyingKey:
+def parse_verifying_key(
+    data: bytes, where: str = "verifying key", num_inputs: int | None = None, decoder: PointDecoder | None = None
+) -> VerifyingKey:
     """Decode bellman's VerifyingKey file (see verifying_key_bytes); ``num_inputs``, if given, must equal len(ic)."""
-    reader = _Reader(data, where)
+    reader = _Reader(data, where, decoder)
     vk = _read_verifying_key(reader, num_inputs)
     reader.done()
     return vk
@@ -175,22 +184,22 @@ class QueryLengths:
         )
 
 
-def parse_parameters(data: bytes, r1cs: R1CS, where: str = "parameters") -> ProvingKey:
+def parse_parameters(data: bytes, r1cs: R1CS, where: str = "parameters", decoder: PointDecoder | None = None) -> ProvingKey:
     """Decode bellman's Parameters file (see parameters_bytes) for ``r1cs``: every list length must be the one the
     R1CS implies (QueryLengths.of), every point valid and not the identity; the densities come from the R1CS."""
     lengths = QueryLengths.of(r1cs)
-    reader = _Reader(data, where)
+    reader = _Reader(data, where, decoder)
     vk = _read_verifying_key(reader, lengths.ic)
     queries = {q: reader.points(g, f"proving_key.{q}", getattr(lengths, q)) for q, g in QUERIES}
     reader.done()
     return ProvingKey(vk=vk, density=r1cs.density(), **queries)
 
 
-def parse_proofs(data: bytes, where: str = "proofs") -> list[Proof]:
+def parse_proofs(data: bytes, where: str = "proofs", decoder: PointDecoder | None = None) -> list[Proof]:
     """Concatenated 192-byte bellman proofs (A, B, C compressed), none with a point at infinity."""
     if not data or len(data) % PROOF_BYTES:
         raise SizeMismatchError(where, f"has {len(data)} bytes; expected a non-zero multiple of {PROOF_BYTES} (one proof each)")
-    reader = _Reader(data, where)
+    reader = _Reader(data, where, decoder)
     proofs = []
     for i in range(len(data) // PROOF_BYTES):
         a, b, c = (reader.point(g, f"proof[{i}].{name}", compressed=True, allow_identity=False) for name, g in (("a", "g1"), ("b", "g2"), ("c", "g1")))
@@ -231,13 +240,16 @@ def export_bellman(vector: Vector, out_dir) -> list[Path]:
 
 
 def import_bellman(
-    params_path, r1cs: R1CS, witnesses: list[Witness], vector_id: str, source: dict, progress=None, curve=None
+    params_path, r1cs: R1CS, witnesses: list[Witness], vector_id: str, source: dict, progress=None, curve=None, reference: bool = False
 ) -> Vector:
     """A vector (bellman convention) from a bellman Parameters file and an R1CS with its witnesses (r and s included);
-    every phase's expected output from the reference prover. ``source`` records where the R1CS and witnesses came from."""
+    every phase's expected output from the reference prover. ``source`` records where the R1CS and witnesses came from.
+    Points are decoded with the fast library where installed, by reference/encoding.py alone with ``reference``."""
     path = Path(params_path)
     data = read_regular_file(path, "Parameters file")
-    pk = parse_parameters(data, r1cs, path.name)
+    if progress:
+        progress(f"decoding the points of {path.name}")
+    pk = parse_parameters(data, r1cs, path.name, PointDecoder(reference=reference, progress=progress or (lambda m: None)))
     return vector_from_key(
         r1cs,
         pk,

@@ -19,7 +19,8 @@ from importlib import metadata
 
 from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve
 
-from reference.errors import InvalidInputError, ToolkitError
+from reference.encoding import G1_WIRE, G2_WIRE, canonical_words
+from reference.errors import InvalidInputError, PointEncodingError, ToolkitError
 from reference.field import P, batch_inverse
 
 
@@ -146,6 +147,59 @@ def to_library_scalar(value: int):
         return ark.Scalar.from_be_bytes(value.to_bytes(SCALAR_BYTES, "big"))
     except (OverflowError, ValueError):
         raise InvalidInputError("scalar", f"{value:#x} is not in [0, r)") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Decoding: the ZCash encoding, with the library's curve checks
+
+
+def decode_zcash_many(encodings: list[bytes], g2: bool, compressed: bool) -> tuple[list, int | None]:
+    """Decode ZCash encodings (reference/encoding.py) in order, up to the first one refused.
+
+    Each gets reference/encoding.py's canonical-form checks (canonical_words: length, flags, the one form of the
+    identity, coordinates < p), then the library's: square root and sort flag (compressed), on the curve, in the
+    prime-order subgroup. Returns (one entry per accepted encoding: None for the identity, else the affine
+    x || y as the library writes it, see from_xy_bytes; the index of the first refused encoding or None). The
+    caller decodes that one again with the reference, which names the problem (vectors/decoding.py)."""
+    ark = load_library()
+    point_type, wire = (ark.G2Point, G2_WIRE) if g2 else (ark.G1Point, G1_WIRE)
+    decoded = []
+    for index, data in enumerate(encodings):
+        try:
+            canonical = canonical_words(data, wire, "", compressed)
+            if canonical is None:
+                decoded.append(None)
+                continue
+            words = canonical[1]
+            if compressed:
+                xy = point_type.from_compressed_bytes(bytes(data)).to_xy_bytes_be()
+            elif not any(words):  # the library reads (0, 0) as the identity; the reference: not on the curve
+                return decoded, index
+            else:
+                xy = _library_coordinate_order(words, g2)
+                point_type.from_xy_bytes_be(xy)
+        except (PointEncodingError, ValueError):
+            return decoded, index
+        decoded.append(xy)
+    return decoded, None
+
+
+def _library_coordinate_order(wire_words: list[int], g2: bool) -> bytes:
+    """Uncompressed wire words (Fq2 as c1, c0) as the library's x || y bytes (Fq2 as c0 || c1)."""
+    if g2:
+        wire_words = [wire_words[1], wire_words[0], wire_words[3], wire_words[2]]
+    return b"".join(w.to_bytes(FQ_BYTES, "big") for w in wire_words)
+
+
+def from_xy_bytes(xy: bytes | None, g2: bool) -> tuple:
+    """A py_ecc point (z = 1) from the library's affine x || y bytes (Fq2 as c0 || c1), None for the identity;
+    for points the library has checked (decode_zcash_many), so no check here."""
+    if xy is None:
+        return Z2 if g2 else Z1
+    words = [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, len(xy), FQ_BYTES)]
+    if g2:
+        return (FQ2(words[0:2]), FQ2(words[2:4]), FQ2.one())
+    return (FQ(words[0]), FQ(words[1]), FQ.one())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ The writer writes each file to a temporary name and renames it into place, so a 
 no partial vector behind.
 """
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from reference.assemble import Proof
 from reference.cli import read_json
-from reference.encoding import decode_g1, decode_g2, encode_g1_many, encode_g2_many
+from reference.encoding import encode_g1_many, encode_g2_many, hex_to_bytes
 from reference.domain import CONVENTIONS, DomainConvention
 from reference.errors import InvalidInputError, ScalarRangeError, SidecarError, SizeMismatchError
 from reference.evaluate import Evaluations, evaluate_satisfied
@@ -29,6 +30,8 @@ from reference.prover import PHASES, CircuitOutputs, Witness
 from reference.r1cs import R1CS, Density, witness_vector
 from reference.safe_files import check_outputs, read_regular_file
 from reference.setup import TEST_ONLY_BANNER, Trapdoor
+
+from .decoding import PointDecoder
 
 FORMAT_NAME = "groth16-bls12-381-test-vector"
 FORMAT_VERSION = 1
@@ -130,12 +133,11 @@ def _hex_bytes(value, where: str) -> bytes:
     return bytes.fromhex(value)
 
 
-def _decode_element(kind: str, hex_value, where: str):
-    if kind == "scalar":
-        return _scalar(hex_value, where)
+def point_from_hex(kind: str, hex_value, where: str) -> bytes:
+    """The encoding of a ``kind`` point stored as hex (PointDecoder's ``prepare``, bound to ``kind``)."""
     if not isinstance(hex_value, str):
         raise InvalidInputError(where, f"expected a {kind.upper()} point as hex")
-    return (decode_g1 if kind == "g1" else decode_g2)(hex_value, where)
+    return hex_to_bytes(hex_value, where)
 
 
 SHA256_HEX_DIGITS = 64
@@ -163,24 +165,32 @@ def check_sidecar_name(name, where: str) -> str:
 class _ArrayReader:
     """Reads arrays stored inline (a JSON list of hex strings) or in a binary sidecar file."""
 
-    def __init__(self, base_dir: Path):
+    def __init__(self, base_dir: Path, decoder: PointDecoder):
         self.base_dir = base_dir
+        self.decoder = decoder
         self.sidecar_paths: list[Path] = []
 
     def read(self, value, kind: str, where: str, expected_len: int | None = None) -> list:
-        items = self._hex_items(value, kind, where)
+        items, from_sidecar = self._items(value, kind, where)
         if expected_len is not None and len(items) != expected_len:
             raise SizeMismatchError(where, f"has {len(items)} elements; expected {expected_len}")
-        return [_decode_element(kind, item, f"{where}[{i}]") for i, item in enumerate(items)]
+        if kind == "scalar":
+            return [_scalar(item.hex() if from_sidecar else item, f"{where}[{i}]") for i, item in enumerate(items)]
+        return self.decoder.many(items, kind, where, prepare=None if from_sidecar else functools.partial(point_from_hex, kind))
 
-    def _hex_items(self, value, kind: str, where: str) -> list:
+    def point(self, hex_value, kind: str, where: str) -> tuple:
+        """One point stored inline as hex."""
+        return self.decoder.one(hex_value, kind, where, prepare=functools.partial(point_from_hex, kind))
+
+    def _items(self, value, kind: str, where: str) -> tuple[list, bool]:
+        """(the elements: JSON values, or the sidecar's raw bytes of each; True for a sidecar)."""
         if isinstance(value, list):
-            return value
+            return value, False
         if isinstance(value, dict) and "sidecar" in value:
-            return self._sidecar_items(value, kind, where)
+            return self._sidecar_items(value, kind, where), True
         raise InvalidInputError(where, "expected a JSON list or a sidecar reference")
 
-    def _sidecar_items(self, ref: dict, kind: str, where: str) -> list[str]:
+    def _sidecar_items(self, ref: dict, kind: str, where: str) -> list[bytes]:
         required = {"sidecar", "sha256", "count", "element", "element_bytes"}
         if set(ref) != required:
             raise SidecarError(where, f"a sidecar reference has exactly the keys {sorted(required)}")
@@ -202,17 +212,19 @@ class _ArrayReader:
         if digest != ref["sha256"]:
             raise SidecarError(where, f"sidecar {name} sha256 is {digest}; the vector says {ref['sha256']} (corrupted or replaced)")
         step = ref["element_bytes"]
-        return [data[i : i + step].hex() for i in range(0, size, step)]
+        return [data[i : i + step] for i in range(0, size, step)]
 
 
 # ----------------------------------------------------------------------------------------------
 # Reading
 
 
-def load_vector(path, progress=None) -> Vector:
-    """Read and fully validate a vector file; raise InvalidInputError (naming the field) on any problem."""
+def load_vector(path, progress=None, reference: bool = False) -> Vector:
+    """Read and fully validate a vector file; raise InvalidInputError (naming the field) on any problem.
+    Points are decoded with the fast library where installed, by reference/encoding.py alone with ``reference``
+    (vectors/decoding.py)."""
     path = Path(path)
-    vector = parse_vector(read_json(path), path.parent, progress or (lambda message: None))
+    vector = parse_vector(read_json(path), path.parent, progress or (lambda message: None), reference)
     vector.source_files = [path, *vector.source_files]
     return vector
 
@@ -223,10 +235,10 @@ def _get(doc: dict, key: str, where: str):
     return doc[key]
 
 
-def parse_vector(doc: dict, base_dir: Path, say=lambda m: None) -> Vector:
+def parse_vector(doc: dict, base_dir: Path, say=lambda m: None, reference: bool = False) -> Vector:
     """Validate a parsed vector document (see load_vector)."""
     _check_top_level(doc)
-    arrays = _ArrayReader(base_dir)
+    arrays = _ArrayReader(base_dir, PointDecoder(reference=reference, progress=say))
     convention = _parse_domain(_get(doc, "domain", ""))
     r1cs = _parse_r1cs(_get(doc, "r1cs", ""))
     if r1cs.log_n != doc["domain"]["log_n"]:
@@ -419,10 +431,10 @@ def _parse_density(d, r1cs: R1CS) -> Density:
 
 def _parse_vk(d, arrays: _ArrayReader, num_inputs: int) -> VerifyingKey:
     def g1(key):
-        return decode_g1(_get(d, key, "verifying_key"), f"verifying_key.{key}")
+        return arrays.point(_get(d, key, "verifying_key"), "g1", f"verifying_key.{key}")
 
     def g2(key):
-        return decode_g2(_get(d, key, "verifying_key"), f"verifying_key.{key}")
+        return arrays.point(_get(d, key, "verifying_key"), "g2", f"verifying_key.{key}")
 
     vk = VerifyingKey(
         alpha_g1=g1("alpha_g1"),
@@ -467,10 +479,8 @@ def _parse_circuit(d, i: int, arrays: _ArrayReader, r1cs: R1CS, h_length: int) -
     return CircuitCase(witness=witness, expected=expected)
 
 
-def _query_sums(d, where: str) -> QuerySums:
-    return QuerySums(
-        **{q: (decode_g2 if q == "b_g2" else decode_g1)(_get(d, q, where), f"{where}.{q}") for q in QUERIES}
-    )
+def _query_sums(d, where: str, arrays: _ArrayReader) -> QuerySums:
+    return QuerySums(**{q: arrays.point(_get(d, q, where), "g2" if q == "b_g2" else "g1", f"{where}.{q}") for q in QUERIES})
 
 
 def _parse_expected(d, where: str, arrays: _ArrayReader, r1cs: R1CS, h_length: int) -> CircuitOutputs:
@@ -483,13 +493,13 @@ def _parse_expected(d, where: str, arrays: _ArrayReader, r1cs: R1CS, h_length: i
             *(tuple(arrays.read(_get(ev, k, f"{where}.evaluate"), "scalar", f"{where}.evaluate.{k}", n)) for k in "abc")
         ),
         ntt_h=tuple(arrays.read(_get(_get(d, "ntt_h", where), "h", f"{where}.ntt_h"), "scalar", f"{where}.ntt_h.h", h_length)),
-        msm_h=decode_g1(_get(_get(d, "msm_h", where), "h", f"{where}.msm_h"), f"{where}.msm_h.h"),
-        batch_add=_query_sums(_get(d, "batch_add", where), f"{where}.batch_add"),
-        tail_msm=_query_sums(_get(d, "tail_msm", where), f"{where}.tail_msm"),
+        msm_h=arrays.point(_get(_get(d, "msm_h", where), "h", f"{where}.msm_h"), "g1", f"{where}.msm_h.h"),
+        batch_add=_query_sums(_get(d, "batch_add", where), f"{where}.batch_add", arrays),
+        tail_msm=_query_sums(_get(d, "tail_msm", where), f"{where}.tail_msm", arrays),
         assemble=Proof(
-            a=decode_g1(_get(proof, "a", f"{where}.proof"), f"{where}.proof.a"),
-            b=decode_g2(_get(proof, "b", f"{where}.proof"), f"{where}.proof.b"),
-            c=decode_g1(_get(proof, "c", f"{where}.proof"), f"{where}.proof.c"),
+            a=arrays.point(_get(proof, "a", f"{where}.proof"), "g1", f"{where}.proof.a"),
+            b=arrays.point(_get(proof, "b", f"{where}.proof"), "g2", f"{where}.proof.b"),
+            c=arrays.point(_get(proof, "c", f"{where}.proof"), "g1", f"{where}.proof.c"),
         ),
     )
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from reference.assemble import Proof
 from reference.curve import Z1, Z2, is_identity, to_affine_batch
-from reference.encoding import g1_from_bytes, g2_from_bytes
+from reference.encoding import INFINITY_FLAG, g1_from_bytes, g2_from_bytes
 from reference.domain import SNARKJS, DomainConvention
 from reference.errors import InvalidInputError, PointEncodingError, ScalarRangeError, SizeMismatchError
 from reference.field import P, R, SCALAR_BYTES
@@ -38,6 +38,7 @@ from reference.r1cs import R1CS
 from reference.safe_files import read_regular_file
 from reference.setup import derive_scalar
 
+from .decoding import G1, G2, PointDecoder
 from .format import Vector
 from .generate import vector_from_key
 
@@ -296,21 +297,36 @@ def _coordinates_be(values: list[int]) -> bytes:
     return b"".join(v.to_bytes(FQ_BYTES, "big") for v in values)
 
 
-def g1_from_zkey(raw: bytes, where: str) -> tuple:
-    """A G1 point from zkey bytes x || y (Montgomery, little-endian); all zero bytes is the identity.
-    Validated (on y^2 = x^3 + 4, in G1) by reference.curve.g1_from_bytes on the ZCash uncompressed form."""
+def _uncompressed_identity(size: int) -> bytes:
+    """The ZCash uncompressed encoding of the identity: the infinity flag, then zeros."""
+    return bytes([INFINITY_FLAG]) + bytes(size - 1)
+
+
+def g1_zkey_to_zcash(raw: bytes, where: str) -> bytes:
+    """zkey bytes of a G1 point, x || y (Montgomery, little-endian; all zeros: the identity), as the ZCash
+    uncompressed encoding (reference/encoding.py), coordinates checked < p (PointDecoder's ``prepare``)."""
     if not any(raw):
-        return Z1
-    x, y = (_fq_from_montgomery(raw[i : i + FQ_BYTES], where) for i in (0, FQ_BYTES))
-    return g1_from_bytes(_coordinates_be([x, y]), where, compressed=False)
+        return _uncompressed_identity(G1_ZKEY_BYTES)
+    return _coordinates_be([_fq_from_montgomery(raw[i : i + FQ_BYTES], where) for i in (0, FQ_BYTES)])
+
+
+def g2_zkey_to_zcash(raw: bytes, where: str) -> bytes:
+    """zkey bytes of a G2 point, x.c0 || x.c1 || y.c0 || y.c1 (Montgomery, little-endian; zeros: the identity), as the
+    ZCash uncompressed encoding x.c1 || x.c0 || y.c1 || y.c0."""
+    if not any(raw):
+        return _uncompressed_identity(G2_ZKEY_BYTES)
+    x0, x1, y0, y1 = (_fq_from_montgomery(raw[i : i + FQ_BYTES], where) for i in range(0, G2_ZKEY_BYTES, FQ_BYTES))
+    return _coordinates_be([x1, x0, y1, y0])
+
+
+def g1_from_zkey(raw: bytes, where: str) -> tuple:
+    """A G1 point from zkey bytes (g1_zkey_to_zcash), validated (on y^2 = x^3 + 4, in G1) by reference/encoding.py."""
+    return g1_from_bytes(g1_zkey_to_zcash(raw, where), where, compressed=False)
 
 
 def g2_from_zkey(raw: bytes, where: str) -> tuple:
-    """A G2 point from zkey bytes x.c0 || x.c1 || y.c0 || y.c1 (Montgomery, little-endian); zeros = identity."""
-    if not any(raw):
-        return Z2
-    x0, x1, y0, y1 = (_fq_from_montgomery(raw[i : i + FQ_BYTES], where) for i in range(0, G2_ZKEY_BYTES, FQ_BYTES))
-    return g2_from_bytes(_coordinates_be([x1, x0, y1, y0]), where, compressed=False)
+    """A G2 point from zkey bytes (g2_zkey_to_zcash), validated (on the twist, in G2) by reference/encoding.py."""
+    return g2_from_bytes(g2_zkey_to_zcash(raw, where), where, compressed=False)
 
 
 def g1_to_zkey(point) -> bytes:
@@ -419,8 +435,10 @@ class ZKey:
     h: tuple
 
 
-def parse_zkey(data: bytes, where: str = "zkey") -> ZKey:
-    """Decode a snarkjs Groth16 .zkey (module docstring); every point decoded and checked, counts checked against sizes."""
+def parse_zkey(data: bytes, where: str = "zkey", decoder: PointDecoder | None = None) -> ZKey:
+    """Decode a snarkjs Groth16 .zkey (module docstring); every point decoded and checked (by ``decoder``: the fast
+    library where installed), counts checked against sizes."""
+    decoder = decoder or PointDecoder()
     sections = read_sections(data, ZKEY_MAGIC, ZKEY_VERSION, ZKEY_SECTIONS, where)
     protocol = _section(sections, 1, ZKEY_SECTIONS, where)
     protocol_id = protocol.u32("protocol")
@@ -436,18 +454,28 @@ def parse_zkey(data: bytes, where: str = "zkey") -> ZKey:
         raise SizeMismatchError(f"{header.where}.domainSize", f"is {domain_size}; expected a power of two >= 2")
     if num_public + 1 > num_vars:
         raise SizeMismatchError(f"{header.where}.nPublic", f"is {num_public}; the key has only {num_vars} wires")
-    g1, g2 = _read_g1, _read_g2
+    def g1(cursor: _Cursor, what: str) -> tuple:
+        return decoder.one(cursor.take(G1_ZKEY_BYTES, what), G1, cursor.field(what), compressed=False, prepare=g1_zkey_to_zcash)
+
+    def g2(cursor: _Cursor, what: str) -> tuple:
+        return decoder.one(cursor.take(G2_ZKEY_BYTES, what), G2, cursor.field(what), compressed=False, prepare=g2_zkey_to_zcash)
+
     alpha1, beta1, beta2 = g1(header, "alpha1"), g1(header, "beta1"), g2(header, "beta2")
     gamma2, delta1, delta2 = g2(header, "gamma2"), g1(header, "delta1"), g2(header, "delta2")
     header.done()
 
-    def points(kind: int, count: int, decode) -> tuple:
+    def points(kind: int, count: int, group: str) -> tuple:
         cursor = _section(sections, kind, ZKEY_SECTIONS, where)
-        decoded = tuple(decode(cursor, f"[{i}]") for i in range(count))
+        size, prepare = (G1_ZKEY_BYTES, g1_zkey_to_zcash) if group == G1 else (G2_ZKEY_BYTES, g2_zkey_to_zcash)
+        complete = min(count, (len(cursor.data) - cursor.pos) // size)  # points before a truncation are checked first
+        raw = [cursor.take(size, f"[{i}]") for i in range(complete)]
+        decoded = tuple(decoder.many(raw, group, cursor.where, compressed=False, prepare=prepare))
+        for i in range(complete, count):
+            cursor.take(size, f"[{i}]")  # raises: the section ends early
         cursor.done()
         return decoded
 
-    ic = points(3, num_public + 1, g1)
+    ic = points(3, num_public + 1, G1)
     vk = VerifyingKey(alpha_g1=alpha1, beta_g1=beta1, beta_g2=beta2, gamma_g2=gamma2, delta_g1=delta1, delta_g2=delta2, ic=ic)
     zkey_names = {"alpha_g1": "alpha1", "beta_g1": "beta1", "beta_g2": "beta2", "gamma_g2": "gamma2", "delta_g1": "delta1", "delta_g2": "delta2"}
     check_verifying_key(vk, {**{k: f"{where} section 2 (groth16 header).{v}" for k, v in zkey_names.items()}, "ic": f"{where} section 3 (IC)"})
@@ -457,20 +485,12 @@ def parse_zkey(data: bytes, where: str = "zkey") -> ZKey:
         domain_size=domain_size,
         vk=vk,
         coefficients=_coefficients(_section(sections, 4, ZKEY_SECTIONS, where), num_vars, domain_size),
-        a=points(5, num_vars, g1),
-        b_g1=points(6, num_vars, g1),
-        b_g2=points(7, num_vars, g2),
-        c=points(8, num_vars - num_public - 1, g1),
-        h=points(9, domain_size, g1),
+        a=points(5, num_vars, G1),
+        b_g1=points(6, num_vars, G1),
+        b_g2=points(7, num_vars, G2),
+        c=points(8, num_vars - num_public - 1, G1),
+        h=points(9, domain_size, G1),
     )
-
-
-def _read_g1(cursor: _Cursor, what: str) -> tuple:
-    return g1_from_zkey(cursor.take(G1_ZKEY_BYTES, what), cursor.field(what))
-
-
-def _read_g2(cursor: _Cursor, what: str) -> tuple:
-    return g2_from_zkey(cursor.take(G2_ZKEY_BYTES, what), cursor.field(what))
 
 
 def _coefficients(cursor: _Cursor, num_vars: int, domain_size: int) -> tuple:
@@ -684,18 +704,22 @@ def read_circom_circuit(r1cs_path, wtns_paths: list, seed: str | None = None, ex
 
 
 def import_snarkjs(
-    r1cs_path, wtns_paths: list, zkey_path, vector_id: str, seed: str | None = None, progress=None, curve=None
+    r1cs_path, wtns_paths: list, zkey_path, vector_id: str, seed: str | None = None, progress=None, curve=None, reference: bool = False
 ) -> Vector:
     """A vector (convention ``snarkjs``) from a circom .r1cs, one .wtns per circuit and a snarkjs Groth16 .zkey.
 
     The keys are the zkey's (no trapdoor); r, s derive from ``seed`` (default: the SHA-256 of the files);
     every phase's expected output comes from the reference prover (group arithmetic by ``curve``: vector_from_key).
+    Points are decoded with the fast library where installed, by reference/encoding.py alone with ``reference``
+    (vectors/decoding.py).
     """
     say = progress or (lambda message: None)
     zkey_bytes = read_file(zkey_path, ".zkey file")
     say(f"reading {Path(r1cs_path).name}, {Path(zkey_path).name}")
     r1cs, witnesses, seed = read_circom_circuit(r1cs_path, wtns_paths, seed, extra=zkey_bytes)
-    pk = proving_key_from_zkey(parse_zkey(zkey_bytes, Path(zkey_path).name), r1cs, Path(zkey_path).name)
+    say(f"decoding the points of {Path(zkey_path).name}")
+    zkey = parse_zkey(zkey_bytes, Path(zkey_path).name, PointDecoder(reference=reference, progress=say))
+    pk = proving_key_from_zkey(zkey, r1cs, Path(zkey_path).name)
     say(f"proving {len(witnesses)} circuit(s) with the reference")
     return vector_from_key(
         r1cs,
