@@ -2,13 +2,15 @@
 
 Besides the toolkit's own proof JSON (ZCash compressed hex), ``prove --format snarkjs`` writes snarkjs's
 proof.json and public.json, and ``verify`` reads snarkjs proofs, public signals and verification keys,
-and bellman's 192-byte binary proofs (vectors/snarkjs.py, vectors/bellman.py).
+and bellman's 192-byte binary proofs (vectors/snarkjs.py, vectors/bellman.py). Being the reference, it decodes
+points with reference/encoding.py alone, even where the fast library is installed.
 """
 import argparse
 import sys
 from pathlib import Path
 
 from vectors.bellman import parse_proofs
+from vectors.decoding import PointDecoder
 from vectors.format import load_vector, parse_vector
 from vectors.snarkjs import (
     is_snarkjs_proof,
@@ -60,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 def _prove(args) -> int:
     check_prove_arguments(args)
     say = Progress(args.quiet)
-    vector = load_vector(args.vector, progress=say)
+    vector = load_vector(args.vector, progress=say, reference=True)  # the reference tool decodes with the reference too
     outputs, _ = prove(vector.r1cs, vector.pk, vector.witnesses, vector.convention, progress=say)
     write_proofs(args, vector, outputs.assemble, say)
     return EXIT_OK
@@ -73,7 +75,7 @@ def _load_any_proofs(path) -> list:
     if data.lstrip()[:1] and data.lstrip()[0] in JSON_OPENERS:
         doc = read_json(path)
         return each_document(doc, name, proof_from_json if is_snarkjs_proof(doc) else parse_proof)
-    return parse_proofs(data, name)
+    return parse_proofs(data, name, PointDecoder(reference=True))
 
 
 def _load_public(path) -> list[list[int]]:
@@ -93,7 +95,7 @@ def _verify(args) -> int:
             raise InvalidInputError("--public", "is required with a snarkjs verification key (it holds no public inputs)")
         vk, inputs = verifying_key_from_json(key_doc, Path(args.key).name), None
     else:
-        vector = parse_vector(key_doc, Path(args.key).parent, say)
+        vector = parse_vector(key_doc, Path(args.key).parent, say, reference=True)
         vk, inputs = vector.pk.vk, [w.public_inputs for w in vector.witnesses]
         source = f"the vector has {len(inputs)} circuit(s)"
     proofs = _load_any_proofs(args.proof)
