@@ -6,13 +6,16 @@ import_snarkjs does before the reference prover computes the expected outputs. F
 --reference decodes the zkey's points with reference/encoding.py alone (slow: about 1.5 ms a G1 point).
 """
 import argparse
+import sys
 import time
 from pathlib import Path
 
-from reference.cli import Progress
-from vectors import fast_library
-from vectors.decoding import PointDecoder
-from vectors.snarkjs import parse_r1cs, parse_wtns, parse_zkey, proving_key_from_zkey, read_file, split_witness
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from reference.cli import Progress  # noqa: E402
+from vectors import fast_library  # noqa: E402
+from vectors.decoding import PointDecoder  # noqa: E402
+from vectors.snarkjs import parse_r1cs, parse_wtns, parse_zkey, proving_key_from_zkey, read_file, split_witness  # noqa: E402
 
 
 def main() -> None:
