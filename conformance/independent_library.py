@@ -24,10 +24,10 @@ from vectors import fast_library
 from vectors.fast_library import (  # noqa: F401 (PACKAGE, DISTRIBUTION, to_library_scalar, unavailable_reason: for tests)
     ARKWORKS,
     DISTRIBUTION,
+    ArkworksCurve,
     PACKAGE,
     msm as library_msm,
     pairing_product_is_one,
-    to_library_many,
     to_library_scalar,
     unavailable_reason,
 )
@@ -55,12 +55,12 @@ def load_library(name: str = ARKWORKS):
 # The phases
 
 
-def _key_points(problem: Problem) -> dict:
-    """Every proving-key query as library points, converted once per problem."""
-    if "library_key_points" not in problem.memo:
-        pk = problem.vector.pk
-        problem.memo["library_key_points"] = {q: to_library_many(getattr(pk, q)) for q in ("h", "l", "a", "b_g1", "b_g2")}
-    return problem.memo["library_key_points"]
+def _curve(problem: Problem) -> ArkworksCurve:
+    """The library's arithmetic (vectors/fast_library.py), one object per problem: it converts each key query to
+    library points once and remembers them for every circuit and phase."""
+    if "library_curve" not in problem.memo:
+        problem.memo["library_curve"] = ArkworksCurve()
+    return problem.memo["library_curve"]
 
 
 def _identity(query: str) -> tuple:
@@ -69,31 +69,30 @@ def _identity(query: str) -> tuple:
 
 def library_msm_h(problem: Problem, hs) -> list:
     """Per circuit: sum_i h_i * H_i."""
-    points = _key_points(problem)["h"]
-    return [library_msm(points, list(h), Z1) for h in hs]
+    return [_curve(problem).msm(problem.vector.pk.h, list(h), Z1) for h in hs]
 
 
 def library_batch_add(problem: Problem, prep: Prep) -> list[QuerySums]:
-    """Per circuit and query: the sum of the points whose bitmap bit is set (each with scalar 1)."""
-    points = _key_points(problem)
+    """Per circuit and query: the sum of the points whose bitmap bit is set."""
+    pk, curve = problem.vector.pk, _curve(problem)
 
     def selected(field: str, circuit: int) -> tuple:
         query, split = QUERY_KEYS[field]
-        bits = bitmap_bits(getattr(prep, split).bitmaps[circuit], len(points[query]))
-        chosen = [p for p, bit in zip(points[query], bits) if bit]
-        return library_msm(chosen, [1] * len(chosen), _identity(field))
+        points = getattr(pk, query)
+        bits = bitmap_bits(getattr(prep, split).bitmaps[circuit], len(points))
+        return curve.sum_at(points, [i for i, bit in enumerate(bits) if bit], _identity(field))
 
     return [QuerySums(**{f: selected(f, c) for f in QUERY_KEYS}) for c in range(len(prep.l.bitmaps))]
 
 
 def library_tail_msm(problem: Problem, prep: Prep) -> list[QuerySums]:
     """Per circuit and query: sum_k tail_scalars[k] * Q[tail_indices[k]]."""
-    points = _key_points(problem)
+    pk, curve = problem.vector.pk, _curve(problem)
 
     def tail(field: str, circuit: int) -> tuple:
         query, split_name = QUERY_KEYS[field]
         split = getattr(prep, split_name)
-        return library_msm([points[query][i] for i in split.tail_indices], list(split.tail_scalars[circuit]), _identity(field))
+        return curve.msm_at(getattr(pk, query), list(split.tail_indices), list(split.tail_scalars[circuit]), _identity(field))
 
     return [QuerySums(**{f: tail(f, c) for f in QUERY_KEYS}) for c in range(len(prep.l.tail_scalars))]
 
