@@ -1,6 +1,8 @@
-"""Per-kernel time of msm_h and ntt_h: which launches take the phase's time (issue 18, "what limits each phase").
+"""Per-kernel time of msm_h, ntt_h and tail_msm: which launches take the phase's time (issue 18, "what limits each
+phase").
 
-    python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--json kernels.json] [--md kernels.md] [--nvtx]
+    python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--phases msm_h,ntt_h,tail_msm] [--tail-circuits 10]
+                                  [--json kernels.json] [--md kernels.md] [--nvtx]
     python3 bench/kernel_times.py --ncu-csv ncu.csv [--title T] [--json F] [--md F]   (an Nsight Compute report)
 
 CUDA-event timer: for the timed calls only, every launch of the project's kernels (gpu.device.launch, and the
@@ -255,20 +257,68 @@ def profile_ntt_h(log2: int, repeats: int, nvtx: bool) -> dict:
     return time_call(lambda: ntt_h(a, b, c, log2), repeats, nvtx)
 
 
+TAIL_SHARE_OF_AUX = 0.001
+"""vectors/porep_arrays.py: the BIG kind, an aux variable with a large value (a tail position of L and A), is
+(1 - 0.20) * 0.00125 = 0.1% of aux; every other aux value is 0 or 1 (batch addition)."""
+TAIL_BASES_LOG2 = 20
+"""The tails index into 2^20 distinct bases a query (a 2^27 key's queries are 12 GiB each; the positions are spread
+over the bases either way)."""
+
+
+def porep_tails(log2: int, circuits: int):
+    """(splits, queries) for gpu.tail_msm.tail_msm: PoRep-shaped tails of ``circuits`` circuits at 2^log2. L's tail is
+    0.1% of aux, A's the same plus every input (inputs always go to the tail), B's only ONE (B's inputs density); one
+    tail layout shared by the circuits (prep's union), each circuit its own random scalars < r."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bench_msm import bases_for, random_scalars
+    from gpu.msm import DeviceBases
+    from gpu.points import G1_GROUP, G2_GROUP, backend
+    from gpu.prep import DeviceSplit
+    from vectors.porep_arrays import porep_sizes
+
+    xp, sizes = backend().xp, porep_sizes(log2)
+    bases_count = 1 << min(TAIL_BASES_LOG2, log2)
+    big = max(1, int(sizes.num_aux * TAIL_SHARE_OF_AUX))
+    rng = np.random.default_rng(log2)
+    inputs = np.arange(sizes.num_inputs)  # a query's points start with its inputs (ONE first)
+    big_positions = np.sort(rng.choice(np.arange(sizes.num_inputs, bases_count), big, replace=False))
+    tail_indices = {"l": big_positions, "a": np.concatenate([inputs, big_positions]), "b": inputs[:1]}
+    splits = {query: DeviceSplit(True, None, xp.asarray(indices), random_scalars(circuits, len(indices), seed=k))
+              for k, (query, indices) in enumerate(tail_indices.items())}
+    tails = {query: len(indices) for query, indices in tail_indices.items()}
+    g1 = DeviceBases(bases_for(G1_GROUP, bases_count, seed=1), G1_GROUP)
+    queries = SimpleNamespace(l=g1, a=g1, b_g1=g1, b_g2=DeviceBases(bases_for(G2_GROUP, 1 << 10, seed=2), G2_GROUP))
+    print(f"tail_msm at 2^{log2}, {circuits} circuits: tails {tails}", flush=True)
+    return splits, queries
+
+
+def profile_tail_msm(log2: int, repeats: int, nvtx: bool, circuits: int) -> dict:
+    """gpu.tail_msm.tail_msm on porep_tails(log2, circuits)."""
+    from gpu.tail_msm import tail_msm
+
+    splits, queries = porep_tails(log2, circuits)
+    return time_call(lambda: tail_msm(splits, queries), repeats, nvtx)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h")
+    parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h, tail_msm")
+    parser.add_argument("--tail-circuits", type=int, default=10, help="circuits of the tail_msm profile")
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
     parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
     parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
-    profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h}
+    profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h,
+                 "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits)}
     if unknown := set(args.phases.split(",")) - set(profilers):
-        parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h)")
+        parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h, tail_msm)")
     if args.ncu_csv:
         rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
         phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":
@@ -276,7 +326,8 @@ def main(argv=None) -> int:
     else:
         phases = {}
         for phase in args.phases.split(","):
-            phases[f"{phase} at 2^{args.log2} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](
+            circuits = f", {args.tail_circuits} circuits" if phase == "tail_msm" else ""
+            phases[f"{phase} at 2^{args.log2}{circuits} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](
                 args.log2, args.repeats, args.nvtx)
             print(markdown(dict([list(phases.items())[-1]])), flush=True)
     text = markdown(phases)

@@ -385,10 +385,10 @@ GPU_FAULTS = {
             "device assembly exchanges the blinding scalars r and s", "assemble", (BUNDLED_SMALL,),
         ),
         SourceFault(
-            "gpu-tail-gather-off-by-one", "gpu/kernels/ec_kernels.cuh",
-            "ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid]];",
-            "ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid > 0 ? tid - 1 : 0]];",
-            "the tail gather reads the tail index one position early", "tail_msm", (BUNDLED_SMALL,),
+            "gpu-tail-index-off-by-one", "gpu/kernels/msm.cu",
+            "unsigned int point = indices ? indices[k] : k;",
+            "unsigned int point = indices ? indices[k > 0 ? k - 1 : 0] : k;",
+            "the tail MSM reads its list of point indices one position early", "tail_msm", (BUNDLED_SMALL,),
         ),
         SourceFault(
             "gpu-bitmap-bits-reversed", "gpu/batch_add.py",

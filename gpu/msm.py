@@ -1,7 +1,10 @@
 """Pippenger MSM on the GPU, sum_i s_i * P_i over G1 or G2, with bases kept on the device.
 
-``MsmEngine`` holds one base set on the device (uploaded once) and computes the MSM for the scalars
-of any number of circuits. The algorithm (gpu/kernels/msm.cu) is the reference's
+``msm_batch`` computes a batch of independent MSMs, its *jobs*: each job its own scalars against its own bases,
+optionally through a list of point indices (a tail MSM's subset of a query's points, read in place). Jobs of one
+window width share passes (``_passes``), so that many small MSMs (a call's tails, per query and circuit) cost one set
+of launches. ``MsmEngine`` holds one base set on the device (uploaded once) and makes one job a circuit. The
+algorithm (gpu/kernels/msm.cu) is the reference's
 (reference/msm.py msm_pippenger): signed c-bit digits, W = ceil(256 / c) windows, 2^(c-1) buckets
 per window, running-sum bucket reduction, Horner over windows. Only the order of the additions
 differs, which changes no group element, so results are bit-identical to the reference once encoded.
@@ -75,12 +78,44 @@ def reduce_groups(cu_file: str, sums, groups: int, per_group: int, group: Group)
     return current.reshape(groups, group.xyzz_words)
 
 
-@dataclass
-class _Plan:
-    """Sizes of one MSM: c-bit windows, W windows, K = 2^(c-1) buckets a window."""
+MSM_BATCH_BYTES = 2 << 30
+"""Scratch bytes up to which the jobs of one window width share a pass (msm_batch): small MSMs (a call's tails, per
+query and circuit) then cost one set of launches and one serial Horner step. A job whose own scratch is larger runs
+alone, with the scratch it needs anyway."""
 
-    n: int
+
+@dataclass(frozen=True)
+class MsmJob:
+    """One MSM of a batch: sum_k scalars[k] * bases[indices[k]], or sum_k scalars[k] * bases[k] without indices."""
+
+    bases: object
+    """device array (n, affine_words) uint32 of affine Montgomery points (gpu/points.py)"""
+    scalars: object
+    """device array (count, 8) uint32: little-endian limbs, each value < r"""
+    indices: object = None
+    """None, or a device array (count,) uint32 of positions in ``bases``, each < n (the caller's contract: a tail
+    MSM's positions from prep)"""
+
+    @property
+    def count(self) -> int:
+        return int(self.scalars.shape[0])
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Sizes of one pass: ``counts[j]`` scalars in job j, c-bit windows, W windows and K = 2^(c-1) buckets a window
+    per job."""
+
+    counts: tuple[int, ...]
     window_bits: int
+
+    @property
+    def jobs(self) -> int:
+        return len(self.counts)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
 
     @property
     def windows(self) -> int:
@@ -91,24 +126,183 @@ class _Plan:
         return 1 << (self.window_bits - 1)
 
     @property
-    def buckets(self) -> int:
+    def buckets_per_job(self) -> int:
         return self.windows * self.buckets_per_window
 
     @property
-    def segments(self) -> int:
+    def buckets(self) -> int:
+        return self.jobs * self.buckets_per_job
+
+    @property
+    def reduction_segments(self) -> int:
+        """Threads a window's running-sum reduction is cut into (msm_window_segments)."""
         return max(1, self.buckets_per_window // SEGMENT_BUCKETS)
 
+    @property
+    def digits(self) -> int:
+        return self.windows * self.total
+
     def device_bytes(self, group: Group) -> int:
-        """Upper bound of the scratch memory of one circuit's MSM."""
-        entries = self.windows * self.n
+        """Upper bound of the pass's scratch memory."""
+        entries = self.digits
         pieces = self.buckets + entries // PIECE_MIN_POINTS
         words = 2 * entries + 5 * (self.buckets + 1)
-        points = pieces + self.buckets + 2 * self.windows * self.segments
+        window_rows = self.jobs * self.windows
+        points = pieces + self.buckets + 2 * window_rows * self.reduction_segments + window_rows
         return WORD_BYTES * (words + points * group.xyzz_words)
 
 
+def _window_bits_of(count: int, window_bits: int | None) -> int:
+    return kernel_window_bits(count) if window_bits is None else window_bits
+
+
+def _passes(counts: list[int], group: Group, window_bits: int | None) -> list[tuple[list[int], _Plan]]:
+    """The passes of a batch: (job numbers, plan). Jobs of one window width share a pass, in order, while its scratch
+    stays within max(MSM_BATCH_BYTES, the scratch of its largest job alone) and its digits below 2^32; empty jobs are
+    in no pass (their sum is the identity)."""
+    by_width: dict[int, list[int]] = {}
+    for j, count in enumerate(counts):
+        if count:
+            by_width.setdefault(_window_bits_of(count, window_bits), []).append(j)
+    passes = []
+    for c, members in by_width.items():
+        current: list[int] = []
+        for j in members:
+            alone = _Plan((counts[j],), c)
+            if alone.digits >= 1 << 32:
+                raise SizeMismatchError("bases", f"{counts[j]} scalars x {alone.windows} windows: the digit count "
+                                        "must stay below 2^32")
+            grown = _Plan(tuple(counts[k] for k in current + [j]), c)
+            budget = max(MSM_BATCH_BYTES, *(_Plan((counts[k],), c).device_bytes(group) for k in current + [j]))
+            if current and (grown.device_bytes(group) > budget or grown.digits >= 1 << 32):
+                passes.append((current, _Plan(tuple(counts[k] for k in current), c)))
+                current = []
+            current.append(j)
+        passes.append((current, _Plan(tuple(counts[k] for k in current), c)))
+    return passes
+
+
+def msm_scratch_bytes(counts, group: Group, window_bits: int | None = None) -> int:
+    """Device bytes the largest pass of msm_batch over jobs of these scalar counts allocates (for memory plans)."""
+    return max((plan.device_bytes(group) for _, plan in _passes(list(counts), group, window_bits)), default=0)
+
+
+def msm_batch(jobs: list[MsmJob], group: Group, *, montgomery: bool, window_bits: int | None = None):
+    """Device array (len(jobs), affine_words): row j = job j's MSM in affine Montgomery words.
+
+    Scalars are in Montgomery form (s * 2^256 mod r, as ntt_h leaves h) when ``montgomery``, else plain.
+    ``window_bits`` forces c (1..20) for every job; None picks kernel_window_bits(count) per job. The jobs are
+    computed in passes (see _passes): each pass is one run of msm.cu's steps over all its jobs."""
+    xp = backend().xp
+    for j, job in enumerate(jobs):
+        _check_job(job, group, f"jobs[{j}]")
+    if window_bits is not None:
+        _check_window_bits(window_bits)
+    out = xp.zeros((len(jobs), group.affine_words), dtype=xp.uint32)  # zeros = identity
+    for members, plan in _passes([job.count for job in jobs], group, window_bits):
+        what = f"{group.name.upper()} MSM pass of {plan.jobs} x {max(plan.counts)} points"
+        backend().reserve(plan.device_bytes(group), what)
+        out[xp.asarray(members)] = _run_pass([jobs[j] for j in members], plan, group, montgomery)
+        backend().check(what)
+    return out
+
+
+def _check_job(job: MsmJob, group: Group, name: str) -> None:
+    xp = backend().xp
+    bases, scalars, indices = job.bases, job.scalars, job.indices
+    if bases.ndim != 2 or bases.shape[1] != group.affine_words or bases.dtype != xp.uint32:
+        raise SizeMismatchError(f"{name}.bases", f"expected uint32 words of shape (n, {group.affine_words}), got "
+                                f"{bases.dtype} {tuple(bases.shape)}")
+    if bases.shape[0] > MAX_POINTS:
+        raise SizeMismatchError(f"{name}.bases", f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
+    if scalars.dtype != xp.uint32 or scalars.ndim != 2 or scalars.shape[1] != FR_LIMBS:
+        raise SizeMismatchError(f"{name}.scalars", f"expected uint32 limbs of shape (count, {FR_LIMBS}), got "
+                                f"{scalars.dtype} {tuple(scalars.shape)}")
+    if indices is None:
+        if scalars.shape[0] != bases.shape[0]:
+            raise SizeMismatchError(f"{name}.scalars", f"{scalars.shape[0]} scalars for {bases.shape[0]} points")
+    elif indices.dtype != xp.uint32 or indices.shape != (scalars.shape[0],):
+        raise SizeMismatchError(f"{name}.indices", f"expected uint32 of shape ({scalars.shape[0]},), got "
+                                f"{indices.dtype} {tuple(indices.shape)}")
+    for array, what in ((bases, "bases"), (scalars, "scalars"), (indices, "indices")):
+        if array is not None and not array.flags.c_contiguous:
+            raise SizeMismatchError(f"{name}.{what}", "must be C-contiguous (the kernels read it by address)")
+
+
+def _check_window_bits(window_bits) -> None:
+    if isinstance(window_bits, bool) or not isinstance(window_bits, int) or not 1 <= window_bits <= MAX_WINDOW_BITS:
+        raise InvalidInputError("window_bits", f"must be an integer in 1..{MAX_WINDOW_BITS}, got {window_bits!r}")
+
+
+JOB_TABLE_FIELDS = 4
+"""msm.cu msm_job_t: scalars, bases and indices addresses, and the first scalar's pass-wide index."""
+
+
+def _job_table(jobs: list[MsmJob]):
+    """Device array (jobs + 1, JOB_TABLE_FIELDS) uint64: msm.cu's msm_job_t rows plus the sentinel row whose
+    ``first`` is the pass's scalar count. The arrays it points at must stay alive while the pass runs."""
+    active = backend()
+    table = np.zeros((len(jobs) + 1, JOB_TABLE_FIELDS), dtype=np.uint64)
+    first = 0
+    for j, job in enumerate(jobs):
+        indices = 0 if job.indices is None else active.address(job.indices)
+        table[j] = (active.address(job.scalars), active.address(job.bases), indices, first)
+        first += job.count
+    table[-1, -1] = first
+    return active.xp.asarray(table)
+
+
+def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
+    """Device array (plan.jobs, affine_words): the pass's MSMs (msm.cu's steps 1-9)."""
+    xp = backend().xp
+    module = group.module(MSM_KERNELS)
+    table = _job_table(jobs)
+    windows, total = plan.windows, plan.total
+    counts = xp.zeros(plan.buckets, dtype=xp.uint32)
+    digits = xp.empty(plan.digits, dtype=xp.uint32)
+    launch(module, "msm_digits", total, table, u32(plan.jobs), u32(total), u32(int(montgomery)),
+           u32(plan.window_bits), u32(windows), digits, counts)
+    offsets = _exclusive_sum(counts)
+    entries = int(offsets[-1])
+    sorted_entries = xp.empty(max(entries, 1), dtype=xp.uint32)
+    cursor = offsets[:-1].copy()
+    launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(total), u32(windows),
+           u32(plan.buckets_per_window), cursor, sorted_entries)
+    del digits, cursor
+    pieces = xp.empty(plan.buckets, dtype=xp.uint32)
+    launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
+    piece_offsets = _exclusive_sum(pieces)
+    total_pieces = int(piece_offsets[-1])
+    piece_sums = xp.empty((max(total_pieces, 1), group.xyzz_words), dtype=xp.uint32)
+    launch(module, group.kernel("msm_piece_sum"), total_pieces, table, u32(plan.buckets_per_job), sorted_entries,
+           offsets, piece_offsets, u32(plan.buckets), u32(total_pieces), piece_sums)
+    del sorted_entries
+    bucket_sums = xp.empty((plan.buckets, group.xyzz_words), dtype=xp.uint32)
+    launch(module, group.kernel("msm_bucket_sum"), plan.buckets, piece_sums, piece_offsets, u32(plan.buckets),
+           bucket_sums)
+    del piece_sums
+    window_rows = plan.jobs * windows  # every (job, window) is one row of buckets from here on
+    contributions = xp.empty((window_rows * plan.reduction_segments, group.xyzz_words), dtype=xp.uint32)
+    launch(module, group.kernel("msm_window_segments"), window_rows * plan.reduction_segments, bucket_sums,
+           u32(window_rows), u32(plan.buckets_per_window), u32(plan.reduction_segments), contributions)
+    window_sums = reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
+    out = xp.empty((plan.jobs, group.affine_words), dtype=xp.uint32)
+    launch(module, group.kernel("msm_combine"), plan.jobs, window_sums, u32(plan.jobs), u32(windows),
+           u32(plan.window_bits), out)
+    return out
+
+
+def _exclusive_sum(counts):
+    """[0, c0, c0 + c1, ...] (len + 1 entries, uint32); the totals stay below 2^32 because a pass holds fewer than
+    2^32 digits (_passes)."""
+    xp = backend().xp
+    offsets = xp.zeros(counts.shape[0] + 1, dtype=xp.uint32)
+    offsets[1:] = xp.cumsum(counts, dtype=xp.uint32)
+    return offsets
+
+
 class MsmEngine:
-    """Pippenger MSMs over one set of n bases kept on the device (G1 or G2)."""
+    """Pippenger MSMs over one set of n bases kept on the device (G1 or G2): one msm_batch job a circuit."""
 
     def __init__(self, bases, group: Group):
         """``bases``: device array (n, group.affine_words) uint32 of affine Montgomery points (see
@@ -141,18 +335,9 @@ class MsmEngine:
             raise SizeMismatchError(
                 "scalars", f"expected uint32 limbs of shape (circuits, {self.n}, {FR_LIMBS}), got "
                 f"{scalars.dtype} {tuple(scalars.shape)}")
-        plan = _Plan(self.n, self._window_bits(window_bits))
-        if plan.windows * self.n >= 1 << 32:
-            raise SizeMismatchError("bases", f"{self.n} points x {plan.windows} windows: the digit count must stay below 2^32")
-        out = xp.zeros((rows.shape[0], self.group.affine_words), dtype=xp.uint32)  # zeros = identity
-        if self.n == 0:
-            return out
-        backend().reserve(plan.device_bytes(self.group), f"{self.group.name.upper()} MSM of {self.n} points")
         rows = xp.ascontiguousarray(rows)
-        for k in range(rows.shape[0]):
-            self._msm_one(rows[k], montgomery, plan, out[k])
-        backend().check(f"{self.group.name.upper()} MSM of {self.n} points")
-        return out
+        jobs = [MsmJob(self.bases, rows[k]) for k in range(rows.shape[0])]
+        return msm_batch(jobs, self.group, montgomery=montgomery, window_bits=window_bits)
 
     def msm_ints(self, scalars_per_circuit, *, window_bits: int | None = None, field: str = "scalars") -> list:
         """py_ecc points [sum_i s_ki P_i for each circuit k] for Python-int scalars in [0, r)
@@ -167,56 +352,6 @@ class MsmEngine:
             return []
         device_scalars = xp.asarray(np.stack(limbs))
         return download_points(self.msm(device_scalars, montgomery=False, window_bits=window_bits), self.group)
-
-    def _window_bits(self, window_bits: int | None) -> int:
-        if window_bits is None:
-            return kernel_window_bits(self.n)
-        if isinstance(window_bits, bool) or not isinstance(window_bits, int) or not 1 <= window_bits <= MAX_WINDOW_BITS:
-            raise InvalidInputError("window_bits", f"must be an integer in 1..{MAX_WINDOW_BITS}, got {window_bits!r}")
-        return window_bits
-
-    def _msm_one(self, scalars, montgomery: bool, plan: _Plan, out_row) -> None:
-        """out_row (affine words) = the MSM of one circuit's (n, 8) scalars (module docstring)."""
-        xp = backend().xp
-        group, n, windows = self.group, self.n, plan.windows
-        module = group.module(MSM_KERNELS)
-        counts = xp.zeros(plan.buckets, dtype=xp.uint32)
-        digits = xp.empty(windows * n, dtype=xp.uint32)
-        launch(module, "msm_digits", n, scalars, u32(n), u32(int(montgomery)), u32(plan.window_bits),
-               u32(windows), digits, counts)
-        offsets = self._exclusive_sum(counts)
-        entries = int(offsets[-1])
-        sorted_entries = xp.empty(max(entries, 1), dtype=xp.uint32)
-        cursor = offsets[:-1].copy()
-        launch(module, "msm_scatter", windows * n, digits, u32(n), u32(windows),
-               u32(plan.buckets_per_window), cursor, sorted_entries)
-        del digits, cursor
-        pieces = xp.empty(plan.buckets, dtype=xp.uint32)
-        launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
-        piece_offsets = self._exclusive_sum(pieces)
-        total_pieces = int(piece_offsets[-1])
-        piece_sums = xp.empty((max(total_pieces, 1), group.xyzz_words), dtype=xp.uint32)
-        launch(module, group.kernel("msm_piece_sum"), total_pieces, self.bases, sorted_entries, offsets,
-               piece_offsets, u32(plan.buckets), u32(total_pieces), piece_sums)
-        del sorted_entries
-        bucket_sums = xp.empty((plan.buckets, group.xyzz_words), dtype=xp.uint32)
-        launch(module, group.kernel("msm_bucket_sum"), plan.buckets, piece_sums, piece_offsets,
-               u32(plan.buckets), bucket_sums)
-        del piece_sums
-        contributions = xp.empty((windows * plan.segments, group.xyzz_words), dtype=xp.uint32)
-        launch(module, group.kernel("msm_window_segments"), windows * plan.segments, bucket_sums,
-               u32(windows), u32(plan.buckets_per_window), u32(plan.segments), contributions)
-        window_sums = reduce_groups(MSM_KERNELS, contributions, windows, plan.segments, group)
-        launch(module, group.kernel("msm_combine"), 1, window_sums, u32(windows), u32(plan.window_bits), out_row)
-
-    @staticmethod
-    def _exclusive_sum(counts):
-        """[0, c0, c0 + c1, ...] (len + 1 entries, uint32); the totals stay below 2^32 because msm()
-        refuses W * n >= 2^32 digits."""
-        xp = backend().xp
-        offsets = xp.zeros(counts.shape[0] + 1, dtype=xp.uint32)
-        offsets[1:] = xp.cumsum(counts, dtype=xp.uint32)
-        return offsets
 
 
 def progression_bases(count: int, start, step, group: Group, run: int = 256):
@@ -238,15 +373,6 @@ def progression_bases(count: int, start, step, group: Group, run: int = 256):
     launch(module, group.kernel("progression_points"), threads, ends[0:1], ends[1:2], u32(count), u32(run),
            xyzz_scratch, prefix_scratch, out)
     backend().check(f"generating {count} {group.name.upper()} bases")
-    return out
-
-
-def gather_bases(bases, indices, group: Group):
-    """Device array (len(indices), affine_words) of bases[indices] (msm.cu gather_points)."""
-    xp = backend().xp
-    index_array = xp.asarray(indices).astype(xp.uint32)
-    out = xp.empty((len(indices), group.affine_words), dtype=xp.uint32)
-    launch(group.module(MSM_KERNELS), group.kernel("gather_points"), len(indices), bases, index_array, u32(len(indices)), out)
     return out
 
 
@@ -279,10 +405,6 @@ class DeviceBases:
 
             self._engines["batch"] = BatchAdder(self.words, self.group)
         return self._engines["batch"]
-
-    def gather(self, indices) -> "DeviceBases":
-        """The points at ``indices``, an integer array (numpy or device) of valid indices."""
-        return DeviceBases(gather_bases(self.words, indices, self.group), self.group)
 
 
 QUERY_SPLITS = (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b"))

@@ -86,13 +86,16 @@ class Backend:
     ``xp`` is the array module; ``load(cu_file, options)`` returns a module whose ``get_function(name)``
     gives a kernel; ``launch(kernel, grid, block, args, what)`` runs it; ``check(what)`` waits for
     the device and raises GpuKernelError, naming ``what``, on any CUDA error of the work so far;
-    ``reserve(bytes, what)`` raises GpuMemoryError if that much device memory is not free."""
+    ``reserve(bytes, what)`` raises GpuMemoryError if that much device memory is not free;
+    ``address(array)`` is the address a kernel reads the array at (for tables of arrays, as the
+    MSM's segment table)."""
 
     xp: Any
     load: Callable[[str, tuple], Any]
     launch: Callable[..., None]
     check: Callable[[str], None]
     reserve: Callable[[int, str], None]
+    address: Callable[[Any], int]
 
 
 _override: list[Backend] = []
@@ -111,6 +114,7 @@ def _cupy_backend() -> Backend:
         launch=device.launch,
         check=lambda what: device.launch_check(what, sync=True),
         reserve=device.check_free_memory,
+        address=lambda array: array.data.ptr,
     )
 
 

@@ -41,7 +41,7 @@ from .circuit import DeviceCircuit
 from .evaluate import check_rows, evaluate
 from .keygen import DeviceKey
 from .limbs import FR
-from .msm import QUERY_SPLITS, DeviceQueries, _Plan, kernel_window_bits
+from .msm import QUERY_SPLITS, WORD_BYTES, DeviceQueries, msm_scratch_bytes
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
@@ -155,10 +155,6 @@ SCRATCH_SLACK = 1 << 30
 twiddle and window tables, the reductions of the MSMs' last steps), and for the memory pool's rounding."""
 
 
-def _msm_scratch(points: int, group) -> int:
-    return _Plan(points, kernel_window_bits(points)).device_bytes(group) if points else 0
-
-
 def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, block: int,
                 witnesses_resident: bool = False, tail_points: dict | None = None) -> int:
     """Device bytes a call of ``circuits`` circuits needs beyond the keys and the circuit, with ``block`` circuits at
@@ -175,10 +171,12 @@ def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, b
     kept = witnesses + bitmaps + tail_scalars  # alive from prep to tail_msm
     prep_peak = 2 * circuits * v + 2 * circuits * max(query_points)  # value classes, then one query's masks
     ntt_peak = block * 3 * n * element + ntt_h_memory(block, circuit.log_n, consume=True)
-    msm_h_peak = block * n * element + _msm_scratch(queries.h.n, G1_GROUP)
+    msm_h_peak = block * n * element + msm_scratch_bytes([queries.h.n] * block, G1_GROUP)
     front = block * v * element + max(ntt_peak, msm_h_peak)
-    tail_peak = max(_msm_scratch(tails["l"], G1_GROUP), _msm_scratch(tails["a"], G1_GROUP),
-                    _msm_scratch(tails["b"], G2_GROUP))
+    tail_jobs = {query: [tails[split]] * circuits for query, split in QUERY_SPLITS}  # gpu/tail_msm.py's batches
+    tail_peak = (max(msm_scratch_bytes(tail_jobs["l"] + tail_jobs["a"] + tail_jobs["b_g1"], G1_GROUP),
+                     msm_scratch_bytes(tail_jobs["b_g2"], G2_GROUP))
+                 + WORD_BYTES * sum(tails.values()))  # the tail indices as the kernels' u32
     return kept + max(prep_peak, front, tail_peak) + SCRATCH_SLACK
 
 

@@ -1,13 +1,17 @@
 """Phase ``tail_msm`` on the GPU: per circuit and query, sum_k tail_scalars[c][k] * Q[tail_indices[k]].
 
-Same equation as reference/tail_msm.py. A split query's tail points are gathered once on the device
-(msm.cu gather_points) and every circuit's tail scalars go through one MSM call against them; an unsplit
-query's tail is every point, so its bases are used as they are. ``tail_msm`` is the phase's single GPU
-implementation: gpu/prover.py and the conformance adapter call it.
+Same equation as reference/tail_msm.py. Every circuit's tail of every query is one job of gpu.msm.msm_batch: a split
+query's job reads its tail points in place through the tail indices, an unsplit query's tail is every point. The G1
+queries' jobs (L, A, B_G1, every circuit) form one batch and B_G2's another, so that the many small MSMs of a call
+share their launches and serial steps. ``tail_msm`` is the phase's single GPU implementation: gpu/prover.py and the
+conformance adapter call it.
 """
 from __future__ import annotations
 
-from .msm import QUERY_SPLITS, DeviceQueries
+import numpy as np
+
+from .msm import QUERY_SPLITS, DeviceQueries, MsmJob, msm_batch
+from .points import backend
 
 
 def tail_msm(splits: dict, queries: DeviceQueries) -> dict:
@@ -15,9 +19,18 @@ def tail_msm(splits: dict, queries: DeviceQueries) -> dict:
 
     ``splits``: gpu.prep.prep's output (DeviceSplit per l, a, b: tail_indices, canonical tail_scalars
     (circuits, tail, 8)); ``queries``: the key on the device."""
-    sums = {}
+    xp = backend().xp
+    batches: dict = {}  # group name -> (group, [(query, its jobs, one a circuit)])
     for query, split_name in QUERY_SPLITS:
         split, bases = splits[split_name], getattr(queries, query)
-        tail_bases = bases.gather(split.tail_indices) if split.split else bases
-        sums[query] = tail_bases.msm_engine().msm(split.tail_scalars, montgomery=False)
+        indices = split.tail_indices.astype(np.uint32) if split.split else None  # < 2^31 points (gpu.msm.MAX_POINTS)
+        jobs = [MsmJob(bases.words, scalars, indices) for scalars in xp.ascontiguousarray(split.tail_scalars)]
+        batches.setdefault(bases.group.name, (bases.group, []))[1].append((query, jobs))
+    sums = {}
+    for group, query_jobs in batches.values():
+        rows = msm_batch([job for _, jobs in query_jobs for job in jobs], group, montgomery=False)
+        first = 0
+        for query, jobs in query_jobs:
+            sums[query] = rows[first : first + len(jobs)]
+            first += len(jobs)
     return sums

@@ -202,6 +202,99 @@ def test_emulated_msm_rejects_bad_scalars(emulated):
         engine.msm_ints([[1]])
 
 
+def _device_job(points, scalars, name, indices=None):
+    """gpu.msm.MsmJob over py_ecc points and Python-int scalars (index list: positions in points)."""
+    from gpu.msm import MsmJob
+    from gpu.points import backend, points_to_words
+
+    xp = backend().xp
+    words = xp.asarray(points_to_words(points, GROUPS[name][0]))
+    index_array = None if indices is None else xp.asarray(np.array(indices, dtype=np.uint32))
+    return MsmJob(words, xp.asarray(scalars_to_limbs(scalars, "scalars")), index_array)
+
+
+def _batch_case(name, seed):
+    """Jobs of different bases, sizes (an empty one, a one-point one) and index lists, and each job's naive sum."""
+    group, base, _ = GROUPS[name]
+    rng = random.Random(seed)
+    cases = []
+    for count, indexed in ((9, False), (0, False), (1, False), (6, True), (70, False), (5, True)):
+        points = random_points(base, max(count, 3), rng) if count < 70 else random_points(base, 4, rng) * 17 + [group.identity] * 2
+        if indexed:
+            indices = [rng.randrange(len(points)) for _ in range(count)]
+            chosen = [points[i] for i in indices]
+        else:
+            points, indices, chosen = points[:count], None, points[:count]
+        scalars = [rng.choice([0, 1, R - 1, rng.randrange(R)]) for _ in range(count)]
+        cases.append((points, scalars, indices, msm_naive(chosen, scalars, identity=group.identity)))
+    return cases
+
+
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_emulated_msm_batch_matches_naive_per_job(emulated, name):
+    """One msm_batch over jobs of several sizes and window widths, with and without index lists: row j is job j's
+    naive sum (py_ecc double-and-add)."""
+    from gpu.msm import _passes, msm_batch
+
+    cases = _batch_case(name, f"batch-{name}")
+    jobs = [_device_job(points, scalars, name, indices) for points, scalars, indices, _ in cases]
+    widths = {plan.window_bits for _, plan in _passes([job.count for job in jobs], GROUPS[name][0], None)}
+    assert len(widths) > 1  # the case mixes window widths: several passes
+    got = download_points(msm_batch(jobs, GROUPS[name][0], montgomery=False), GROUPS[name][0])
+    assert encode(got, name) == encode([expected for *_, expected in cases], name)
+
+
+def test_emulated_msm_batch_split_into_small_passes(emulated, monkeypatch):
+    """With a scratch budget that holds one job, every job runs in its own pass; the sums do not change."""
+    import gpu.msm
+    from gpu.msm import _passes, msm_batch
+
+    cases = [case for case in _batch_case("g1", "passes") if case[0]]
+    jobs = [_device_job(points, scalars, "g1", indices) for points, scalars, indices, _ in cases]
+    monkeypatch.setattr(gpu.msm, "MSM_BATCH_BYTES", 1)
+    passes = _passes([job.count for job in jobs], G1_GROUP, 4)
+    assert [members for members, _ in passes] == [[j] for j in range(len(jobs)) if jobs[j].count]
+    got = download_points(msm_batch(jobs, G1_GROUP, montgomery=False, window_bits=4), G1_GROUP)
+    assert encode(got, "g1") == encode([expected for *_, expected in cases], "g1")
+
+
+def test_batch_passes_group_by_width_within_the_budget():
+    """_passes (CPU only): every non-empty job in exactly one pass, in order within a width; a pass of several jobs
+    stays within MSM_BATCH_BYTES; msm_scratch_bytes is the largest pass."""
+    from gpu.msm import MSM_BATCH_BYTES, _passes, _Plan, kernel_window_bits, msm_scratch_bytes
+
+    counts = [130_000] * 20 + [1] * 10 + [0, 5, 1 << 20, 1 << 20]
+    passes = _passes(counts, G1_GROUP, None)
+    members = [j for group, _ in passes for j in group]
+    assert sorted(members) == [j for j, count in enumerate(counts) if count]
+    for group, plan in passes:
+        assert group == sorted(group) and plan.counts == tuple(counts[j] for j in group)
+        assert {kernel_window_bits(counts[j]) for j in group} == {plan.window_bits}
+        assert len(group) == 1 or plan.device_bytes(G1_GROUP) <= MSM_BATCH_BYTES
+        assert plan.digits < 1 << 32
+    assert len([g for g, _ in passes if counts[g[0]] == 130_000]) < 20  # the tails share passes
+    assert msm_scratch_bytes(counts, G1_GROUP) == max(plan.device_bytes(G1_GROUP) for _, plan in passes)
+    assert _Plan((1 << 20,), 16).device_bytes(G1_GROUP) <= msm_scratch_bytes(counts, G1_GROUP)
+
+
+def test_emulated_msm_batch_rejects_malformed_jobs(emulated):
+    from gpu.msm import MsmJob, msm_batch
+    from gpu.points import backend
+
+    xp = backend().xp
+    good = _device_job([G1, G1], [1, 2], "g1")
+    with pytest.raises(SizeMismatchError, match=r"jobs\[1\]\.scalars"):
+        msm_batch([good, MsmJob(good.bases, good.scalars[:1])], G1_GROUP, montgomery=False)
+    with pytest.raises(SizeMismatchError, match=r"jobs\[0\]\.indices"):
+        msm_batch([MsmJob(good.bases, good.scalars, xp.asarray(np.array([0, 1], dtype=np.int64)))], G1_GROUP,
+                  montgomery=False)
+    with pytest.raises(SizeMismatchError, match=r"jobs\[0\]\.bases"):
+        msm_batch([MsmJob(good.bases, good.scalars)], G2_GROUP, montgomery=False)
+    strided = xp.asarray(np.zeros((2, 16), dtype=np.uint32))[:, ::2]
+    with pytest.raises(SizeMismatchError, match="C-contiguous"):
+        msm_batch([MsmJob(good.bases, strided)], G1_GROUP, montgomery=False)
+
+
 @pytest.mark.parametrize("name", ["g1", "g2"])
 def test_emulated_batch_add_dense_sparse_and_complement(emulated, name):
     """Rows with no bit, random bits, 99% and all bits (complement rule, total made in the same
@@ -401,6 +494,33 @@ def test_gpu_msm_large_n_known_logs_and_repeatable():
     assert all(np.array_equal(runs[0], run) for run in runs[1:]), "repeated runs differ"
     got = download_points(runs[0], G1_GROUP)
     assert encode(got, "g1") == encode([expected_from_logs(logs, row, "g1") for row in rows], "g1")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_gpu_msm_batch_of_tails_known_logs(name):
+    """A tail_msm-shaped batch on the device: jobs over two base sets, through index lists (repeats allowed) and
+    without, of several sizes and window widths, sharing passes; each row against its known-log sum; twice,
+    bit-identical."""
+    from gpu.msm import MsmJob, _passes, msm_batch
+    from gpu.points import backend
+
+    xp, group = backend().xp, GROUPS[name][0]
+    rng = np.random.default_rng(18)
+    sets = [known_log_bases(n, name, f"tails-{name}-{n}") for n in (5000, 3001)]
+    jobs, expected = [], []
+    for count, base_set, indexed in ((4000, 0, True), (4000, 1, True), (3001, 1, False), (1, 0, True), (0, 0, True),
+                                     (300, 0, True), (5000, 0, False)):
+        words, logs = sets[base_set]
+        indices = rng.integers(0, len(logs), count) if indexed else np.arange(count)
+        scalars = [int.from_bytes(rng.bytes(32), "little") % R for _ in range(count)]
+        index_array = xp.asarray(indices.astype(np.uint32)) if indexed else None
+        jobs.append(MsmJob(words, xp.asarray(scalars_to_limbs(scalars, "scalars")), index_array))
+        expected.append(expected_from_logs([logs[i] for i in indices], scalars, name))
+    assert any(len(members) > 1 for members, _ in _passes([job.count for job in jobs], group, None))
+    runs = [xp.asnumpy(msm_batch(jobs, group, montgomery=False)) for _ in range(2)]
+    assert np.array_equal(runs[0], runs[1]), "repeated runs differ"
+    assert encode(download_points(runs[0], group), name) == encode(expected, name)
 
 
 @pytest.mark.gpu

@@ -121,14 +121,6 @@ __host__ __device__ void sum_groups_body(ec_index_t tid, const unsigned int* in,
     ec_xyzz<F>(out)[tid] = acc;
 }
 
-// out[k] = bases[indices[k]] for k < count: the tail MSM's subset of a query's points.
-template <class F>
-__host__ __device__ void gather_points_body(ec_index_t tid, const unsigned int* bases, const unsigned int* indices,
-                                            unsigned int count, unsigned int* out) {
-    if (tid >= count) return;
-    ec_affine<F>(out)[tid] = ec_affine<F>(bases)[indices[tid]];
-}
-
 // out[i] = to_affine(points[i]) for i in [first, last) with one field inversion (Montgomery's
 // simultaneous inversion trick, Montgomery 1987, "Speeding the Pollard and elliptic curve methods
 // of factorization", section 10.3.1): prefix[i] holds the product of the ZZZ of the non-identity

@@ -2,17 +2,23 @@
 // bucket method as in Bernstein, Doumen, Lange, Oosterwijk, "Faster batch forgery identification",
 // INDOCRYPT 2012, section 4), with signed digits (each window's digit in [-2^(c-1), 2^(c-1)]).
 //
-// Steps (gpu/msm.py drives them, one circuit's scalars at a time):
-//   1. msm_digits        scalar i -> W signed c-bit digits; histogram of |digit| per window
+// One pass computes a batch of independent MSMs, its *jobs* (gpu/msm.py msm_batch groups them): job j
+// sums its own scalars against its own bases, optionally through an index list (a tail MSM's subset of
+// a query's points). The jobs of a pass share every launch: their buckets are the rows (job, window)
+// of one bucket table, so small MSMs (each circuit's tail, per query) cost one set of launches and one
+// serial Horner step instead of one each.
+//
+// Steps (gpu/msm.py drives them):
+//   1. msm_digits        scalar t -> W signed c-bit digits; histogram of |digit| per (job, window)
 //   2. (host) offsets    exclusive prefix sum of the histogram (cupy.cumsum)
-//   3. msm_scatter       counting sort: (window, |digit|) bucket -> list of (point index, sign)
+//   3. msm_scatter       counting sort: (job, window, |digit|) bucket -> list of (point index, sign)
 //   4. msm_piece_count   a bucket's run is cut into pieces of ~sqrt(run) points, so a bucket that
 //                        holds many points (equal scalars) does not serialise one thread
 //   5. msm_piece_sum     one thread per piece: mixed additions over its points
 //   6. msm_bucket_sum    one thread per bucket: sum of its pieces
 //   7. msm_window_segments  running-sum reduction sum_b (b+1) B_b of each window, cut into segments
 //   8. sum_groups        tree reduction of the segments -> one point per window
-//   9. msm_combine       Horner over windows: sum_w 2^(c w) S_w, then to affine
+//   9. msm_combine       one thread per MSM: Horner over its windows, sum_w 2^(c w) S_w, then to affine
 // Points are affine (identity (0, 0)); accumulators XYZZ (see ec.cuh). Scalars are 8 little-endian
 // u32 limbs, in Montgomery form (as ntt_h leaves them) or plain, and must be < r.
 #include "ec_kernels.cuh"
@@ -25,18 +31,46 @@
 // A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
 #define MSM_PIECE_MIN_POINTS 64
 
-// Scalar i -> digits[w * n + i] for w < windows, and counts[w * 2^(c-1) + |d| - 1] += 1.
+// Row j of a pass's job table (gpu/msm.py _job_table writes it, one u64 per field): device addresses
+// of the job's scalars (count x 8 u32), bases (affine points) and index list (u32 per scalar, or 0:
+// scalar k goes with base k), and `first`, the pass-wide index of its first scalar. Row `jobs` is a
+// sentinel whose `first` is the pass's scalar count.
+struct msm_job_t {
+    unsigned long long scalars, bases, indices, first;
+};
+
+// The job holding pass-wide scalar t: the last row with first <= t (binary search; rows are
+// non-decreasing in `first` and row 0 has first = 0).
+__host__ __device__ inline unsigned int msm_job_of(const msm_job_t* table, unsigned int jobs,
+                                                       unsigned int t) {
+    unsigned int lo = 0, hi = jobs;  // invariant: table[lo].first <= t < table[hi].first
+    while (hi - lo > 1) {
+        unsigned int mid = lo + (hi - lo) / 2;
+        if (table[mid].first <= t) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// Scalar t of the pass (job j, its scalar k) -> digits[w * total + t] for w < windows, and
+// counts[(j * windows + w) * 2^(c-1) + |d| - 1] += 1.
 // Signed-digit recoding: v = window bits + carry; if v > 2^(c-1) the digit is v - 2^c (negative)
 // and 1 is carried into the next window. With windows = ceil(256 / c) and s < r < 2^255 the top
 // window's bits are < 2^(c-1), so the last carry is always absorbed (no digit past the top).
-__host__ __device__ void msm_digits_body(ec_index_t tid, const unsigned int* scalars, unsigned int n,
-                                         unsigned int montgomery, unsigned int c, unsigned int windows,
-                                         unsigned int* digits, unsigned int* counts) {
-    if (tid >= n) return;
+__host__ __device__ void msm_digits_body(ec_index_t tid, const unsigned long long* job_table,
+                                         unsigned int jobs, unsigned int total, unsigned int montgomery,
+                                         unsigned int c, unsigned int windows, unsigned int* digits,
+                                         unsigned int* counts) {
+    if (tid >= total) return;
+    const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
+    unsigned int t = (unsigned int)tid;
+    unsigned int job = msm_job_of(table, jobs, t);
+    const unsigned int* scalar = reinterpret_cast<const unsigned int*>(table[job].scalars) +
+                                 (ec_index_t)(t - table[job].first) * FR_LIMBS;
     fr_t s;
-    for (int k = 0; k < FR_LIMBS; ++k) s.l[k] = scalars[tid * FR_LIMBS + k];
+    for (int k = 0; k < FR_LIMBS; ++k) s.l[k] = scalar[k];
     if (montgomery) s = s.from_mont();
     const unsigned int half = 1u << (c - 1);
+    unsigned int* job_counts = counts + (ec_index_t)job * windows * half;
     unsigned int carry = 0;
     for (unsigned int w = 0; w < windows; ++w) {
         unsigned int v = scalar_window(s.l, w * c, c) + carry;
@@ -49,33 +83,43 @@ __host__ __device__ void msm_digits_body(ec_index_t tid, const unsigned int* sca
             carry = 0;
         }
         if (v == (1u << c)) word = 0;  // v - 2^c = 0: nothing in this window, the carry moves on
-        digits[(ec_index_t)w * n + tid] = word;
-        if (word != 0) ec_atomic_add(&counts[w * half + (word & MSM_MAGNITUDE_MASK) - 1], 1u);
+        digits[(ec_index_t)w * total + t] = word;
+        if (word != 0) ec_atomic_add(&job_counts[w * half + (word & MSM_MAGNITUDE_MASK) - 1], 1u);
     }
 }
 EC_KERNEL(msm_digits,
-          (const unsigned int* scalars, unsigned int n, unsigned int montgomery, unsigned int c,
-           unsigned int windows, unsigned int* digits, unsigned int* counts),
-          (EC_TID, scalars, n, montgomery, c, windows, digits, counts))
+          (const unsigned long long* job_table, unsigned int jobs, unsigned int total,
+           unsigned int montgomery, unsigned int c, unsigned int windows, unsigned int* digits,
+           unsigned int* counts),
+          (EC_TID, job_table, jobs, total, montgomery, c, windows, digits, counts))
 
-// Counting sort's scatter: thread w * n + i puts (i | sign) at the next free slot of its bucket.
-// The order inside a bucket depends on the atomics, but a bucket's sum does not.
-__host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* digits, unsigned int n,
-                                          unsigned int windows, unsigned int buckets_per_window,
-                                          unsigned int* cursor, unsigned int* sorted) {
-    if (tid >= (ec_index_t)n * windows) return;
+// Counting sort's scatter: thread w * total + t puts (point | sign) at the next free slot of its
+// bucket, point being the index into the job's bases (through its index list, if any). The order
+// inside a bucket depends on the atomics, but a bucket's sum does not.
+__host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* digits,
+                                          const unsigned long long* job_table, unsigned int jobs,
+                                          unsigned int total, unsigned int windows,
+                                          unsigned int buckets_per_window, unsigned int* cursor,
+                                          unsigned int* sorted) {
+    if (tid >= (ec_index_t)total * windows) return;
     unsigned int word = digits[tid];
     if (word == 0) return;
-    unsigned int window = (unsigned int)(tid / n);
-    unsigned int point = (unsigned int)(tid % n);
-    unsigned int bucket = window * buckets_per_window + (word & MSM_MAGNITUDE_MASK) - 1;
+    const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
+    unsigned int window = (unsigned int)(tid / total);
+    unsigned int t = (unsigned int)(tid % total);
+    unsigned int job = msm_job_of(table, jobs, t);
+    unsigned int k = t - (unsigned int)table[job].first;
+    const unsigned int* indices = reinterpret_cast<const unsigned int*>(table[job].indices);
+    unsigned int point = indices ? indices[k] : k;
+    unsigned int bucket = (job * windows + window) * buckets_per_window + (word & MSM_MAGNITUDE_MASK) - 1;
     unsigned int slot = ec_atomic_add(&cursor[bucket], 1u);
     sorted[slot] = point | (word & MSM_SIGN_BIT);
 }
 EC_KERNEL(msm_scatter,
-          (const unsigned int* digits, unsigned int n, unsigned int windows, unsigned int buckets_per_window,
-           unsigned int* cursor, unsigned int* sorted),
-          (EC_TID, digits, n, windows, buckets_per_window, cursor, sorted))
+          (const unsigned int* digits, const unsigned long long* job_table, unsigned int jobs,
+           unsigned int total, unsigned int windows, unsigned int buckets_per_window, unsigned int* cursor,
+           unsigned int* sorted),
+          (EC_TID, digits, job_table, jobs, total, windows, buckets_per_window, cursor, sorted))
 
 // ceil(sqrt(x)) for x < 2^32, by binary search on the integers (exact, no floating point).
 __host__ __device__ inline unsigned int ceil_sqrt(unsigned int x) {
@@ -117,9 +161,11 @@ __host__ __device__ inline unsigned int bucket_of_piece(const unsigned int* piec
     return lo;
 }
 
-// piece_sums[p] = sum of the (signed) bases of piece p's slice of its bucket's sorted run.
+// piece_sums[p] = sum of the (signed) bases of piece p's slice of its bucket's sorted run; the
+// bases are those of the bucket's job (buckets_per_job = windows * 2^(c-1) buckets each).
 template <class F>
-__host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned int* bases, const unsigned int* sorted,
+__host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long long* job_table,
+                                            unsigned int buckets_per_job, const unsigned int* sorted,
                                             const unsigned int* offsets, const unsigned int* piece_offsets,
                                             unsigned int buckets, unsigned int total_pieces,
                                             unsigned int* piece_sums) {
@@ -131,7 +177,9 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned int* 
     unsigned int length = piece_length(run_end - run_start);
     unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
     unsigned int last = first + length < run_end ? first + length : run_end;
-    const affine_t<F>* points = ec_affine<F>(bases);
+    const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
+    const affine_t<F>* points =
+        ec_affine<F>(reinterpret_cast<const unsigned int*>(table[bucket / buckets_per_job].bases));
     xyzz_t<F> acc = xyzz_t<F>::identity();
     for (unsigned int e = first; e < last; ++e) {
         unsigned int entry = sorted[e];
@@ -141,10 +189,11 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned int* 
     ec_xyzz<F>(piece_sums)[piece] = acc;
 }
 EC_KERNEL_G1_G2(msm_piece_sum,
-                (const unsigned int* bases, const unsigned int* sorted, const unsigned int* offsets,
-                 const unsigned int* piece_offsets, unsigned int buckets, unsigned int total_pieces,
-                 unsigned int* piece_sums),
-                (EC_TID, bases, sorted, offsets, piece_offsets, buckets, total_pieces, piece_sums))
+                (const unsigned long long* job_table, unsigned int buckets_per_job,
+                 const unsigned int* sorted, const unsigned int* offsets, const unsigned int* piece_offsets,
+                 unsigned int buckets, unsigned int total_pieces, unsigned int* piece_sums),
+                (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, buckets,
+                 total_pieces, piece_sums))
 
 // bucket_sums[b] = sum of the pieces piece_offsets[b] .. piece_offsets[b + 1] (identity if none).
 template <class F>
@@ -188,30 +237,29 @@ EC_KERNEL_G1_G2(msm_window_segments,
                  unsigned int segments, unsigned int* contributions),
                 (EC_TID, bucket_sums, windows, buckets_per_window, segments, contributions))
 
-// out = to_affine(sum_w 2^(c w) S_w) by Horner's rule from the top window (one thread).
+// out[j] = to_affine(sum_w 2^(c w) S_{j,w}) for each job j of the pass (one thread each), by
+// Horner's rule from the top window; S_{j,w} = window_sums[j * windows + w].
 template <class F>
-__host__ __device__ void msm_combine_body(ec_index_t tid, const unsigned int* window_sums, unsigned int windows,
-                                          unsigned int c, unsigned int* out) {
-    if (tid != 0) return;
-    const xyzz_t<F>* sums = ec_xyzz<F>(window_sums);
+__host__ __device__ void msm_combine_body(ec_index_t tid, const unsigned int* window_sums, unsigned int jobs,
+                                          unsigned int windows, unsigned int c, unsigned int* out) {
+    if (tid >= jobs) return;
+    const xyzz_t<F>* sums = ec_xyzz<F>(window_sums) + tid * windows;
     xyzz_t<F> acc = sums[windows - 1];
     for (unsigned int w = windows - 1; w-- > 0;) {
         for (unsigned int k = 0; k < c; ++k) acc = xyzz_double(acc);
         acc = xyzz_add(acc, sums[w]);
     }
-    ec_affine<F>(out)[0] = xyzz_to_affine(acc);
+    ec_affine<F>(out)[tid] = xyzz_to_affine(acc);
 }
 EC_KERNEL_G1_G2(msm_combine,
-                (const unsigned int* window_sums, unsigned int windows, unsigned int c, unsigned int* out),
-                (EC_TID, window_sums, windows, c, out))
+                (const unsigned int* window_sums, unsigned int jobs, unsigned int windows, unsigned int c,
+                 unsigned int* out),
+                (EC_TID, window_sums, jobs, windows, c, out))
 
 EC_KERNEL_G1_G2(sum_groups,
                 (const unsigned int* in, unsigned int* out, unsigned int groups, unsigned int in_per_group,
                  unsigned int fold, unsigned int out_per_group),
                 (EC_TID, in, out, groups, in_per_group, fold, out_per_group))
-EC_KERNEL_G1_G2(gather_points,
-                (const unsigned int* bases, const unsigned int* indices, unsigned int count, unsigned int* out),
-                (EC_TID, bases, indices, count, out))
 EC_KERNEL_G1_G2(progression_points,
                 (const unsigned int* start, const unsigned int* step, unsigned int count, unsigned int run,
                  unsigned int* xyzz_scratch, unsigned int* prefix_scratch, unsigned int* out),

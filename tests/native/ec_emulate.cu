@@ -42,7 +42,6 @@ EMULATE_G1_G2(msm_piece_sum)
 EMULATE_G1_G2(msm_bucket_sum)
 EMULATE_G1_G2(msm_window_segments)
 EMULATE_G1_G2(msm_combine)
-EMULATE_G1_G2(gather_points)
 EMULATE_G1_G2(progression_points)
 
 // Single operations on one point, for the formula tests (words as in gpu/points.py).
@@ -76,10 +75,6 @@ extern "C" void ec_fq2_sqr(const u32* a, u32* out) {
 extern "C" void ec_fq2_inverse(const u32* a, u32* out) {
     *reinterpret_cast<fq2_t*>(out) = reinterpret_cast<const fq2_t*>(a)->inverse();
 }
-extern "C" void ec_scalar_digits(const u32* scalar, u32 montgomery, u32 c, u32 windows, u32* digits, u32* counts) {
-    msm_digits_body(0, scalar, 1, montgomery, c, windows, digits, counts);
-}
-extern "C" u32 ec_ceil_sqrt(u32 x) { return ceil_sqrt(x); }
 #endif
 
 #ifdef EC_EMULATE_KEYGEN
