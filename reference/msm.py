@@ -273,7 +273,7 @@ def _coordinates_key(point) -> tuple:
 
 def _generator_table(base) -> FixedBaseTable:
     """The fixed-base table of ``base``, built once per process (seconds in pure Python)."""
-    key = _coordinates_key(base)  # a dict, not a list scan; keyed by ints because py_ecc's field elements are unhashable
+    key = _coordinates_key(base)  # a dict lookup, not a list scan; ints, as py_ecc's field elements are unhashable
     if key not in _TABLES:
         _TABLES[key] = FixedBaseTable(base)
     return _TABLES[key]
