@@ -39,9 +39,9 @@ from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224
 """r's most significant 32-bit limb: a random top limb below it keeps the scalar below r."""
-GOALS_MS = {("msm", "g1", 20): 18.0, ("msm", "g1", 24): 130.0}
-"""Targets of the brief (one H200); G2 2^24 <= 3x G1 2^24 and batch add <= 60 ms a circuit are
-checked in the table's notes."""
+GOALS_MS = {("msm", "g1", 24): 80.0, ("msm", "g1", 26): 300.0}
+"""Issue 18's MSM goals in milliseconds (one H200, data on the device); sizes not listed have no goal. Its goals
+against sppark (the ratios, G2 2^24) are judged by bench/sppark_ratio.py; batch addition's is the constant below."""
 BATCH_GOAL_MS_PER_CIRCUIT = 60.0
 WARMUP_CALLS = 1
 MS_PER_S = 1000.0

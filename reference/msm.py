@@ -13,7 +13,7 @@ Pippenger, "On the evaluation of powers and monomials", SIAM J. Comput. 9 (1980)
 form with running sums as in Bernstein, Doumen, Lange, Oosterwijk, "Faster batch forgery
 identification", INDOCRYPT 2012, section 4.
 """
-from .curve import add, double, is_identity, multiply, neg
+from .curve import FQ2, add, double, is_identity, multiply, neg
 from .errors import InvalidInputError, ScalarRangeError, SizeMismatchError
 from .field import R
 
@@ -261,17 +261,22 @@ class ReferenceCurve:
 PROGRESS_STRETCH = 1 << 12
 """Points computed between two progress reports of ``generator_multiples``."""
 
-_TABLES: list = []
-"""(base, its FixedBaseTable) for the bases seen so far (G1 and G2): each built once per process."""
+_TABLES: dict = {}
+"""base's coordinates (_coordinates_key) -> its FixedBaseTable, for the bases seen so far (G1 and G2): each built
+once per process."""
+
+
+def _coordinates_key(point) -> tuple:
+    """The point's coordinates as ints, an Fq2 one as its (c0, c1): equal exactly when the coordinates are."""
+    return tuple(c.coeffs if isinstance(c, FQ2) else (c.n,) for c in point)
 
 
 def _generator_table(base) -> FixedBaseTable:
     """The fixed-base table of ``base``, built once per process (seconds in pure Python)."""
-    for known, table in _TABLES:
-        if type(known[0]) is type(base[0]) and known == base:
-            return table
-    _TABLES.append((base, FixedBaseTable(base)))
-    return _TABLES[-1][1]
+    key = _coordinates_key(base)  # a dict lookup, not a list scan; ints, as py_ecc's field elements are unhashable
+    if key not in _TABLES:
+        _TABLES[key] = FixedBaseTable(base)
+    return _TABLES[key]
 
 
 REFERENCE_CURVE = ReferenceCurve()

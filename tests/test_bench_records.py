@@ -112,3 +112,10 @@ def test_bench_ntt_record_and_comparison(tmp_path):
     assert verdicts.pop(("2^20 x1", "forward")) == SLOWER and set(verdicts.values()) == {WITHIN_NOISE}
     other_batch = _write(tmp_path, "batch3.json", bench, ntt_rows(bench, 0.5, 3))
     assert run_main(main, ["compare", base, other_batch]) == 2  # 2^20 x4 against 2^20 x3: not comparable
+
+
+def test_bench_msm_table_shows_issue_18_goals_and_none_where_it_sets_none():
+    bench = _bench("bench_msm")
+    rows = [{"op": "msm", "group": "g1", "log2": log2, "median_ms": 1.0} for log2 in (20, 24, 26)]
+    goals = [line.split("|")[-2].strip() for line in bench.table(rows).splitlines()[2:]]
+    assert goals == ["", "80.0", "300.0"]  # issue 18: G1 MSM 2^24 <= 80 ms, 2^26 <= 300 ms; 2^20 has no goal

@@ -10,11 +10,11 @@ import json
 import random
 
 import pytest
-from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2
+from py_ecc.optimized_bls12_381 import FQ2, G1, G2, Z1, Z2, multiply, normalize
 
 from reference.cli import run_main
 from reference.curve import points_eq
-from reference.errors import InvalidInputError
+from reference.errors import InvalidInputError, ToolkitError
 from reference.field import R
 from reference.msm import REFERENCE_CURVE
 from reference.prover import CURVE_PHASES, PHASES
@@ -65,6 +65,42 @@ def test_generator_multiples_in_the_pool_keep_their_order(monkeypatch, base):
     reference = REFERENCE_CURVE.generator_multiples(base, scalars)
     assert all(points_eq(a, b) for a, b in zip(library, reference, strict=True))
     assert reported == [3, 6, 9, 10]
+
+
+def _affine_bytes_by_hand(point) -> bytes:
+    """The library's affine layout written out from py_ecc's affine coordinates: x || y big-endian, Fq2 as c0 || c1."""
+    words = [w for c in normalize(point)[:2] for w in (c.coeffs if isinstance(c, FQ2) else (c.n,))]
+    return b"".join(w.to_bytes(fast_library.FQ_BYTES, "big") for w in words)
+
+
+@needs_library
+@pytest.mark.parametrize("base, identity", [(G1, Z1), (G2, Z2)], ids=["g1", "g2"])
+def test_the_one_conversion_from_the_library_reads_its_layout_and_the_identity(base, identity):
+    point = multiply(base, 0xC0FFEE)
+    xy = _affine_bytes_by_hand(point)
+    g2 = base is G2
+    assert fast_library.to_library(point).to_xy_bytes_be() == xy  # the layout, as the library writes it
+    assert points_eq(fast_library.from_xy_bytes(xy, g2), point)
+    assert points_eq(fast_library.from_library(fast_library.to_library(point)), point)
+    zeros = bytes(len(xy))
+    assert fast_library.from_xy_bytes(None, g2) is identity and fast_library.from_xy_bytes(zeros, g2) is identity
+    assert fast_library.from_library(fast_library.to_library(identity)) is identity
+    converted = fast_library.ArkworksCurve()._py_ecc_points(xy + zeros + xy, g2)
+    assert [points_eq(p, q) for p, q in zip(converted, [point, identity, point], strict=True)] == [True] * 3
+    assert converted[1] is identity
+
+
+class _OffCurveG1:
+    """Stands for a wrong G1 result from the library (which itself refuses to build a point off the curve)."""
+
+    def to_xy_bytes_be(self) -> bytes:
+        return (1).to_bytes(fast_library.FQ_BYTES, "big") * 2  # (1, 1): 1 != 1 + 4
+
+
+@needs_library
+def test_a_library_result_off_the_curve_is_refused_when_it_comes_back():
+    with pytest.raises(ToolkitError, match="not on the curve"):
+        fast_library.from_library(_OffCurveG1())
 
 
 @needs_library

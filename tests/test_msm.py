@@ -15,7 +15,9 @@ from reference.curve import G1, G2, Z1, Z2, add, g1_eq, g2_eq, is_identity, mult
 from reference.errors import InvalidInputError, ScalarRangeError, SizeMismatchError
 from reference.field import R
 from reference.msm import (
+    REFERENCE_CURVE,
     FixedBaseTable,
+    _generator_table,
     msm_naive,
     msm_pippenger,
     num_windows,
@@ -239,3 +241,13 @@ def test_length_mismatch_is_rejected():
 def test_bad_window_widths_are_rejected(bad):
     with pytest.raises(InvalidInputError, match="window_bits"):
         msm_pippenger([G1], [1], bad)
+
+
+def test_generator_multiples_build_one_table_a_base_and_compute_k_times_it():
+    scalars = [0, 1, 2, R - 1, 2**254]
+    for base, identity, eq in ((G1, Z1, g1_eq), (G2, Z2, g2_eq)):
+        got = REFERENCE_CURVE.generator_multiples(base, scalars)
+        assert all(eq(p, multiply(base, k) if k else identity) for p, k in zip(got, scalars))
+    equal_copy_of_g1 = tuple(type(c)(c.n) for c in G1)
+    assert _generator_table(equal_copy_of_g1) is _generator_table(G1)
+    assert _generator_table(G2) is not _generator_table(G1)

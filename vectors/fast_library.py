@@ -120,20 +120,35 @@ def to_library(point):
     return to_library_many([point])[0]
 
 
+def from_xy_bytes(xy: bytes | None, g2: bool) -> tuple:
+    """The one conversion of the library's affine bytes to a py_ecc point: x || y big-endian (Fq2 as c0 || c1) as
+    (x, y, 1); the identity (all zeros, as the library writes it, or None) as Z1 or Z2 itself. No check here: each
+    caller has one (from_library; generator_multiples_xy before it sends; the library's in decode_zcash_many)."""
+    if xy is None or not any(xy):
+        return Z2 if g2 else Z1
+    words = _xy_words(xy)
+    if g2:
+        return (FQ2(words[0:2]), FQ2(words[2:4]), _FQ2_ONE)
+    return (FQ(words[0]), FQ(words[1]), _FQ_ONE)
+
+
+_FQ_ONE, _FQ2_ONE = FQ.one(), FQ2.one()
+"""z = 1, one object shared by the points from_xy_bytes makes (py_ecc's arithmetic never changes an element in place),
+so that converting a key does not build a new one for each point."""
+
+
+def _xy_words(xy: bytes) -> list[int]:
+    """The library's affine bytes as big-endian Fq words: x, y (G1) or x.c0, x.c1, y.c0, y.c1 (G2)."""
+    return [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, len(xy), FQ_BYTES)]
+
+
 def from_library(point) -> tuple:
-    """The library's G1 or G2 point as a py_ecc point (Jacobian, z = 1; the identity as Z1/Z2), checked on the curve."""
+    """The library's G1 or G2 point as a py_ecc point (from_xy_bytes), checked on the curve."""
     ark = load_library()
     data = point.to_xy_bytes_be()
-    words = [int.from_bytes(data[i : i + FQ_BYTES], "big") for i in range(0, len(data), FQ_BYTES)]
     g2 = isinstance(point, ark.G2Point)
-    if not any(words):
-        return Z2 if g2 else Z1
-    if g2:
-        x, y, one, curve_b = FQ2(words[0:2]), FQ2(words[2:4]), FQ2.one(), b2
-    else:
-        x, y, one, curve_b = FQ(words[0]), FQ(words[1]), FQ.one(), b
-    result = (x, y, one)
-    if not is_on_curve(result, curve_b):
+    result = from_xy_bytes(data, g2)
+    if not is_on_curve(result, b2 if g2 else b):  # py_ecc counts the identity as on the curve
         raise ToolkitError(f"{DISTRIBUTION} returned a point that is not on the curve: {data.hex()}")
     return result
 
@@ -189,17 +204,6 @@ def _library_coordinate_order(wire_words: list[int], g2: bool) -> bytes:
     if g2:
         wire_words = [wire_words[1], wire_words[0], wire_words[3], wire_words[2]]
     return b"".join(w.to_bytes(FQ_BYTES, "big") for w in wire_words)
-
-
-def from_xy_bytes(xy: bytes | None, g2: bool) -> tuple:
-    """A py_ecc point (z = 1) from the library's affine x || y bytes (Fq2 as c0 || c1), None for the identity;
-    for points the library has checked (decode_zcash_many), so no check here."""
-    if xy is None:
-        return Z2 if g2 else Z1
-    words = [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, len(xy), FQ_BYTES)]
-    if g2:
-        return (FQ2(words[0:2]), FQ2(words[2:4]), FQ2.one())
-    return (FQ(words[0]), FQ(words[1]), FQ.one())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,10 +303,6 @@ def generator_multiples_xy(g2: bool, window_bits: int, scalars: list[int]) -> by
     return b"".join(out)
 
 
-def _xy_words(xy: bytes) -> list[int]:
-    return [int.from_bytes(xy[i : i + FQ_BYTES], "big") for i in range(0, len(xy), FQ_BYTES)]
-
-
 def _on_curve_xy(xy: bytes, curve, g2: bool) -> bool:
     """y^2 == x^3 + b for the library's affine bytes (Fq2 as c0 || c1)."""
     words = _xy_words(xy)
@@ -353,18 +353,13 @@ class ArkworksCurve:
     def _py_ecc_points(self, data: bytes, g2: bool) -> list:
         """The affine bytes generator_multiples_xy sends (checked on the curve there) as py_ecc points, remembered."""
         ark = load_library()
-        point_type = ark.G2Point if g2 else ark.G1Point
+        point_type, identity = (ark.G2Point, Z2) if g2 else (ark.G1Point, Z1)
         size = (4 if g2 else 2) * FQ_BYTES
-        one = FQ2.one() if g2 else FQ.one()
         out = []
         for start in range(0, len(data), size):
             xy = data[start : start + size]
-            words = _xy_words(xy)
-            if not any(words):
-                point, library_point = (Z2 if g2 else Z1), point_type.identity()
-            else:
-                point = (FQ2(words[0:2]), FQ2(words[2:4]), one) if g2 else (FQ(words[0]), FQ(words[1]), one)
-                library_point = point_type.from_xy_bytes_unchecked_be(xy)
+            point = from_xy_bytes(xy, g2)
+            library_point = point_type.identity() if point is identity else point_type.from_xy_bytes_unchecked_be(xy)
             self._known[id(point)] = (point, library_point)
             out.append(point)
         return out
