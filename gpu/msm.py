@@ -192,18 +192,33 @@ def msm_batch(jobs: list[MsmJob], group: Group, *, montgomery: bool, window_bits
 
     Scalars are in Montgomery form (s * 2^256 mod r, as ntt_h leaves h) when ``montgomery``, else plain.
     ``window_bits`` forces c (1..20) for every job; None picks kernel_window_bits(count) per job. The jobs are
-    computed in passes (see _passes): each pass is one run of msm.cu's steps over all its jobs."""
+    computed in passes (see _passes): each pass runs msm.cu's steps 1-8 over all its jobs, and one msm_combine launch
+    then finishes the jobs of every pass, so that their serial Horner chains run side by side."""
     xp = backend().xp
     for j, job in enumerate(jobs):
         _check_job(job, group, f"jobs[{j}]")
     if window_bits is not None:
         _check_window_bits(window_bits)
     out = xp.zeros((len(jobs), group.affine_words), dtype=xp.uint32)  # zeros = identity
+    window_sums, combine_rows, finished = [], [], []
+    first_row = 0
     for members, plan in _passes([job.count for job in jobs], group, window_bits):
         what = f"{group.name.upper()} MSM pass of {plan.jobs} x {max(plan.counts)} points"
         backend().reserve(plan.device_bytes(group), what)
-        out[xp.asarray(members)] = _run_pass([jobs[j] for j in members], plan, group, montgomery)
+        window_sums.append(_run_pass([jobs[j] for j in members], plan, group, montgomery))
         backend().check(what)
+        for _ in members:
+            combine_rows.append((first_row, plan.windows, plan.window_bits))
+            first_row += plan.windows
+        finished += members
+    if finished:
+        sums = xp.concatenate(window_sums) if len(window_sums) > 1 else window_sums[0]
+        table = xp.asarray(np.array(combine_rows, dtype=np.uint32))
+        combined = xp.empty((len(finished), group.affine_words), dtype=xp.uint32)
+        launch(group.module(MSM_KERNELS), group.kernel("msm_combine"), len(finished), sums, table,
+               u32(len(finished)), combined)
+        out[xp.asarray(finished)] = combined
+        backend().check(f"{group.name.upper()} MSM batch of {len(finished)} jobs")
     return out
 
 
@@ -253,7 +268,8 @@ def _job_table(jobs: list[MsmJob]):
 
 
 def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
-    """Device array (plan.jobs, affine_words): the pass's MSMs (msm.cu's steps 1-9)."""
+    """Device array (plan.jobs * plan.windows, xyzz_words): the window sums S_{j,w} of the pass's MSMs, job by job
+    (msm.cu's steps 1-8; msm_batch combines them)."""
     xp = backend().xp
     module = group.module(MSM_KERNELS)
     table = _job_table(jobs)
@@ -285,11 +301,7 @@ def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
     contributions = xp.empty((window_rows * plan.reduction_segments, group.xyzz_words), dtype=xp.uint32)
     launch(module, group.kernel("msm_window_segments"), window_rows * plan.reduction_segments, bucket_sums,
            u32(window_rows), u32(plan.buckets_per_window), u32(plan.reduction_segments), contributions)
-    window_sums = reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
-    out = xp.empty((plan.jobs, group.affine_words), dtype=xp.uint32)
-    launch(module, group.kernel("msm_combine"), plan.jobs, window_sums, u32(plan.jobs), u32(windows),
-           u32(plan.window_bits), out)
-    return out
+    return reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
 
 
 def _exclusive_sum(counts):
