@@ -2,7 +2,7 @@
 phase").
 
     python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--phases msm_h,ntt_h,tail_msm] [--tail-circuits 10]
-                                  [--json kernels.json] [--md kernels.md] [--nvtx]
+                                  [--tail-window-bits C] [--json kernels.json] [--md kernels.md] [--nvtx]
     python3 bench/kernel_times.py --ncu-csv ncu.csv [--title T] [--json F] [--md F]   (an Nsight Compute report)
 
 CUDA-event timer: for the timed calls only, every launch of the project's kernels (gpu.device.launch, and the
@@ -295,12 +295,12 @@ def porep_tails(log2: int, circuits: int):
     return splits, queries
 
 
-def profile_tail_msm(log2: int, repeats: int, nvtx: bool, circuits: int) -> dict:
-    """gpu.tail_msm.tail_msm on porep_tails(log2, circuits)."""
+def profile_tail_msm(log2: int, repeats: int, nvtx: bool, circuits: int, window_bits: int | None = None) -> dict:
+    """gpu.tail_msm.tail_msm on porep_tails(log2, circuits); ``window_bits`` forces c on every job."""
     from gpu.tail_msm import tail_msm
 
     splits, queries = porep_tails(log2, circuits)
-    return time_call(lambda: tail_msm(splits, queries), repeats, nvtx)
+    return time_call(lambda: tail_msm(splits, queries, window_bits), repeats, nvtx)
 
 
 def main(argv=None) -> int:
@@ -309,6 +309,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h, tail_msm")
     parser.add_argument("--tail-circuits", type=int, default=10, help="circuits of the tail_msm profile")
+    parser.add_argument("--tail-window-bits", type=int, help="force the MSM window width c of the tail_msm profile")
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
     parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
     parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading)")
@@ -316,7 +317,8 @@ def main(argv=None) -> int:
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
     profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h,
-                 "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits)}
+                 "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits,
+                                                                          args.tail_window_bits)}
     if unknown := set(args.phases.split(",")) - set(profilers):
         parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h, tail_msm)")
     if args.ncu_csv:
@@ -326,7 +328,8 @@ def main(argv=None) -> int:
     else:
         phases = {}
         for phase in args.phases.split(","):
-            circuits = f", {args.tail_circuits} circuits" if phase == "tail_msm" else ""
+            forced = f", c = {args.tail_window_bits}" if args.tail_window_bits else ""
+            circuits = f", {args.tail_circuits} circuits{forced}" if phase == "tail_msm" else ""
             phases[f"{phase} at 2^{args.log2}{circuits} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](
                 args.log2, args.repeats, args.nvtx)
             print(markdown(dict([list(phases.items())[-1]])), flush=True)
