@@ -268,7 +268,7 @@ over the bases either way)."""
 def porep_tails(log2: int, circuits: int):
     """(splits, queries) for gpu.tail_msm.tail_msm: PoRep-shaped tails of ``circuits`` circuits at 2^log2. L's tail is
     0.1% of aux, A's the same plus every input (inputs always go to the tail), B's only ONE (B's inputs density); one
-    tail layout shared by the circuits (prep's union), each circuit its own random scalars < r."""
+    tail layout shared by the circuits (prep's union), each circuit its own random scalars < r, ONE's scalar 1."""
     from types import SimpleNamespace
 
     import numpy as np
@@ -286,8 +286,10 @@ def porep_tails(log2: int, circuits: int):
     inputs = np.arange(sizes.num_inputs)  # a query's points start with its inputs (ONE first)
     big_positions = np.sort(rng.choice(np.arange(sizes.num_inputs, bases_count), big, replace=False))
     tail_indices = {"l": big_positions, "a": np.concatenate([inputs, big_positions]), "b": inputs[:1]}
-    splits = {query: DeviceSplit(True, None, xp.asarray(indices), random_scalars(circuits, len(indices), seed=k))
-              for k, (query, indices) in enumerate(tail_indices.items())}
+    scalars = {query: random_scalars(circuits, len(indices), seed=k) for k, (query, indices) in enumerate(tail_indices.items())}
+    for query in ("a", "b"):  # position 0 is ONE, whose witness value is 1
+        scalars[query][:, 0] = xp.asarray(np.array([1] + [0] * 7, dtype=np.uint32))
+    splits = {query: DeviceSplit(True, None, xp.asarray(indices), scalars[query]) for query, indices in tail_indices.items()}
     tails = {query: len(indices) for query, indices in tail_indices.items()}
     g1 = DeviceBases(bases_for(G1_GROUP, bases_count, seed=1), G1_GROUP)
     queries = SimpleNamespace(l=g1, a=g1, b_g1=g1, b_g2=DeviceBases(bases_for(G2_GROUP, 1 << 10, seed=2), G2_GROUP))
