@@ -225,11 +225,7 @@ def msm_batch(jobs: list[MsmJob], group: Group, *, montgomery: bool, window_bits
 def _check_job(job: MsmJob, group: Group, name: str) -> None:
     xp = backend().xp
     bases, scalars, indices = job.bases, job.scalars, job.indices
-    if bases.ndim != 2 or bases.shape[1] != group.affine_words or bases.dtype != xp.uint32:
-        raise SizeMismatchError(f"{name}.bases", f"expected uint32 words of shape (n, {group.affine_words}), got "
-                                f"{bases.dtype} {tuple(bases.shape)}")
-    if bases.shape[0] > MAX_POINTS:
-        raise SizeMismatchError(f"{name}.bases", f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
+    _check_bases(bases, group, f"{name}.bases")
     if scalars.dtype != xp.uint32 or scalars.ndim != 2 or scalars.shape[1] != FR_LIMBS:
         raise SizeMismatchError(f"{name}.scalars", f"expected uint32 limbs of shape (count, {FR_LIMBS}), got "
                                 f"{scalars.dtype} {tuple(scalars.shape)}")
@@ -242,6 +238,14 @@ def _check_job(job: MsmJob, group: Group, name: str) -> None:
     for array, what in ((bases, "bases"), (scalars, "scalars"), (indices, "indices")):
         if array is not None and not array.flags.c_contiguous:
             raise SizeMismatchError(f"{name}.{what}", "must be C-contiguous (the kernels read it by address)")
+
+
+def _check_bases(bases, group: Group, name: str) -> None:
+    if bases.ndim != 2 or bases.shape[1] != group.affine_words or bases.dtype != backend().xp.uint32:
+        raise SizeMismatchError(name, f"expected uint32 words of shape (n, {group.affine_words}), got "
+                                f"{bases.dtype} {tuple(bases.shape)}")
+    if bases.shape[0] > MAX_POINTS:
+        raise SizeMismatchError(name, f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
 
 
 def _check_window_bits(window_bits) -> None:
@@ -319,10 +323,7 @@ class MsmEngine:
     def __init__(self, bases, group: Group):
         """``bases``: device array (n, group.affine_words) uint32 of affine Montgomery points (see
         gpu/points.py); kept by reference, not copied."""
-        if bases.ndim != 2 or bases.shape[1] != group.affine_words:
-            raise SizeMismatchError("bases", f"expected shape (n, {group.affine_words}), got {tuple(bases.shape)}")
-        if bases.shape[0] > MAX_POINTS:
-            raise SizeMismatchError("bases", f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
+        _check_bases(bases, group, "bases")
         self.bases = bases
         self.group = group
 
