@@ -10,13 +10,16 @@ per window, running-sum bucket reduction, Horner over windows. Only the order of
 differs, which changes no group element, so results are bit-identical to the reference once encoded.
 
 Window width: c = kernel_window_bits(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16)
-minimizing W(c) * (n + 2^c): each window costs n bucket additions and about 2 * 2^(c-1) additions in
-the running sums; that is c = 16 from n = 2^16 on. Only divisors of 256, because with another c the
-top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry, so
-nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on
-an H200 (bench/RESULTS_msm.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17 and 19.3 ms
-at c = 13; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without
-this restriction, as reference/msm.py's pippenger_window_bits makes it).
+minimizing W(c) * (n + BUCKET_COST * 2^(c-1)): each window costs n bucket additions, and each of its 2^(c-1)
+buckets costs about BUCKET_COST additions' time (two running-sum additions, its piece and bucket sums written and
+read, a thread that sums only a few points); that is c = 8 up to about 325 k points, c = 16 above. Only divisors of
+256, because with another c the top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255
+and the carry, so nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on
+an H200 (bench/RESULTS_msm.md, bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17,
+19.3 ms at c = 13 and 30.0 ms at c = 8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's
+pick without this restriction, as reference/msm.py's pippenger_window_bits makes it). A single MSM of 2^16 or 2^17
+points takes the same time at c = 8 and 16 (8.9, 9.5 ms: one thread's serial Horner step dominates), but a batch of
+twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16.
 
 ``DeviceBases`` is a base set on the device plus its engines; ``DeviceQueries`` uploads a proving
 key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
@@ -53,6 +56,10 @@ PIECE_MIN_POINTS = 64
 """msm.cu MSM_PIECE_MIN_POINTS: a bucket's run is cut into pieces of max(64, ceil(sqrt(run)))."""
 WINDOW_CANDIDATES = tuple(c for c in range(1, MAX_WINDOW_BITS + 1) if SCALAR_BITS % c == 0)
 """Window widths kernel_window_bits chooses from: the divisors of 256 (a full top window)."""
+BUCKET_COST = 10
+"""A bucket's cost in bucket additions' time, measured on the H200 (2026-12-03, tail_msm at 2^27 with 10 circuits,
+c = 16): its running-sum additions, piece and bucket sums and the short pieces of sparse buckets took 4.3 ns a
+bucket beside 0.44 ns a bucket addition at msm_h's rate (bench/RESULTS_prove.md)."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
@@ -60,8 +67,8 @@ MAX_POINTS = (1 << 31) - 1
 
 def kernel_window_bits(n: int) -> int:
     """The window width c for an MSM of n points: the c in WINDOW_CANDIDATES minimizing
-    W(c) * (n + 2^c), W(c) = ceil(256 / c); ties go to the smaller c (module docstring says why)."""
-    return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + (1 << c)))
+    W(c) * (n + BUCKET_COST * 2^(c-1)), W(c) = ceil(256 / c); ties go to the smaller c (module docstring says why)."""
+    return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + BUCKET_COST * (1 << (c - 1))))
 
 
 def reduce_groups(cu_file: str, sums, groups: int, per_group: int, group: Group):
