@@ -34,10 +34,13 @@ def tail_msm(splits: dict, queries: DeviceQueries, window_bits: int | None = Non
 def tail_batches(splits: dict, queries: DeviceQueries) -> list:
     """[(group, [(query, its jobs, one a circuit), ...]), ...]: G1's batch (L, A, B_G1), then G2's (B_G2)."""
     xp = backend().xp
+    tails = {}  # per split (B_G1 and B_G2 share b's): u32 indices (None: every point) and each circuit's scalars
+    for name, split in splits.items():
+        indices = split.tail_indices.astype(np.uint32) if split.split else None  # < 2^31 points (gpu.msm.MAX_POINTS)
+        tails[name] = indices, list(xp.ascontiguousarray(split.tail_scalars))
     batches: dict = {}
     for query, split_name in QUERY_SPLITS:
-        split, bases = splits[split_name], getattr(queries, query)
-        indices = split.tail_indices.astype(np.uint32) if split.split else None  # < 2^31 points (gpu.msm.MAX_POINTS)
-        jobs = [MsmJob(bases.words, scalars, indices) for scalars in xp.ascontiguousarray(split.tail_scalars)]
+        bases, (indices, circuit_scalars) = getattr(queries, query), tails[split_name]
+        jobs = [MsmJob(bases.words, scalars, indices) for scalars in circuit_scalars]
         batches.setdefault(bases.group.name, (bases.group, []))[1].append((query, jobs))
     return list(batches.values())
