@@ -257,6 +257,8 @@ def profile_ntt_h(log2: int, repeats: int, nvtx: bool) -> dict:
     return time_call(lambda: ntt_h(a, b, c, log2), repeats, nvtx)
 
 
+MAX_PROFILE_LOG2 = 27
+"""The largest size the profiles make inputs for on one H200 (a 2^27 PoRep partition)."""
 TAIL_SHARE_OF_AUX = 0.001
 """vectors/porep_arrays.py: the BIG kind, an aux variable with a large value (a tail position of L and A), is
 (1 - 0.20) * 0.00125 = 0.1% of aux; every other aux value is 0 or 1 (batch addition)."""
@@ -323,6 +325,10 @@ def main(argv=None) -> int:
                                                                           args.tail_window_bits)}
     if unknown := set(args.phases.split(",")) - set(profilers):
         parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h, tail_msm)")
+    for name, value, low, high in (("--log2", args.log2, 1, MAX_PROFILE_LOG2), ("--repeats", args.repeats, 1, None),
+                                   ("--tail-circuits", args.tail_circuits, 1, None)):
+        if value < low or (high is not None and value > high):
+            parser.error(f"{name}: must be at least {low}" + (f" and at most {high}" if high else "") + f", got {value}")
     if args.ncu_csv:
         rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
         phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":

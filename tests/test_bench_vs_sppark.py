@@ -191,6 +191,16 @@ def test_kernel_times_refuses_an_unknown_phase(capsys):
     assert exit_info.value.code == 2 and "unknown batch_add" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args, message", [(["--log2", "0"], "--log2: must be at least 1 and at most 27, got 0"),
+                                           (["--log2", "28"], "--log2: must be at least 1 and at most 27, got 28"),
+                                           (["--repeats", "0"], "--repeats: must be at least 1, got 0"),
+                                           (["--tail-circuits", "-1"], "--tail-circuits: must be at least 1, got -1")])
+def test_kernel_times_refuses_sizes_out_of_range_before_any_work(capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        kernel_times.main(["--phases", "tail_msm", *args])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [([], "usage"), (["--kernels"], "usage"), (["/tmp/x", "--bogus"], "unknown option --bogus"),
                                            (["/tmp/x", "--budget-s", "soon"], "--budget-s needs whole seconds")])
 def test_driver_refuses_bad_arguments_before_any_work(args, message):
