@@ -8,6 +8,8 @@
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
 #           written to conformance/reports/faults-gpu.md                                 -> faults-gpu.md, faults.log
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
+#   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
+#           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
 # (default: gate faults slow). Measured on an H200 (2026-12-03): the fast GPU tests ~60 s, the GPU side of the
 # gate ~2 min plus the reference side, faults ~330 s: run `gate` and `faults` as two calls of 10 minutes.
@@ -35,7 +37,14 @@ for step in $steps; do
       python3 -m pytest -q -p no:cacheprovider --require-gpu -m "gpu and slow" tests/ > "$out/gpu-slow-tests.log" 2>&1 || status=1
       tail -6 "$out/gpu-slow-tests.log"
       ;;
-    *) echo "unknown step $step (gate, faults, slow)"; exit 2 ;;
+    tail)
+      for c in "" 8 12 16; do
+        python3 bench/kernel_times.py --phases tail_msm --log2 27 --tail-circuits 10 ${c:+--tail-window-bits $c} \
+          --json "$out/tail-kernels-${c:-auto}.json" --md "$out/tail-kernels-${c:-auto}.md" > "$out/tail-kernels-${c:-auto}.log" 2>&1 || status=1
+        head -4 "$out/tail-kernels-${c:-auto}.md"
+      done
+      ;;
+    *) echo "unknown step $step (gate, faults, slow, tail)"; exit 2 ;;
   esac
 done
 exit $status

@@ -2,7 +2,7 @@
 phase").
 
     python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--phases msm_h,ntt_h,tail_msm] [--tail-circuits 10]
-                                  [--json kernels.json] [--md kernels.md] [--nvtx]
+                                  [--tail-window-bits C] [--json kernels.json] [--md kernels.md] [--nvtx]
     python3 bench/kernel_times.py --ncu-csv ncu.csv [--title T] [--json F] [--md F]   (an Nsight Compute report)
 
 CUDA-event timer: for the timed calls only, every launch of the project's kernels (gpu.device.launch, and the
@@ -270,7 +270,7 @@ over the bases either way)."""
 def porep_tails(log2: int, circuits: int):
     """(splits, queries) for gpu.tail_msm.tail_msm: PoRep-shaped tails of ``circuits`` circuits at 2^log2. L's tail is
     0.1% of aux, A's the same plus every input (inputs always go to the tail), B's only ONE (B's inputs density); one
-    tail layout shared by the circuits (prep's union), each circuit its own random scalars < r."""
+    tail layout shared by the circuits (prep's union), each circuit its own random scalars < r, ONE's scalar 1."""
     from types import SimpleNamespace
 
     import numpy as np
@@ -288,8 +288,10 @@ def porep_tails(log2: int, circuits: int):
     inputs = np.arange(sizes.num_inputs)  # a query's points start with its inputs (ONE first)
     big_positions = np.sort(rng.choice(np.arange(sizes.num_inputs, bases_count), big, replace=False))
     tail_indices = {"l": big_positions, "a": np.concatenate([inputs, big_positions]), "b": inputs[:1]}
-    splits = {query: DeviceSplit(True, None, xp.asarray(indices), random_scalars(circuits, len(indices), seed=k))
-              for k, (query, indices) in enumerate(tail_indices.items())}
+    scalars = {query: random_scalars(circuits, len(indices), seed=k) for k, (query, indices) in enumerate(tail_indices.items())}
+    for query in ("a", "b"):  # position 0 is ONE, whose witness value is 1
+        scalars[query][:, 0] = xp.asarray(np.array([1] + [0] * 7, dtype=np.uint32))
+    splits = {query: DeviceSplit(True, None, xp.asarray(indices), scalars[query]) for query, indices in tail_indices.items()}
     tails = {query: len(indices) for query, indices in tail_indices.items()}
     g1 = DeviceBases(bases_for(G1_GROUP, bases_count, seed=1), G1_GROUP)
     queries = SimpleNamespace(l=g1, a=g1, b_g1=g1, b_g2=DeviceBases(bases_for(G2_GROUP, 1 << 10, seed=2), G2_GROUP))
@@ -297,12 +299,12 @@ def porep_tails(log2: int, circuits: int):
     return splits, queries
 
 
-def profile_tail_msm(log2: int, repeats: int, nvtx: bool, circuits: int) -> dict:
-    """gpu.tail_msm.tail_msm on porep_tails(log2, circuits)."""
+def profile_tail_msm(log2: int, repeats: int, nvtx: bool, circuits: int, window_bits: int | None = None) -> dict:
+    """gpu.tail_msm.tail_msm on porep_tails(log2, circuits); ``window_bits`` forces c on every job."""
     from gpu.tail_msm import tail_msm
 
     splits, queries = porep_tails(log2, circuits)
-    return time_call(lambda: tail_msm(splits, queries), repeats, nvtx)
+    return time_call(lambda: tail_msm(splits, queries, window_bits), repeats, nvtx)
 
 
 def main(argv=None) -> int:
@@ -311,6 +313,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h, tail_msm")
     parser.add_argument("--tail-circuits", type=int, default=10, help="circuits of the tail_msm profile")
+    parser.add_argument("--tail-window-bits", type=int, help="force the MSM window width c of the tail_msm profile")
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
     parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
     parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading)")
@@ -318,7 +321,8 @@ def main(argv=None) -> int:
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
     profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h,
-                 "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits)}
+                 "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits,
+                                                                          args.tail_window_bits)}
     if unknown := set(args.phases.split(",")) - set(profilers):
         parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h, tail_msm)")
     for name, value, low, high in (("--log2", args.log2, 1, MAX_PROFILE_LOG2), ("--repeats", args.repeats, 1, None),
@@ -332,7 +336,8 @@ def main(argv=None) -> int:
     else:
         phases = {}
         for phase in args.phases.split(","):
-            circuits = f", {args.tail_circuits} circuits" if phase == "tail_msm" else ""
+            forced = f", c = {args.tail_window_bits}" if args.tail_window_bits else ""
+            circuits = f", {args.tail_circuits} circuits{forced}" if phase == "tail_msm" else ""
             phases[f"{phase} at 2^{args.log2}{circuits} (CUDA events per launch, {args.repeats} calls)"] = profilers[phase](
                 args.log2, args.repeats, args.nvtx)
             print(markdown(dict([list(phases.items())[-1]])), flush=True)

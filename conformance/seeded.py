@@ -58,7 +58,7 @@ class SeededVector:
 
 
 GATE_VECTORS = (
-    SeededVector(16, 2, "msm_h with c = 16 windows (H query 2^16 - 1 points); two-pass NTT (2^8, 2^8); "
+    SeededVector(16, 2, "msm_h with c = 8 windows, both circuits in one pass (H query 2^16 - 1 points); two-pass NTT (2^8, 2^8); "
                  "two circuits, in one block and one at a time"),
     SeededVector(20, 1, "msm_h with c = 16 windows over 2^20 - 1 H points; two-pass NTT (2^10, 2^10); the largest vector "
                  "vectors.generate makes"),

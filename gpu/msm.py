@@ -10,13 +10,16 @@ per window, running-sum bucket reduction, Horner over windows. Only the order of
 differs, which changes no group element, so results are bit-identical to the reference once encoded.
 
 Window width: c = kernel_window_bits(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16)
-minimizing W(c) * (n + 2^c): each window costs n bucket additions and about 2 * 2^(c-1) additions in
-the running sums; that is c = 16 from n = 2^16 on. Only divisors of 256, because with another c the
-top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry, so
-nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on
-an H200 (bench/RESULTS_msm.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17 and 19.3 ms
-at c = 13; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without
-this restriction, as reference/msm.py's pippenger_window_bits makes it).
+minimizing W(c) * (n + BUCKET_COST * 2^(c-1)): each window costs n bucket additions, and each of its 2^(c-1)
+buckets costs about BUCKET_COST additions' time (two running-sum additions, its piece and bucket sums written and
+read, a thread that sums only a few points); that is c = 8 up to about 325 k points, c = 16 above. Only divisors of
+256, because with another c the top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255
+and the carry, so nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on
+an H200 (bench/RESULTS_msm.md, bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17,
+19.3 ms at c = 13 and 30.0 ms at c = 8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's
+pick without this restriction, as reference/msm.py's pippenger_window_bits makes it). A single MSM of 2^16 or 2^17
+points takes the same time at c = 8 and 16 (8.9, 9.5 ms: one thread's serial Horner step dominates), but a batch of
+twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16.
 
 ``DeviceBases`` is a base set on the device plus its engines; ``DeviceQueries`` uploads a proving
 key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
@@ -53,6 +56,10 @@ PIECE_MIN_POINTS = 64
 """msm.cu MSM_PIECE_MIN_POINTS: a bucket's run is cut into pieces of max(64, ceil(sqrt(run)))."""
 WINDOW_CANDIDATES = tuple(c for c in range(1, MAX_WINDOW_BITS + 1) if SCALAR_BITS % c == 0)
 """Window widths kernel_window_bits chooses from: the divisors of 256 (a full top window)."""
+BUCKET_COST = 10
+"""A bucket's cost in bucket additions' time, measured on the H200 (2026-12-03, tail_msm at 2^27 with 10 circuits,
+c = 16): its running-sum additions, piece and bucket sums and the short pieces of sparse buckets took 4.3 ns a
+bucket beside 0.44 ns a bucket addition at msm_h's rate (bench/RESULTS_prove.md)."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
@@ -60,8 +67,8 @@ MAX_POINTS = (1 << 31) - 1
 
 def kernel_window_bits(n: int) -> int:
     """The window width c for an MSM of n points: the c in WINDOW_CANDIDATES minimizing
-    W(c) * (n + 2^c), W(c) = ceil(256 / c); ties go to the smaller c (module docstring says why)."""
-    return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + (1 << c)))
+    W(c) * (n + BUCKET_COST * 2^(c-1)), W(c) = ceil(256 / c); ties go to the smaller c (module docstring says why)."""
+    return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + BUCKET_COST * (1 << (c - 1))))
 
 
 def reduce_groups(cu_file: str, sums, groups: int, per_group: int, group: Group):
@@ -192,29 +199,40 @@ def msm_batch(jobs: list[MsmJob], group: Group, *, montgomery: bool, window_bits
 
     Scalars are in Montgomery form (s * 2^256 mod r, as ntt_h leaves h) when ``montgomery``, else plain.
     ``window_bits`` forces c (1..20) for every job; None picks kernel_window_bits(count) per job. The jobs are
-    computed in passes (see _passes): each pass is one run of msm.cu's steps over all its jobs."""
+    computed in passes (see _passes): each pass runs msm.cu's steps 1-8 over all its jobs, and one msm_combine launch
+    then finishes the jobs of every pass, so that their serial Horner chains run side by side."""
     xp = backend().xp
     for j, job in enumerate(jobs):
         _check_job(job, group, f"jobs[{j}]")
     if window_bits is not None:
         _check_window_bits(window_bits)
     out = xp.zeros((len(jobs), group.affine_words), dtype=xp.uint32)  # zeros = identity
+    window_sums, combine_rows, finished = [], [], []
+    first_row = 0
     for members, plan in _passes([job.count for job in jobs], group, window_bits):
         what = f"{group.name.upper()} MSM pass of {plan.jobs} x {max(plan.counts)} points"
         backend().reserve(plan.device_bytes(group), what)
-        out[xp.asarray(members)] = _run_pass([jobs[j] for j in members], plan, group, montgomery)
+        window_sums.append(_run_pass([jobs[j] for j in members], plan, group, montgomery))
         backend().check(what)
+        for _ in members:
+            combine_rows.append((first_row, plan.windows, plan.window_bits))
+            first_row += plan.windows
+        finished += members
+    if finished:
+        sums = xp.concatenate(window_sums) if len(window_sums) > 1 else window_sums[0]
+        table = xp.asarray(np.array(combine_rows, dtype=np.uint32))
+        combined = xp.empty((len(finished), group.affine_words), dtype=xp.uint32)
+        launch(group.module(MSM_KERNELS), group.kernel("msm_combine"), len(finished), sums, table,
+               u32(len(finished)), combined)
+        out[xp.asarray(finished)] = combined
+        backend().check(f"{group.name.upper()} MSM batch of {len(finished)} jobs")
     return out
 
 
 def _check_job(job: MsmJob, group: Group, name: str) -> None:
     xp = backend().xp
     bases, scalars, indices = job.bases, job.scalars, job.indices
-    if bases.ndim != 2 or bases.shape[1] != group.affine_words or bases.dtype != xp.uint32:
-        raise SizeMismatchError(f"{name}.bases", f"expected uint32 words of shape (n, {group.affine_words}), got "
-                                f"{bases.dtype} {tuple(bases.shape)}")
-    if bases.shape[0] > MAX_POINTS:
-        raise SizeMismatchError(f"{name}.bases", f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
+    _check_bases(bases, group, f"{name}.bases")
     if scalars.dtype != xp.uint32 or scalars.ndim != 2 or scalars.shape[1] != FR_LIMBS:
         raise SizeMismatchError(f"{name}.scalars", f"expected uint32 limbs of shape (count, {FR_LIMBS}), got "
                                 f"{scalars.dtype} {tuple(scalars.shape)}")
@@ -227,6 +245,14 @@ def _check_job(job: MsmJob, group: Group, name: str) -> None:
     for array, what in ((bases, "bases"), (scalars, "scalars"), (indices, "indices")):
         if array is not None and not array.flags.c_contiguous:
             raise SizeMismatchError(f"{name}.{what}", "must be C-contiguous (the kernels read it by address)")
+
+
+def _check_bases(bases, group: Group, name: str) -> None:
+    if bases.ndim != 2 or bases.shape[1] != group.affine_words or bases.dtype != backend().xp.uint32:
+        raise SizeMismatchError(name, f"expected uint32 words of shape (n, {group.affine_words}), got "
+                                f"{bases.dtype} {tuple(bases.shape)}")
+    if bases.shape[0] > MAX_POINTS:
+        raise SizeMismatchError(name, f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
 
 
 def _check_window_bits(window_bits) -> None:
@@ -253,7 +279,8 @@ def _job_table(jobs: list[MsmJob]):
 
 
 def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
-    """Device array (plan.jobs, affine_words): the pass's MSMs (msm.cu's steps 1-9)."""
+    """Device array (plan.jobs * plan.windows, xyzz_words): the window sums S_{j,w} of the pass's MSMs, job by job
+    (msm.cu's steps 1-8; msm_batch combines them)."""
     xp = backend().xp
     module = group.module(MSM_KERNELS)
     table = _job_table(jobs)
@@ -285,11 +312,7 @@ def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
     contributions = xp.empty((window_rows * plan.reduction_segments, group.xyzz_words), dtype=xp.uint32)
     launch(module, group.kernel("msm_window_segments"), window_rows * plan.reduction_segments, bucket_sums,
            u32(window_rows), u32(plan.buckets_per_window), u32(plan.reduction_segments), contributions)
-    window_sums = reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
-    out = xp.empty((plan.jobs, group.affine_words), dtype=xp.uint32)
-    launch(module, group.kernel("msm_combine"), plan.jobs, window_sums, u32(plan.jobs), u32(windows),
-           u32(plan.window_bits), out)
-    return out
+    return reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
 
 
 def _exclusive_sum(counts):
@@ -307,10 +330,7 @@ class MsmEngine:
     def __init__(self, bases, group: Group):
         """``bases``: device array (n, group.affine_words) uint32 of affine Montgomery points (see
         gpu/points.py); kept by reference, not copied."""
-        if bases.ndim != 2 or bases.shape[1] != group.affine_words:
-            raise SizeMismatchError("bases", f"expected shape (n, {group.affine_words}), got {tuple(bases.shape)}")
-        if bases.shape[0] > MAX_POINTS:
-            raise SizeMismatchError("bases", f"{bases.shape[0]} points; at most {MAX_POINTS} are supported")
+        _check_bases(bases, group, "bases")
         self.bases = bases
         self.group = group
 

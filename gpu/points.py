@@ -88,7 +88,7 @@ class Backend:
     the device and raises GpuKernelError, naming ``what``, on any CUDA error of the work so far;
     ``reserve(bytes, what)`` raises GpuMemoryError if that much device memory is not free;
     ``address(array)`` is the address a kernel reads the array at (for tables of arrays, as the
-    MSM's segment table)."""
+    MSM's job table, gpu/msm.py _job_table)."""
 
     xp: Any
     load: Callable[[str, tuple], Any]

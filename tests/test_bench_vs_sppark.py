@@ -259,3 +259,33 @@ def test_launch_timer_counts_each_cupy_msm_launch_once():
     launches = {r["kernel"]: r["launches"] for r in doc["rows"][:-1]}
     assert launches["msm.cu:msm_digits"] == 1 and launches["msm.cu:msm_piece_sum_g1"] == 1
     assert doc["rows"][-1]["ms"] >= -1e-3
+
+
+def test_porep_tails_profile_input_and_forced_window_width(kernel_emulation):
+    """kernel_times.porep_tails (emulated kernels, 2^12, 2 circuits): the tails' shape (L 0.1% of aux, A plus every
+    input, B only ONE) and every tail sum against py_ecc's naive MSM, with c chosen per job and forced to 8."""
+    import numpy as np
+    from py_ecc.optimized_bls12_381 import normalize
+
+    from gpu.limbs import limbs_to_ints
+    from gpu.points import download_points
+    from gpu.tail_msm import tail_msm
+    from reference.msm import msm_naive
+    from vectors.porep_arrays import porep_sizes
+
+    with kernel_emulation("msm.cu"):
+        splits, queries = kernel_times.porep_tails(12, 2)
+        sizes = porep_sizes(12)
+        assert [len(splits[q].tail_indices) for q in ("l", "a", "b")] == [
+            int(sizes.num_aux * kernel_times.TAIL_SHARE_OF_AUX), int(sizes.num_aux * kernel_times.TAIL_SHARE_OF_AUX)
+            + sizes.num_inputs, 1]
+        for window_bits in (None, 8):
+            sums = tail_msm(splits, queries, window_bits)
+            for query, split in (("l", "l"), ("a", "a"), ("b_g1", "b"), ("b_g2", "b")):
+                bases = getattr(queries, query)
+                points = download_points(bases.words, bases.group)
+                tail = [points[int(i)] for i in splits[split].tail_indices]
+                got = download_points(sums[query], bases.group)
+                for c in range(2):
+                    scalars = limbs_to_ints(np.asarray(splits[split].tail_scalars[c]))
+                    assert normalize(got[c]) == normalize(msm_naive(tail, scalars, identity=bases.group.identity))

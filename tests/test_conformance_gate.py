@@ -202,14 +202,16 @@ def test_a_passing_report_whose_gpu_did_not_pass_every_phase_is_invalid(tree, ve
 
 
 def test_the_gate_scope_includes_a_2_16_and_a_2_20_seeded_vector_reaching_c16_and_two_pass_ntt():
-    """The issue's requirement, from gpu/'s own planners: exact-value vectors at 2^16 and 2^20, whose H query takes the
-    c = 16 windows and whose NTT takes more than one pass (neither is reached by any bundled vector)."""
+    """The issue's requirement, from gpu/'s own planners: exact-value vectors at 2^16 and 2^20, whose NTT takes more than
+    one pass, and one of them (2^20) whose H query takes the c = 16 windows (neither is reached by any bundled
+    vector; 2^16's H query takes c = 8 under gpu/msm.py's bucket cost)."""
     from conformance.seeded import GATE_VECTORS
     from gpu.msm import kernel_window_bits
     from gpu.ntt import plan_passes
 
     assert {v.log_n for v in GATE_VECTORS} >= {16, 20}
-    assert all(kernel_window_bits((1 << v.log_n) - 1) == 16 and len(plan_passes(v.log_n)) >= 2 for v in GATE_VECTORS)
+    assert all(len(plan_passes(v.log_n)) >= 2 for v in GATE_VECTORS)
+    assert any(kernel_window_bits((1 << v.log_n) - 1) == 16 for v in GATE_VECTORS if v.log_n == 20)
 
 
 @pytest.mark.parametrize(("seeded", "problem"), [

@@ -244,6 +244,20 @@ def test_emulated_msm_batch_matches_naive_per_job(emulated, name):
     assert encode(got, name) == encode([expected for *_, expected in cases], name)
 
 
+def test_emulated_msm_batch_empty_top_windows(emulated):
+    """Jobs whose scalars leave the top windows empty (the constant 1 of a tail's input ONE, small values), all
+    zero, or only the top window set: Horner skips the identity's doublings and still gives the naive sums."""
+    from gpu.msm import msm_batch
+
+    rng = random.Random("top-windows")
+    points = random_points(G1, 3, rng)
+    rows = [[1, 1, 1], [2, 0, (1 << 16) - 1], [0, 0, 0], [1 << 250, 0, 1], [R - 1, 1, 1 << 200]]
+    jobs = [_device_job(points, row, "g1") for row in rows]
+    for window_bits in (None, 4, 16):
+        got = download_points(msm_batch(jobs, G1_GROUP, montgomery=False, window_bits=window_bits), G1_GROUP)
+        assert encode(got, "g1") == encode([msm_naive(points, row, identity=Z1) for row in rows], "g1")
+
+
 def test_emulated_msm_batch_split_into_small_passes(emulated, monkeypatch):
     """With a scratch budget that holds one job, every job runs in its own pass; the sums do not change."""
     import gpu.msm

@@ -18,7 +18,8 @@
 //   6. msm_bucket_sum    one thread per bucket: sum of its pieces
 //   7. msm_window_segments  running-sum reduction sum_b (b+1) B_b of each window, cut into segments
 //   8. sum_groups        tree reduction of the segments -> one point per window
-//   9. msm_combine       one thread per MSM: Horner over its windows, sum_w 2^(c w) S_w, then to affine
+//   9. msm_combine       after all passes, one thread per MSM: Horner over its windows, sum_w 2^(c w) S_w,
+//                        then to affine
 // Points are affine (identity (0, 0)); accumulators XYZZ (see ec.cuh). Scalars are 8 little-endian
 // u32 limbs, in Montgomery form (as ntt_h leaves them) or plain, and must be < r.
 #include "ec_kernels.cuh"
@@ -237,24 +238,32 @@ EC_KERNEL_G1_G2(msm_window_segments,
                  unsigned int segments, unsigned int* contributions),
                 (EC_TID, bucket_sums, windows, buckets_per_window, segments, contributions))
 
-// out[j] = to_affine(sum_w 2^(c w) S_{j,w}) for each job j of the pass (one thread each), by
-// Horner's rule from the top window; S_{j,w} = window_sums[j * windows + w].
+// out[j] = to_affine(sum_w 2^(c w) S_{j,w}) for every job j of a batch (one thread each), by Horner's rule from
+// the top window. Row j of combine_table (MSM_COMBINE_FIELDS words) holds the job's first row in window_sums, its
+// window count W and width c: S_{j,w} = window_sums[first + w]. One launch serves the jobs of every pass and window
+// width of the batch, so their serial chains of doublings run side by side. While the accumulator is the
+// identity its doublings are skipped (2^c O = O): a scalar whose top windows are empty, as the constant 1 of a
+// tail's input ONE, costs no doublings.
+#define MSM_COMBINE_FIELDS 3
 template <class F>
-__host__ __device__ void msm_combine_body(ec_index_t tid, const unsigned int* window_sums, unsigned int jobs,
-                                          unsigned int windows, unsigned int c, unsigned int* out) {
+__host__ __device__ void msm_combine_body(ec_index_t tid, const unsigned int* window_sums,
+                                          const unsigned int* combine_table, unsigned int jobs, unsigned int* out) {
     if (tid >= jobs) return;
-    const xyzz_t<F>* sums = ec_xyzz<F>(window_sums) + tid * windows;
-    xyzz_t<F> acc = sums[windows - 1];
-    for (unsigned int w = windows - 1; w-- > 0;) {
-        for (unsigned int k = 0; k < c; ++k) acc = xyzz_double(acc);
+    const unsigned int* row = combine_table + tid * MSM_COMBINE_FIELDS;
+    const unsigned int first = row[0], windows = row[1], c = row[2];
+    const xyzz_t<F>* sums = ec_xyzz<F>(window_sums) + first;
+    xyzz_t<F> acc = xyzz_t<F>::identity();
+    for (unsigned int w = windows; w-- > 0;) {
+        if (!acc.is_identity())
+            for (unsigned int k = 0; k < c; ++k) acc = xyzz_double(acc);
         acc = xyzz_add(acc, sums[w]);
     }
     ec_affine<F>(out)[tid] = xyzz_to_affine(acc);
 }
 EC_KERNEL_G1_G2(msm_combine,
-                (const unsigned int* window_sums, unsigned int jobs, unsigned int windows, unsigned int c,
+                (const unsigned int* window_sums, const unsigned int* combine_table, unsigned int jobs,
                  unsigned int* out),
-                (EC_TID, window_sums, jobs, windows, c, out))
+                (EC_TID, window_sums, combine_table, jobs, out))
 
 EC_KERNEL_G1_G2(sum_groups,
                 (const unsigned int* in, unsigned int* out, unsigned int groups, unsigned int in_per_group,
