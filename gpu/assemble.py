@@ -4,7 +4,7 @@ The formula is stated once, in reference/assemble.py's module docstring (the nor
 cites it): its paper form of A, B, B_G1 and C, with each query's sum taken as batch + tail (the coefficient lists
 in ``assemble`` below). Each of A, B_G1, C (G1) and B (G2) is one row of the ``linear_combination`` kernel
 (gpu/kernels/assemble.cu: a shared double-and-add ladder over all the row's scalars), one thread a row, all
-circuits in one launch: A and B_G1 first, then C (which uses them), and B in G2.
+circuits in one launch: A and B_G1 together first, then C (which uses them), and B in G2.
 
 Measured on an H200 before this module existed: the reference's function with py_ecc took ~68 ms a circuit (about six 255-bit scalar
 multiplications in Python), the device takes a few milliseconds for any number of circuits. Group
@@ -73,8 +73,13 @@ def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) 
     alpha_1, beta_1, delta_1 = g1[0], g1[1], g1[2]
     beta_2, delta_2 = g2[0], g2[1]
     rs = [(r % R, s % R) for r, s in randomness]
-    a = linear_combinations(_rows(alpha_1, batch["a"], tail["a"], delta_1), [[1, 1, 1, r] for r, _ in rs], G1_GROUP)
-    b_1 = linear_combinations(_rows(beta_1, batch["b_g1"], tail["b_g1"], delta_1), [[1, 1, 1, s] for _, s in rs], G1_GROUP)
+    circuits = len(rs)
+    # A and B_G1 share one launch (their rows side by side): each row is a serial ladder, so one launch of twice
+    # the rows costs what one of them did.
+    a_and_b_1 = linear_combinations(
+        xp.concatenate([_rows(alpha_1, batch["a"], tail["a"], delta_1), _rows(beta_1, batch["b_g1"], tail["b_g1"], delta_1)]),
+        [[1, 1, 1, r] for r, _ in rs] + [[1, 1, 1, s] for _, s in rs], G1_GROUP)
+    a, b_1 = a_and_b_1[:circuits], a_and_b_1[circuits:]
     c = linear_combinations(_rows(batch["l"], tail["l"], h, a, b_1, delta_1),
                             [[1, 1, 1, s, r, (-r * s) % R] for r, s in rs], G1_GROUP)
     b = linear_combinations(_rows(beta_2, batch["b_g2"], tail["b_g2"], delta_2), [[1, 1, 1, s] for _, s in rs], G2_GROUP)
