@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# Device calls that check a GPU change end to end and bring back the evidence, in steps that each fit one call:
-#   gate    1. every fast GPU test, in parallel                                                  -> gpu-tests.log
-#           2. the gate: both backends over all bundled vectors in isolated and prover mode, plus the
-#              generated cases (2- and 3-pass NTT, c = 16 windows, one circuit at a time), recording the
-#              gate report conformance/reports/gpu-latest.{json,md}              -> conformance.log, gpu-latest.*
-#           3. the whole GPU prover's per-phase breakdown on the largest bundled vector     (in conformance.log)
+# Device calls that check a GPU change end to end and bring back the evidence, in steps:
+#   tests   every fast GPU test, in parallel (GPU_SYNC_CHECK=1)                                  -> gpu-tests.log
+#   gate    both backends over all bundled vectors in isolated and prover mode, plus the generated cases (2- and
+#           3-pass NTT, c = 16 windows, one circuit at a time) and the seeded exact-value vectors, recording the
+#           gate report conformance/reports/gpu-latest.{json,md}; then the whole GPU prover's per-phase breakdown
+#           on the largest bundled vector                                            -> conformance.log, gpu-latest.*
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
 #           written to conformance/reports/faults-gpu.md                                 -> faults-gpu.md, faults.log
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
 #   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
-# (default: gate faults slow). Measured on an H200 (2026-12-03): the fast GPU tests ~60 s, the GPU side of the
-# gate ~2 min plus the reference side, faults ~330 s: run `gate` and `faults` as two calls of 10 minutes.
+# (default: tests gate faults slow).
+# Measured on an H200 (2026-12-03, tree c8d49e1): tests 61 s; tests and faults side by side 282 s; the gate alone
+# MORE than 470 s (killed at 470 s on its last generated case: the seeded 2^20 vector's build took 223 s, 119 s of
+# it the reference ntt_h, and prover mode repeats the key upload, 72 s). The gate does not fit one 600 s call with
+# anything else: start it detached (setsid nohup ... &) in one call and collect it from the next, back to back.
 set -uo pipefail
 out=${1:?output folder}
 shift
-steps=${*:-gate faults slow}
+steps=${*:-tests gate faults slow}
 status=0
 for step in $steps; do
   case $step in
-    gate)
+    tests)
       GPU_SYNC_CHECK=1 python3 -m pytest -q -p no:cacheprovider -n 8 --require-gpu -m "gpu and not slow" tests/ > "$out/gpu-tests.log" 2>&1 || status=1
       tail -6 "$out/gpu-tests.log"
+      ;;
+    gate)
       python3 -m conformance run --backends reference,gpu --record-gate --report /tmp/conformance-report > "$out/conformance.log" 2>&1 || status=1
       tail -30 "$out/conformance.log"
       cp conformance/reports/gpu-latest.json conformance/reports/gpu-latest.md "$out/" 2>/dev/null
