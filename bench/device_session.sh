@@ -8,6 +8,8 @@
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
 #           written to conformance/reports/faults-gpu.md                                 -> faults-gpu.md, faults.log
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
+#   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
+#           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
 # (default: tests gate faults slow).
 # Measured on an H200 (2026-12-03, tree c8d49e1): tests 61 s; tests and faults side by side 282 s; the gate alone
