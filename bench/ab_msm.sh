@@ -14,7 +14,11 @@
 set -uo pipefail
 usage="usage: ab_msm.sh OUT_DIR TREE_A TREE_B [bench_msm.py options]"
 [ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
-out=$1 a=$(cd "$2" && pwd) b=$(cd "$3" && pwd) || { echo "$usage" >&2; exit 2; }
+out=$1
+for tree in "$2" "$3"; do  # each checked: a=$(..) b=$(..) || .. would see only the last one's status
+  [ -f "$tree/bench/bench_msm.py" ] || { echo "error: $tree: not a checkout of this repository (no bench/bench_msm.py); $usage" >&2; exit 2; }
+done
+a=$(cd "$2" && pwd) b=$(cd "$3" && pwd)
 shift 3
 options=${*:---msm-sizes 20 24 --batch-sizes 27}
 mkdir -p "$out" && out=$(cd "$out" && pwd)

@@ -53,3 +53,12 @@ def test_ab_refuses_missing_arguments(tmp_path):
     done = subprocess.run(["bash", str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert done.stderr.startswith("usage: ab_msm.sh")
+
+
+def test_ab_refuses_a_tree_that_is_not_a_checkout_before_any_work(tmp_path):
+    good = _tree(tmp_path, "good", [_msm("g1", 24, [1.0] * 5)])
+    for trees in ([tmp_path / "missing", good], [good, tmp_path / "missing"]):
+        done = subprocess.run(["bash", str(SCRIPT), str(tmp_path / "out"), *map(str, trees)], capture_output=True,
+                              text=True, timeout=30)
+        assert done.returncode == 2 and "missing: not a checkout of this repository" in done.stderr
+        assert not (tmp_path / "out").exists()
