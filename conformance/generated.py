@@ -1,4 +1,4 @@
-"""Generated gate cases: the GPU paths the bundled vectors (log n <= 10) never reach, proved at sizes where the
+"""Generated gate cases: the GPU paths the bundled vectors (log n <= 11) never reach, proved at sizes where the
 reference is too slow to give expected values, and judged by oracles instead.
 
 Each case is made on the fly, deterministically from ``SEED``, and never checked in: a PoRep-shaped circuit
@@ -55,7 +55,7 @@ GENERATED_CASES = {
     case.name: case
     for case in (
         GeneratedCase("porep-log11", 11, 3, None, "two-pass NTT (radices 2^6, 2^5); c = 8 windows; three circuits in one block"),
-        GeneratedCase("porep-log16", 16, 2, 1, "two-pass NTT (2^8, 2^8); c = 16 windows (H query 2^16 - 1 points); "
+        GeneratedCase("porep-log16", 16, 2, 1, "two-pass NTT (2^8, 2^8); c = 8 windows (H query 2^16 - 1 points); "
                       "one circuit at a time (the memory plan's path for a full device)"),
         GeneratedCase("porep-log21", 21, 1, None, "three-pass NTT (2^7 each: the middle pass's hi-only twiddles, "
                       "ntt.cu TWIDDLE_HI, which no two-pass size uses); c = 16 windows over 2^21 points"),

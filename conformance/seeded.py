@@ -9,8 +9,9 @@ report.json's ``seeded_vectors`` (seed, sizes, seconds, which implementation com
 generation that fails, or a witness that does not satisfy its circuit, is an error in every phase (exit 1): the
 run checked nothing there, and says so.
 
---record-gate runs GATE_VECTORS, which reach with exact expected values what the bundled vectors (log n <= 10)
-cannot: the c = 16 MSM windows (gpu/msm.py kernel_window_bits) and the multi-pass NTT (gpu/ntt.py plan_passes).
+--record-gate runs GATE_VECTORS, which reach with exact expected values what the bundled vectors (log n <= 11)
+cannot: the c = 16 MSM windows (gpu/msm.py kernel_window_bits) and two-pass NTTs of 2^8 x 2^8 and up (gpu/ntt.py
+plan_passes; the bundled random-log11 has the smallest, 2^6 x 2^5).
 The oracle-judged cases of conformance/generated.py reach further (2^21, three passes) at sizes no expected
 values are made for.
 

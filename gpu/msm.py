@@ -19,7 +19,8 @@ an H200 (bench/RESULTS_msm.md, bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at
 19.3 ms at c = 13 and 30.0 ms at c = 8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's
 pick without this restriction, as reference/msm.py's pippenger_window_bits makes it). A single MSM of 2^16 or 2^17
 points takes the same time at c = 8 and 16 (8.9, 9.5 ms: one thread's serial Horner step dominates), but a batch of
-twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16.
+twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16. The one
+exception to the model is measured: from WIDE_WINDOW_MIN_POINTS on (msm_h at 2^27), c = WIDE_WINDOW_BITS = 20.
 
 ``DeviceBases`` is a base set on the device plus its engines; ``DeviceQueries`` uploads a proving
 key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
@@ -60,14 +61,24 @@ BUCKET_COST = 10
 """A bucket's cost in bucket additions' time, measured on the H200 (2026-12-03, tail_msm at 2^27 with 10 circuits,
 c = 16): its running-sum additions, piece and bucket sums and the short pieces of sparse buckets took 4.3 ns a
 bucket beside 0.44 ns a bucket addition at msm_h's rate (bench/RESULTS_prove.md)."""
+WIDE_WINDOW_BITS = 20
+WIDE_WINDOW_MIN_POINTS = 3 << 25
+"""From this many points on, kernel_window_bits gives c = WIDE_WINDOW_BITS: 13 windows, the top one 16 bits wide
+(15 live: bit 255 is 0). Measured on the H200 (2026-12-03, bench/RESULTS_msm.md, window sweep): G1 2^27 938.8 ms
+at c = 20 against 1001.4 ms at c = 16 (G2 3238.9 against 3413.9), but G1 2^26 518.3 against 510.0 and 2^24 155
+against 138; the threshold lies between 2^26 and 2^27. The cost model prices all 2^(c-1) buckets of a window
+alike and would switch near 2^24.5, too early."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
 
 
 def kernel_window_bits(n: int) -> int:
-    """The window width c for an MSM of n points: the c in WINDOW_CANDIDATES minimizing
-    W(c) * (n + BUCKET_COST * 2^(c-1)), W(c) = ceil(256 / c); ties go to the smaller c (module docstring says why)."""
+    """The window width c for an MSM of n points: WIDE_WINDOW_BITS from WIDE_WINDOW_MIN_POINTS on, else the c in
+    WINDOW_CANDIDATES minimizing W(c) * (n + BUCKET_COST * 2^(c-1)), W(c) = ceil(256 / c); ties go to the smaller c
+    (module docstring says why)."""
+    if n >= WIDE_WINDOW_MIN_POINTS:
+        return WIDE_WINDOW_BITS
     return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + BUCKET_COST * (1 << (c - 1))))
 
 

@@ -45,7 +45,7 @@ from .msm import QUERY_SPLITS, WORD_BYTES, DeviceQueries, msm_scratch_bytes
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import ntt_h
-from .points import G1_GROUP, G2_GROUP, download_points
+from .points import G1_GROUP, G2_GROUP, backend, download_points
 from .prep import prep
 from .staging import COPIES, DOWNLOAD_PROOFS, PAGEABLE, StageTimer, upload_keys, upload_witnesses
 from .tail_msm import tail_msm
@@ -101,8 +101,9 @@ class GpuProofRun:
     proofs: list[Proof]
     ms: dict[str, float] = field(default_factory=dict)
     """Per phase (PHASES) and per transfer (TRANSFERS), milliseconds by CUDA events."""
-    device_sums: tuple | None = field(default=None, repr=False)
-    """(h, batch, tail) as the phases left them on the device: (circuits, words) arrays, per query for batch/tail."""
+    sum_words: tuple | None = field(default=None, repr=False)
+    """(h, batch, tail) as the phases left them, copied to the host: (circuits, words) arrays, per query for
+    batch/tail. Host copies, so that a finished run holds no device memory (see device.release_cached_blocks)."""
     _sums: list | None = field(default=None, repr=False)
 
     @property
@@ -110,7 +111,7 @@ class GpuProofRun:
         """Per circuit, the msm_h, batch_add and tail_msm outputs as py_ecc points, downloaded on first use
         (the phase checks need them; proving does not)."""
         if self._sums is None:
-            self._sums = _download_sums(*self.device_sums) if self.device_sums else []
+            self._sums = _decode_sums(*self.sum_words) if self.sum_words else []
         return self._sums
 
     def breakdown(self) -> str:
@@ -223,7 +224,7 @@ def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, 
     return cupy.concatenate(h_sums)
 
 
-def _download_sums(h, batch: dict, tail: dict) -> list[CircuitSums]:
+def _decode_sums(h, batch: dict, tail: dict) -> list[CircuitSums]:
     """The MSM phases' outputs as py_ecc points, per circuit (GpuProofRun.sums)."""
     groups = {"l": G1_GROUP, "a": G1_GROUP, "b_g1": G1_GROUP, "b_g2": G2_GROUP}
     h_points = download_points(h, G1_GROUP)
@@ -257,6 +258,7 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
         raise SizeMismatchError("randomness", f"has {len(randomness)} (r, s) pairs for {circuits} circuits")
     timer = timer or GpuPhaseTimer(progress)
     queries = key.queries
+    device.release_cached_blocks()
     # prep needs only the witnesses, so it runs first: its tails' lengths make the memory plan exact before any
     # MSM work (a batch whose tails do not fit fails here, not after msm_h).
     splits = timer.run("prep", prep, z_plain, circuit.num_inputs, circuit.num_aux, circuit.density,
@@ -279,7 +281,9 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     if capture:
         capture("assemble", 0, device_proofs)
     proofs = timer.run(DOWNLOAD_PROOFS, download_proofs, device_proofs)
-    return GpuProofRun(proofs=proofs, ms=timer.ms, device_sums=(h_sums, batch, tail))
+    host = backend().xp.asnumpy
+    return GpuProofRun(proofs=proofs, ms=timer.ms, sum_words=(host(h_sums), {q: host(w) for q, w in batch.items()},
+                                                             {q: host(w) for q, w in tail.items()}))
 
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,

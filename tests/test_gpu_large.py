@@ -135,6 +135,15 @@ def test_trapdoor_checks_pass_and_catch_planted_faults(small_large_path):
 
 
 @pytest.mark.gpu
+def test_a_finished_run_holds_no_device_memory(small_large_path):
+    """The sums a run keeps are host copies: device arrays kept by one run split the memory pool's chunks that the
+    next run's large scratch buffers need (gpu/device.py release_cached_blocks)."""
+    h, batch, tail = small_large_path.run.sum_words
+    kept = [h, *batch.values(), *tail.values()]
+    assert len(kept) == 9 and all(type(words) is np.ndarray for words in kept)
+
+
+@pytest.mark.gpu
 def test_blocks_of_one_circuit_give_the_same_proofs(small_large_path):
     from gpu.prover import BatchPlan, prove_on_device
 

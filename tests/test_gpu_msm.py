@@ -132,20 +132,36 @@ def special_scalars(kind, n, rng):
 
 def test_window_choice_keeps_the_top_window_full():
     """kernel_window_bits picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar
-    bits), c = 16 at the benchmarked 2^20 and 2^24; with c = 17 the top window's digits of random
-    scalars are only 0 or 1 (the skew that the restriction avoids)."""
+    bits), c = 16 at the benchmarked 2^20, 2^24 and 2^26, and the measured wide window c = 20 (top window 16 bits)
+    only for msm_h at 2^27 (2^27 - 1 points); with c = 17 the top window's digits of random scalars are only 0 or 1
+    (the skew that the restriction avoids)."""
     from gpu.msm import kernel_window_bits
     from reference.msm import num_windows, signed_digits
 
-    for log2 in range(0, 28):
+    for log2 in range(0, 27):
         c = kernel_window_bits(1 << log2)
         assert c * num_windows(c) == 256, (log2, c)
-    assert kernel_window_bits(1 << 20) == kernel_window_bits(1 << 24) == 16
+    assert kernel_window_bits(1 << 20) == kernel_window_bits(1 << 24) == kernel_window_bits(1 << 26) == 16
+    assert kernel_window_bits((1 << 27) - 1) == 20 and 256 - 20 * (num_windows(20) - 1) == 16
     rng = random.Random("top-window")
     top17 = {signed_digits(rng.randrange(R), 17)[-1] for _ in range(200)}
     assert top17 <= {0, 1}
     top16 = {signed_digits(rng.randrange(R), 16)[-1] for _ in range(200)}
     assert len(top16) > 150
+
+
+def test_a_bundled_vector_reaches_the_g2_segment_sums():
+    """msm.cu's sum_groups_g2 runs only for a G2 MSM with more than one bucket segment a window (c >= 7), and the
+    gate refuses to record while a kernel goes unlaunched; the one gate vector whose B_G2 tail is large enough is
+    vectors/bundled.py's random-log11 (PoRep shapes keep ONE alone in B's tail). A retuned window rule must keep it."""
+    import json
+
+    from gpu.msm import SEGMENT_BUCKETS, kernel_window_bits
+    from vectors.bundled import DATA_DIR
+
+    b_tail = json.loads((DATA_DIR / "random-log11.json").read_text())["prep"]["b"]["tail_indices"]
+    c = kernel_window_bits(len(b_tail))
+    assert len(b_tail) == 1349 and c == 8 and (1 << (c - 1)) // SEGMENT_BUCKETS > 1
 
 
 # ------------------------------------------------------------------ emulated (CPU) tests
@@ -463,8 +479,9 @@ def test_gpu_msm_doubling_cancellation_and_identity_bases(name):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("window_bits", [1, 2, 3, 4, 5, 8, 15, 16, 17])
-def test_gpu_msm_window_widths_dividing_255_or_256(window_bits):
+@pytest.mark.parametrize("window_bits", [1, 2, 3, 4, 5, 8, 15, 16, 17, 20])
+def test_gpu_msm_window_widths(window_bits):
+    """Widths dividing 255 or 256, 17 (a top window of bit 255 and the carry) and 20 (msm_h's at 2^27)."""
     from gpu.msm import MsmEngine
 
     n = 237
@@ -476,7 +493,7 @@ def test_gpu_msm_window_widths_dividing_255_or_256(window_bits):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("window_bits", [5, 16])
+@pytest.mark.parametrize("window_bits", [5, 16, 20])
 def test_gpu_msm_g2_window_widths(window_bits):
     from gpu.msm import MsmEngine
 

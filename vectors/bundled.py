@@ -31,10 +31,10 @@ class BundledVector:
 BUNDLED = (
     *(BundledVector(f"porep-log{k:02d}", ("--log-n", str(k), "--seed", f"bundled-porep-{k}", "--reference")) for k in range(1, 11)),
     BundledVector("random-log06", ("--log-n", "6", "--seed", "bundled-random-6", "--shape", "random", "--reference")),
-    # Uniformly random scalars leave every query unsplit; at 2^9 the B query has more than 224 points, so its G2 tail
-    # MSM takes c = 8 windows, whose bucket segments are summed by msm.cu's sum_groups_g2 (no PoRep shape reaches it:
-    # their B tails hold ONE alone).
-    BundledVector("random-log09", ("--log-n", "9", "--seed", "bundled-random-9", "--shape", "random", "--reference")),
+    # Uniformly random scalars leave every query unsplit; at 2^11 the B query has 1349 points, so its G2 tail MSM takes
+    # c = 8 windows (gpu/msm.py kernel_window_bits: from 1121 points), whose bucket segments are summed by msm.cu's
+    # sum_groups_g2 (no PoRep shape reaches it: their B tails hold ONE alone; 2^10 holds at most ~770 B points).
+    BundledVector("random-log11", ("--log-n", "11", "--seed", "bundled-random-11", "--shape", "random", "--reference")),
     BundledVector(
         "multi-circuit-log07",
         ("--log-n", "7", "--seed", "bundled-multi-7", "--circuits", "4", "--flag", "multi-circuit", "--reference"),
