@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conformance.timing import Stats, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
+from gpu.device import release_cached_blocks  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
@@ -133,10 +134,10 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB; " + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
     if check:
-        # The checks recompute ntt_h and the MSMs outside the prover's memory plan. Hand the pool's cached chunks back
-        # first: at 2^27 with 10 circuits the pool's free bytes covered the check's 4 GiB but lay in chunks split by
-        # live arrays, and the allocation failed (measured on the H200 at c4fbe9c, bench/RESULTS_prove.md).
-        pool.free_all_blocks()
+        # The checks recompute ntt_h and the MSMs outside the prover's memory plan: start them, as a prover call
+        # starts, from released chunks (at 2^27 with 10 circuits the check's 4 GiB failed to allocate from pooled
+        # bytes split by live arrays; measured on the H200 at c4fbe9c, bench/RESULTS_prove.md).
+        release_cached_blocks()
         row["checks"] = run_checks(built, z, warm, sorted({0, circuits - 1}), rng)
     del z
     return row
