@@ -44,8 +44,10 @@ MAX_LOG_RADIX = 10
 """Largest DFT inside one pass (MAX_LOG_RADIX in ntt.cu): n = 2^k takes ceil(k / 10) passes."""
 BLOCK_LOG_ELEMENTS = 10
 """Elements held by one thread block (BLOCK_LOG_ELEMENTS in ntt.cu)."""
-PASS_THREADS = 256
-"""Threads per block of ntt_pass (PASS_THREADS in ntt.cu, its __launch_bounds__)."""
+REGISTER_STAGES = 3
+"""DIF stages one thread runs in registers on 2^REGISTER_STAGES elements (NTT_REGISTER_STAGES in ntt.cu, 1..3; the
+module is built with this value, so that bench/bench_ntt.py --register-stages can time the others). ntt_pass runs
+(2^BLOCK_LOG_ELEMENTS) >> REGISTER_STAGES threads a block, one a register group (its __launch_bounds__)."""
 MAX_BATCH = 65535
 """The batch index is blockIdx.y, whose limit is 65535."""
 POWERS_THREADS = 256
@@ -85,7 +87,7 @@ class Scale:
 
 
 def _module():
-    return device.load_module("ntt.cu")
+    return device.load_module("ntt.cu", options=(f"-DNTT_REGISTER_STAGES={REGISTER_STAGES}",))
 
 
 def _mont_scalars(*values: int):
@@ -209,7 +211,7 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
             out_lo, out_hi, np.int32(out_bits), np.int32(out_mode),
         )  # fmt: skip
         grid = ((1 << log_n) // count, batch)
-        threads = min(PASS_THREADS, count // 2)
+        threads = min(1 << (BLOCK_LOG_ELEMENTS - REGISTER_STAGES), count >> min(REGISTER_STAGES, log_r))  # a group each
         device.launch(kernel, grid, threads, args, f"NTT pass {p} of 2^{log_n}")
         src = targets[p]
         log_ns += log_r
