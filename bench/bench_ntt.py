@@ -260,7 +260,7 @@ def main(argv=None) -> int:
     text = (
         f"# GPU NTT and ntt_h benchmark\n\n"
         f"- date: {env['date'][:10]}\n- GPU: {gpu_name} (CUDA driver API {driver})\n"
-        f"- commit: `{env['commit']}`; ntt.cu built with {ntt.REGISTER_STAGES} DIF stages a register group\n"
+        f"- commit: `{env['commit']}`; ntt.cu built with {ntt.REGISTER_STAGES} DIF stages a register group (every pass but the last)\n"
         f"- method: bench/bench_ntt.py; CUDA events, {WARMUP_CALLS} warm-up calls, median of {args.repeats}; "
         f"random non-zero device-resident inputs (ntt_h: c = a b, rows that hold); output and scratch preallocated (ntt_h allocates its work "
         f"buffers from CuPy's pool)\n\n"

@@ -46,7 +46,8 @@ constexpr int BLOCK_ELEMENTS = 1 << BLOCK_LOG_ELEMENTS;
 #endif
 constexpr int REGISTER_STAGES = NTT_REGISTER_STAGES;  // DIF stages a thread runs in registers (dif_stages), 1..3
 static_assert(REGISTER_STAGES >= 1 && REGISTER_STAGES <= 3, "dif_stages is instantiated for 1, 2 and 3 stages");
-constexpr int PASS_THREADS = BLOCK_ELEMENTS >> REGISTER_STAGES;  // threads per block of ntt_pass: one a group
+constexpr int GROUPED_THREADS = BLOCK_ELEMENTS >> REGISTER_STAGES;  // threads a block of ntt_pass_grouped: one a group
+constexpr int STAGED_THREADS = BLOCK_ELEMENTS >> 2;  // threads a block of ntt_pass: two butterflies a stage each
 constexpr int SWIZZLE_BITS = 3;         // 8 threads share one 128-byte shared-memory wavefront
 constexpr int SWIZZLE_MASK = (1 << SWIZZLE_BITS) - 1;
 
@@ -134,9 +135,10 @@ FIELD_UNROLL
     }
 }
 
-// One Stockham pass over a batch of vectors (blockIdx.y = vector). See the file comment.
-// roots: w_{2^10}^e for e < 2^9 in the transform's direction.
-extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
+// One Stockham pass over a batch of vectors (blockIdx.y = vector), its DIF stages STAGES at a time. See the file
+// comment. roots: w_{2^10}^e for e < 2^9 in the transform's direction.
+template <int STAGES>
+__device__ __forceinline__ void ntt_pass_body(
     const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
     const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
     int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
@@ -171,9 +173,9 @@ extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
     }
     __syncthreads();
 
-    // Radix-2 DIF stages from span 2^(log_r - 1) down to span 1, REGISTER_STAGES at a time (dif_stages).
-    for (int log_m = log_r; log_m >= 1; log_m -= REGISTER_STAGES) {
-        switch (log_m < REGISTER_STAGES ? log_m : REGISTER_STAGES) {
+    // Radix-2 DIF stages from span 2^(log_r - 1) down to span 1, STAGES at a time (dif_stages).
+    for (int log_m = log_r; log_m >= 1; log_m -= STAGES) {
+        switch (log_m < STAGES ? log_m : STAGES) {
             case 3: dif_stages<3>(smem, count, log_r, log_m, roots); break;
             case 2: dif_stages<2>(smem, count, log_r, log_m, roots); break;
             default: dif_stages<1>(smem, count, log_r, log_m, roots); break;
@@ -200,6 +202,29 @@ extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
         if (out_mode != SCALE_NONE) x = x * scale_factor(o, out_lo, out_hi, out_bits, out_mode);
         dst[o] = x;
     }
+}
+
+// Every pass but the last: REGISTER_STAGES stages at a time, one thread a group of 2^REGISTER_STAGES elements.
+extern "C" __global__ void __launch_bounds__(GROUPED_THREADS) ntt_pass_grouped(
+    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
+    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
+    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
+    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
+    ntt_pass_body<REGISTER_STAGES>(
+        src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,
+        in_mode, out_lo, out_hi, out_bits, out_mode);
+}
+
+// The last pass: one stage at a time with twice the threads. Its loads carry the twiddle product and the scale
+// factor's, gathered from tables, and grouping its stages made it 4% slower at 2^27 (bench/RESULTS_ntt.md).
+extern "C" __global__ void __launch_bounds__(STAGED_THREADS) ntt_pass(
+    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
+    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
+    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
+    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
+    ntt_pass_body<1>(
+        src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,
+        in_mode, out_lo, out_hi, out_bits, out_mode);
 }
 
 // out[i] = scale * base^i for i < count (base = params[0], scale = params[1], Montgomery form):
