@@ -225,14 +225,21 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5)")
     parser.add_argument("--batch", type=int, default=4, help="circuits per call for the batched ntt_h rows")
     parser.add_argument("--json", type=Path, help="also write the rows, ceilings and timing record (JSON) here")
+    parser.add_argument("--register-stages", type=int, choices=(1, 2, 3),
+                        help="build ntt.cu with this many DIF stages a register group (gpu/ntt.py REGISTER_STAGES; "
+                        "default: the module's), to time the grouping against one stage at a time")
     args = parser.parse_args(argv)
     if args.repeats < 5:
         parser.error("--repeats must be at least 5")
     sizes = [int(s) for s in args.sizes.split(",")]
     import cupy  # after the arguments, so that --help works without a GPU
 
+    from gpu import ntt
     from gpu.field import BUILDS
     from gpu.limbs import FQ, FR
+
+    if args.register_stages is not None:
+        ntt.REGISTER_STAGES = args.register_stages
 
     props = cupy.cuda.runtime.getDeviceProperties(0)
     gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
@@ -253,7 +260,7 @@ def main(argv=None) -> int:
     text = (
         f"# GPU NTT and ntt_h benchmark\n\n"
         f"- date: {env['date'][:10]}\n- GPU: {gpu_name} (CUDA driver API {driver})\n"
-        f"- commit: `{env['commit']}`\n"
+        f"- commit: `{env['commit']}`; ntt.cu built with {ntt.REGISTER_STAGES} DIF stages a register group (every pass but the last)\n"
         f"- method: bench/bench_ntt.py; CUDA events, {WARMUP_CALLS} warm-up calls, median of {args.repeats}; "
         f"random non-zero device-resident inputs (ntt_h: c = a b, rows that hold); output and scratch preallocated (ntt_h allocates its work "
         f"buffers from CuPy's pool)\n\n"

@@ -44,8 +44,13 @@ MAX_LOG_RADIX = 10
 """Largest DFT inside one pass (MAX_LOG_RADIX in ntt.cu): n = 2^k takes ceil(k / 10) passes."""
 BLOCK_LOG_ELEMENTS = 10
 """Elements held by one thread block (BLOCK_LOG_ELEMENTS in ntt.cu)."""
-PASS_THREADS = 256
-"""Threads per block of ntt_pass (PASS_THREADS in ntt.cu, its __launch_bounds__)."""
+REGISTER_STAGES = 3
+"""DIF stages one thread runs in registers on 2^REGISTER_STAGES elements in every pass but the last (ntt.cu
+ntt_pass_grouped, NTT_REGISTER_STAGES, 1..3; the module is built with this value, so that bench/bench_ntt.py
+--register-stages can time the others): (2^BLOCK_LOG_ELEMENTS) >> REGISTER_STAGES threads a block, one a group. The
+last pass (ntt_pass) runs one stage at a time with STAGED_THREADS threads."""
+STAGED_THREADS = (1 << BLOCK_LOG_ELEMENTS) >> 2
+"""Threads a block of ntt.cu ntt_pass (its STAGED_THREADS, __launch_bounds__): two butterflies a stage each."""
 MAX_BATCH = 65535
 """The batch index is blockIdx.y, whose limit is 65535."""
 POWERS_THREADS = 256
@@ -85,7 +90,7 @@ class Scale:
 
 
 def _module():
-    return device.load_module("ntt.cu")
+    return device.load_module("ntt.cu", options=(f"-DNTT_REGISTER_STAGES={REGISTER_STAGES}",))
 
 
 def _mont_scalars(*values: int):
@@ -189,7 +194,7 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
         other = scratch if targets[0] is dst else dst
         cupy.copyto(other, src)
         src = other
-    kernel = _module().get_function("ntt_pass")
+    module = _module()
     roots = _roots(inverse, root_generator)
     tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse, root_generator) if last > 0 else (_placeholder(), _placeholder(), 0)
     none = (_placeholder(), _placeholder(), 0)
@@ -209,7 +214,11 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
             out_lo, out_hi, np.int32(out_bits), np.int32(out_mode),
         )  # fmt: skip
         grid = ((1 << log_n) // count, batch)
-        threads = min(PASS_THREADS, count // 2)
+        if p < last:  # a register group of the first stages a thread
+            kernel = module.get_function("ntt_pass_grouped")
+            threads = min(1 << (BLOCK_LOG_ELEMENTS - REGISTER_STAGES), count >> min(REGISTER_STAGES, log_r))
+        else:
+            kernel, threads = module.get_function("ntt_pass"), min(STAGED_THREADS, count // 2)
         device.launch(kernel, grid, threads, args, f"NTT pass {p} of 2^{log_n}")
         src = targets[p]
         log_ns += log_r

@@ -158,11 +158,14 @@ def test_pass_plan_covers_every_size():
 
 EMULATOR_CONFIGS = {
     # name: (MAX_LOG_RADIX, BLOCK_LOG_ELEMENTS, largest log n tested, extra options): the GPU's
-    # sizes; a tiny radix that reaches 3 and 4 passes (and blocks of several DFTs in every pass) at
-    # small n; and the GPU's sizes with field.cuh's carry-chain (PTX) arithmetic emulated
+    # sizes; a tiny radix that reaches 3 and 4 passes (and blocks of several DFTs in every pass, and register
+    # groups of 1, 2 and 3 stages) at small n; and the GPU's sizes with field.cuh's carry-chain (PTX) arithmetic
+    # emulated
     "gpu-sizes": (10, 10, 12, ["-O1"]),
     "tiny-radix": (3, 4, 10, ["-O1"]),
     "emulated-ptx": (10, 10, 9, ["-O0", "-DFIELD_EMULATE_PTX"]),
+    # the GPU's sizes with two DIF stages a register group instead of three (ntt.cu NTT_REGISTER_STAGES)
+    "two-stage-groups": (10, 10, 11, ["-O1", "-DNTT_REGISTER_STAGES=2"]),
 }
 
 

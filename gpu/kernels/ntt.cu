@@ -16,7 +16,9 @@
 // One thread block holds T consecutive j (T R = min(n, 2^BLOCK_LOG_ELEMENTS) elements) in shared
 // memory and computes their R-point DFTs with radix-2 decimation-in-frequency (Gentleman-Sande)
 // stages, which leave the DFT in bit-reversed order; the store reads it back through the
-// bit reversal. Consecutive threads touch consecutive j, so global reads and writes come in
+// bit reversal. In every pass but the last (ntt_pass_grouped) each thread runs three consecutive stages
+// at a time on the 8 elements they mix, in registers (dif_stages): a shared-memory round trip and a
+// barrier every three stages, not every stage. The last pass (ntt_pass) runs one stage at a time. Consecutive threads touch consecutive j, so global reads and writes come in
 // contiguous runs of T elements (pass 0 writes whole contiguous blocks).
 //
 // Twiddles w_{Ns R}^(rk) = w_n^e with e = r k n / (Ns R) < n come from two tables of powers of w_n
@@ -29,7 +31,8 @@
 #include "field.cuh"
 
 // NTT_MAX_LOG_RADIX / NTT_BLOCK_LOG_ELEMENTS may be overridden (never above 10) only by the host
-// emulation in tests/native/ntt_emulate.cpp, to reach 3 and 4 passes at small n.
+// emulation in tests/native/ntt_emulate.cpp, to reach 3 and 4 passes at small n; NTT_REGISTER_STAGES
+// (1..3) there too, and by bench/bench_ntt.py to time the grouping against one stage at a time.
 #ifndef NTT_MAX_LOG_RADIX
 #define NTT_MAX_LOG_RADIX 10
 #endif
@@ -39,7 +42,13 @@
 constexpr int MAX_LOG_RADIX = NTT_MAX_LOG_RADIX;            // largest DFT inside one pass: 2^10 points
 constexpr int BLOCK_LOG_ELEMENTS = NTT_BLOCK_LOG_ELEMENTS;  // elements per block: 1024 x 32 B = 32 KiB shared memory
 constexpr int BLOCK_ELEMENTS = 1 << BLOCK_LOG_ELEMENTS;
-constexpr int PASS_THREADS = 256;       // threads per block of ntt_pass
+#ifndef NTT_REGISTER_STAGES
+#define NTT_REGISTER_STAGES 3
+#endif
+constexpr int REGISTER_STAGES = NTT_REGISTER_STAGES;  // DIF stages a thread runs in registers (dif_stages), 1..3
+static_assert(REGISTER_STAGES >= 1 && REGISTER_STAGES <= 3, "dif_stages is instantiated for 1, 2 and 3 stages");
+constexpr int GROUPED_THREADS = BLOCK_ELEMENTS >> REGISTER_STAGES;  // threads a block of ntt_pass_grouped: one a group
+constexpr int STAGED_THREADS = BLOCK_ELEMENTS >> 2;  // threads a block of ntt_pass: two butterflies a stage each
 constexpr int SWIZZLE_BITS = 3;         // 8 threads share one 128-byte shared-memory wavefront
 constexpr int SWIZZLE_MASK = (1 << SWIZZLE_BITS) - 1;
 
@@ -87,9 +96,50 @@ __device__ __forceinline__ fr_t scale_factor(u64 i, const fr_t* __restrict__ lo,
 
 __device__ __forceinline__ int bit_reverse(int x, int bits) { return (int)(__brev((u32)x) >> (32 - bits)); }
 
-// One Stockham pass over a batch of vectors (blockIdx.y = vector). See the file comment.
-// roots: w_{2^10}^e for e < 2^9 in the transform's direction.
-extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
+// STAGES consecutive radix-2 DIF stages of every R-point DFT in the block, spans 2^(log_m - 1) down to
+// 2^(log_m - STAGES): (a, b) -> (a + b, (a - b) w_m^jj), m = 2^lm the stage's size, jj = the upper
+// element's offset mod m/2 (Gentleman-Sande butterfly; natural order in, bit-reversed order out).
+// The 2^STAGES elements that these stages mix, base + e 2^(log_m - STAGES) for e < 2^STAGES, go through
+// them in one thread's registers: one shared-memory round trip and one barrier per STAGES stages
+// instead of per stage.
+template <int STAGES>
+__device__ __forceinline__ void dif_stages(shared_elements& smem, int count, int log_r, int log_m,
+                                           const fr_t* __restrict__ roots) {
+    constexpr int GROUP = 1 << STAGES;
+    const int low_log = log_m - STAGES;     // index bits below the mixed ones
+    const int per_dft_log = log_r - STAGES;  // groups per DFT
+    for (int q = threadIdx.x; q < (count >> STAGES); q += blockDim.x) {
+        int t = q >> per_dft_log;
+        int k = q & ((1 << per_dft_log) - 1);
+        int low = k & ((1 << low_log) - 1);
+        int base = (t << log_r) + ((k >> low_log) << log_m) + low;
+        fr_t x[GROUP];
+FIELD_UNROLL
+        for (int e = 0; e < GROUP; ++e) x[e] = smem.get(base + (e << low_log));
+FIELD_UNROLL
+        for (int s = 0; s < STAGES; ++s) {
+            const int lm = log_m - s;
+            const int half = GROUP >> (s + 1);  // the pair's distance in x; 2^(lm - 1) in the block
+FIELD_UNROLL
+            for (int e = 0; e < GROUP; ++e) {
+                if (e & half) continue;  // e is the lower element of a pair
+                fr_t a = x[e], b = x[e + half];
+                fr_t diff = a - b;
+                int jj = low + ((e & (half - 1)) << low_log);
+                if (lm > 1) diff = diff * roots[jj << (MAX_LOG_RADIX - lm)];  // w_2^0 = 1: skip
+                x[e] = a + b;
+                x[e + half] = diff;
+            }
+        }
+FIELD_UNROLL
+        for (int e = 0; e < GROUP; ++e) smem.put(base + (e << low_log), x[e]);
+    }
+}
+
+// One Stockham pass over a batch of vectors (blockIdx.y = vector), its DIF stages STAGES at a time. See the file
+// comment. roots: w_{2^10}^e for e < 2^9 in the transform's direction.
+template <int STAGES>
+__device__ __forceinline__ void ntt_pass_body(
     const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
     const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
     int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
@@ -124,22 +174,12 @@ extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
     }
     __syncthreads();
 
-    // Radix-2 DIF stages, span 2^(log_m - 1): (a, b) -> (a + b, (a - b) w_m^jj)
-    // (Gentleman-Sande butterfly; natural order in, bit-reversed order out).
-    const int half_radix_log = log_r - 1;
-    for (int log_m = log_r; log_m >= 1; --log_m) {
-        const int half_log = log_m - 1;
-        for (int q = threadIdx.x; q < (count >> 1); q += blockDim.x) {
-            int t = q >> half_radix_log;
-            int k = q & ((1 << half_radix_log) - 1);
-            int jj = k & ((1 << half_log) - 1);
-            int i0 = (t << log_r) + ((k >> half_log) << log_m) + jj;
-            int i1 = i0 + (1 << half_log);
-            fr_t a = smem.get(i0), b = smem.get(i1);
-            fr_t diff = a - b;
-            if (log_m > 1) diff = diff * roots[jj << (MAX_LOG_RADIX - log_m)];  // w_2^0 = 1: skip
-            smem.put(i0, a + b);
-            smem.put(i1, diff);
+    // Radix-2 DIF stages from span 2^(log_r - 1) down to span 1, STAGES at a time (dif_stages).
+    for (int log_m = log_r; log_m >= 1; log_m -= STAGES) {
+        switch (log_m < STAGES ? log_m : STAGES) {
+            case 3: dif_stages<3>(smem, count, log_r, log_m, roots); break;
+            case 2: dif_stages<2>(smem, count, log_r, log_m, roots); break;
+            default: dif_stages<1>(smem, count, log_r, log_m, roots); break;
         }
         __syncthreads();
     }
@@ -163,6 +203,29 @@ extern "C" __global__ void __launch_bounds__(PASS_THREADS) ntt_pass(
         if (out_mode != SCALE_NONE) x = x * scale_factor(o, out_lo, out_hi, out_bits, out_mode);
         dst[o] = x;
     }
+}
+
+// Every pass but the last: REGISTER_STAGES stages at a time, one thread a group of 2^REGISTER_STAGES elements.
+extern "C" __global__ void __launch_bounds__(GROUPED_THREADS) ntt_pass_grouped(
+    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
+    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
+    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
+    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
+    ntt_pass_body<REGISTER_STAGES>(
+        src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,
+        in_mode, out_lo, out_hi, out_bits, out_mode);
+}
+
+// The last pass: one stage at a time with twice the threads. Its loads carry the twiddle product and the scale
+// factor's, gathered from tables, and grouping its stages made it 4% slower at 2^27 (bench/RESULTS_ntt.md).
+extern "C" __global__ void __launch_bounds__(STAGED_THREADS) ntt_pass(
+    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
+    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
+    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
+    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
+    ntt_pass_body<1>(
+        src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,
+        in_mode, out_lo, out_hi, out_bits, out_mode);
 }
 
 // out[i] = scale * base^i for i < count (base = params[0], scale = params[1], Montgomery form):

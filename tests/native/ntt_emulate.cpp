@@ -134,7 +134,7 @@ int main() {
             for (u64 x = 0; x < blocks; ++x) {
                 blockIdx.x = (unsigned)x;
                 blockIdx.y = (unsigned)y;
-                ntt_pass(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), tw_lo.data(), b, tw_mode,
+                (p < last ? ntt_pass_grouped : ntt_pass)(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), tw_lo.data(), b, tw_mode,
                          in.lo.data(), in.hi.data(), in.bits, p == 0 ? in.mode : SCALE_NONE, outs.lo.data(),
                          outs.hi.data(), outs.bits, p == last ? outs.mode : SCALE_NONE);
             }
