@@ -141,6 +141,33 @@ def test_host_arithmetic_matches_python_ints(native_calculator, name):
     assert [int(x, 16) for x in answers] == wanted
 
 
+SQUARING_CASES = 1500
+
+
+def carry_heavy_montgomery_limbs(m: int, limbs: int, count: int, rng: random.Random) -> list[int]:
+    """Values whose Montgomery-form limbs (what sqr_even_odd's carry chains see) are long runs of 0xffffffff and
+    0, next to m, or random: the cases where a dropped or doubled carry would show."""
+    words = (0xFFFFFFFF, 0, 0xFFFFFFFE, 0x80000000, 0x7FFFFFFF, 1)
+    values = [m - 1, m - 2, (m - 1) // 2, (m + 1) // 2, 1, 2] + [(1 << (32 * k)) - 1 for k in range(1, limbs)]
+    while len(values) < count:
+        x = sum(rng.choice(words) << (32 * k) if rng.random() < 0.7 else rng.getrandbits(32) << (32 * k)
+                for k in range(limbs))
+        values.append(x % m)
+    return values
+
+
+@pytest.mark.parametrize("name", sorted(FIELDS))
+def test_host_squaring_matches_python_ints_on_carry_heavy_limbs(native_calculator, name):
+    """sqr against Python ints on SQUARING_CASES values chosen by their Montgomery-form limbs (x = a R mod m is
+    what the kernel squares), so that the symmetric-product rows of sqr_even_odd meet long carry runs."""
+    field = FIELDS[name]
+    m, r_inv = field.modulus, pow(1 << (32 * field.num_limbs), -1, field.modulus)
+    internal = carry_heavy_montgomery_limbs(m, field.num_limbs, SQUARING_CASES, random.Random(SEED + 7 * field.num_limbs))
+    plain = [x * r_inv % m for x in internal]
+    answers = run_calculator(native_calculator, [f"{name} sqr {a:x} 0" for a in plain])
+    assert [int(x, 16) for x in answers] == [a * a % m for a in plain]
+
+
 @pytest.mark.parametrize("name", sorted(FIELDS))
 def test_host_montgomery_form_and_predicates(native_calculator, name):
     field = FIELDS[name]

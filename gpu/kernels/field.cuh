@@ -304,26 +304,37 @@ FIELD_UNROLL
     }
 }
 
-// acc += sum over j = 0, 2, ... of a_j bi 2^(32 j), a fresh chain; returns with the final carry in f.
+// acc += sum over j = 0, 2, ... of a_j bi 2^(32 j), a fresh chain; returns with the final carry in f. Limbs a_j
+// with j < first are zero (sqr_even_odd's rows) and take no instruction; returns false when no limb was left (then
+// f holds no carry of this chain).
 template <int N>
-__host__ __device__ __forceinline__ void mad_pairs(u32* acc, const u32* a, u32 bi, carry_flag& f) {
-    acc[0] = mad_lo_cc(a[0], bi, acc[0], f);
-    acc[1] = madc_hi_cc(a[0], bi, acc[1], f);
+__host__ __device__ __forceinline__ bool mad_pairs(u32* acc, const u32* a, u32 bi, carry_flag& f, int first = 0) {
+    bool chained = false;
 FIELD_UNROLL
-    for (int j = 2; j < N; j += 2) {
-        acc[j] = madc_lo_cc(a[j], bi, acc[j], f);
+    for (int j = 0; j < N; j += 2) {
+        if (j < first) continue;  // resolved at compile time: the loops are unrolled and first is a constant
+        acc[j] = chained ? madc_lo_cc(a[j], bi, acc[j], f) : mad_lo_cc(a[j], bi, acc[j], f);
         acc[j + 1] = madc_hi_cc(a[j], bi, acc[j + 1], f);
+        chained = true;
     }
+    return chained;
 }
 
 // acc[k] = acc[k + 2] + (sum over odd j of a_j bi 2^(32 (j - 1)))[k], continuing the chain in f:
-// the two-limb shift of the old E into the new O, fused with the new row's odd products.
+// the two-limb shift of the old E into the new O, fused with the new row's odd products. Limbs a_j with
+// j < first are zero: the shift then only carries (first <= N - 1, so the top product always remains).
 template <int N>
-__host__ __device__ __forceinline__ void madc_pairs_shift2(u32* acc, const u32* a_odd, u32 bi, carry_flag& f) {
+__host__ __device__ __forceinline__ void madc_pairs_shift2(u32* acc, const u32* a_odd, u32 bi, carry_flag& f,
+                                                          int first = 0) {
 FIELD_UNROLL
     for (int j = 0; j < N - 2; j += 2) {
-        acc[j] = madc_lo_cc(a_odd[j], bi, acc[j + 2], f);
-        acc[j + 1] = madc_hi_cc(a_odd[j], bi, acc[j + 3], f);
+        if (j + 1 < first) {
+            acc[j] = addc_cc(acc[j + 2], 0, f);
+            acc[j + 1] = addc_cc(acc[j + 3], 0, f);
+        } else {
+            acc[j] = madc_lo_cc(a_odd[j], bi, acc[j + 2], f);
+            acc[j + 1] = madc_hi_cc(a_odd[j], bi, acc[j + 3], f);
+        }
     }
     acc[N - 2] = madc_lo_cc(a_odd[N - 2], bi, 0, f);
     acc[N - 1] = madc_hi(a_odd[N - 2], bi, 0, f);  // O < 2^(32N): no carry out
@@ -347,38 +358,39 @@ FIELD_UNROLL
 }
 
 // One row i >= 1 with roles (even, odd): T <- T / 2^32 (from the previous row) + a bi.
+// Limbs a_j with j < first are zero.
 template <int N>
 __host__ __device__ __forceinline__ void mul_row_pairs(u32* even, u32* odd, const u32* a_even, const u32* a_odd,
-                                                      u32 bi) {
+                                                      u32 bi, int first = 0) {
     // here even = the previous O, odd = the previous E (whose limb 0 is 0)
     carry_flag f;
     even[0] = add_cc(even[0], odd[1], f);  // + E[1], carrying into weight 2^32 = odd[0]
-    madc_pairs_shift2<N>(odd, a_odd, bi, f);
-    mad_pairs<N>(even, a_even, bi, f);
-    odd[N - 1] = addc(odd[N - 1], 0, f);
+    madc_pairs_shift2<N>(odd, a_odd, bi, f, first);
+    if (mad_pairs<N>(even, a_even, bi, f, first)) odd[N - 1] = addc(odd[N - 1], 0, f);
 }
 
-template <class P>
-__host__ __device__ __forceinline__ void mul_even_odd(u32* out, const u32* a, const u32* b) {
+// The CIOS rows over per-row multiplicands: row i adds v^(i) * b_i, where row(i, v_even, v_odd, b_i) gives v^(i)'s
+// even and odd limbs (v_even[j] = v_j, v_odd[j] = v_{j+1}, j even) and b_i, and returns the first limb that may be
+// non-zero (every v_j below it is 0 and costs no product). mul_even_odd: v^(i) = a for every row, and the bounds
+// above; sqr_even_odd states its own.
+template <class P, class Row>
+__host__ __device__ __forceinline__ void cios_rows_even_odd(u32* out, Row row) {
     constexpr int N = P::N;
     static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
-    u32 a_even[N], a_odd[N];  // a_even[j] = a[j], a_odd[j] = a[j + 1] for even j
-FIELD_UNROLL
-    for (int j = 0; j < N; j += 2) {
-        a_even[j] = a[j];
-        a_odd[j] = a[j + 1];
-    }
+    u32 v_even[N], v_odd[N], bi;
     u32 x[N], y[N];  // the two accumulators; rows alternate which is E
-    mul_pairs_first<N>(x, a_even, b[0]);
-    mul_pairs_first<N>(y, a_odd, b[0]);
+    row(0, v_even, v_odd, bi);  // row 0's v_0 is never 0 here (both callers' v^(0) = a up to doubling)
+    mul_pairs_first<N>(x, v_even, bi);
+    mul_pairs_first<N>(y, v_odd, bi);
     reduce_pairs<P>(x, y);
 FIELD_UNROLL
     for (int i = 1; i < N; ++i) {  // unrolled: the parity test is resolved at compile time
+        int first = row(i, v_even, v_odd, bi);
         if (i & 1) {
-            mul_row_pairs<N>(y, x, a_even, a_odd, b[i]);
+            mul_row_pairs<N>(y, x, v_even, v_odd, bi, first);
             reduce_pairs<P>(y, x);
         } else {
-            mul_row_pairs<N>(x, y, a_even, a_odd, b[i]);
+            mul_row_pairs<N>(x, y, v_even, v_odd, bi, first);
             reduce_pairs<P>(x, y);
         }
     }
@@ -390,6 +402,44 @@ FIELD_UNROLL
     for (int j = 1; j < N - 1; ++j) t[j] = addc_cc(x[j], y[j + 1], f);
     t[N - 1] = addc(x[N - 1], 0, f);
     reduce_once_cc<P>(out, t);
+}
+
+template <class P>
+__host__ __device__ __forceinline__ void mul_even_odd(u32* out, const u32* a, const u32* b) {
+    cios_rows_even_odd<P>(out, [&](int i, u32* v_even, u32* v_odd, u32& bi) {
+FIELD_UNROLL
+        for (int j = 0; j < P::N; j += 2) {
+            v_even[j] = a[j];
+            v_odd[j] = a[j + 1];
+        }
+        bi = b[i];
+        return 0;
+    });
+}
+
+// a^2 with the symmetric products once: a^2 = sum_i a_i (a_i 2^(32 i) + 2 sum_{j>i} a_j 2^(32 j)), so row i's
+// multiplicand v^(i) has limbs 0 below i (skipped: N (N + 1) / 2 limb products instead of N^2), a_i at i, and the
+// limbs of 2 sum_{j>i} a_j 2^(32 j) above: a_{i+1} << 1 at i + 1, then the limbs d_j of 2a (2a < 2^(32 N) as
+// a < m < 2^(32 N - 1)). Bounds: v^(i) < 2a, and before row i the running sum is below 2a + m < 3m (its rows so
+// far add up to less than 2^(32 i) 2a); so T + v^(i) b_i + q m < 3m (2^32 + 1) < 2^(32 (N + 1)) needs m < 2^(32 N) / 3
+// (asserted below as m < 2^(32 N - 2): Fq, not Fr). The result is a^2 R^-1 + (a multiple of m) below 2m, as for
+// a product, so one conditional subtraction finishes it.
+template <class P>
+__host__ __device__ __forceinline__ void sqr_even_odd(u32* out, const u32* a) {
+    constexpr int N = P::N;
+    static_assert(P::modulus(N - 1) < (1u << (BITS_PER_LIMB - 2)), "sqr_even_odd needs m < 2^(32 N - 2)");
+    u32 d[N];
+FIELD_UNROLL
+    for (int j = 0; j < N; ++j) d[j] = (a[j] << 1) | (j ? a[j - 1] >> (BITS_PER_LIMB - 1) : 0u);
+    cios_rows_even_odd<P>(out, [&](int i, u32* v_even, u32* v_odd, u32& bi) {
+FIELD_UNROLL
+        for (int j = 0; j < N; ++j) {
+            u32 v = j < i ? 0u : j == i ? a[j] : j == i + 1 ? a[j] << 1 : d[j];
+            if (j & 1) v_odd[j - 1] = v; else v_even[j] = v;
+        }
+        bi = a[i];
+        return i;
+    });
 }
 
 // The plain CIOS row by row, each row as a low-half chain and a high-half chain (kept for comparison:
@@ -495,8 +545,18 @@ FIELD_UNROLL
     __host__ __device__ __forceinline__ mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
     __host__ __device__ __forceinline__ mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
-    // x^2 mod m (the CIOS product with itself).
-    __host__ __device__ __forceinline__ mont_t sqr() const { return *this * *this; }
+    // x^2 mod m: with the carry chains and a modulus below 2^(32 N - 2) (Fq), the CIOS rows with the symmetric
+    // products once (sqr_even_odd); otherwise (Fr, the portable path) the product with itself.
+    __host__ __device__ __forceinline__ mont_t sqr() const {
+#if FIELD_USE_CARRY_CHAINS && !defined(FIELD_MUL_SPLIT_CHAINS)
+        if constexpr (P::modulus(N - 1) < (1u << (field_detail::BITS_PER_LIMB - 2))) {
+            mont_t out;
+            field_detail::sqr_even_odd<P>(out.l, l);
+            return out;
+        }
+#endif
+        return *this * *this;
+    }
 
     // 2x mod m.
     __host__ __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
