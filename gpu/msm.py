@@ -185,17 +185,20 @@ def _passes(counts: list[int], group: Group, window_bits: int | None) -> list[tu
     passes = []
     for c, members in by_width.items():
         current: list[int] = []
+        largest_alone = 0  # the scratch of the current pass's largest job alone, kept as jobs join
         for j in members:
             alone = _Plan((counts[j],), c)
             if alone.digits >= 1 << 32:
                 raise SizeMismatchError("bases", f"{counts[j]} scalars x {alone.windows} windows: the digit count "
                                         "must stay below 2^32")
-            grown = _Plan(tuple(counts[k] for k in current + [j]), c)
-            budget = max(MSM_BATCH_BYTES, *(_Plan((counts[k],), c).device_bytes(group) for k in current + [j]))
+            alone_bytes = alone.device_bytes(group)
+            grown = _Plan(tuple(counts[k] for k in current) + (counts[j],), c)
+            budget = max(MSM_BATCH_BYTES, largest_alone, alone_bytes)
             if current and (grown.device_bytes(group) > budget or grown.digits >= 1 << 32):
                 passes.append((current, _Plan(tuple(counts[k] for k in current), c)))
-                current = []
+                current, largest_alone = [], 0
             current.append(j)
+            largest_alone = max(largest_alone, alone_bytes)
         passes.append((current, _Plan(tuple(counts[k] for k in current), c)))
     return passes
 

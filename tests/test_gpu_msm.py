@@ -307,6 +307,38 @@ def test_batch_passes_group_by_width_within_the_budget():
     assert _Plan((1 << 20,), 16).device_bytes(G1_GROUP) <= msm_scratch_bytes(counts, G1_GROUP)
 
 
+def test_batch_passes_match_the_greedy_rule_on_random_batches():
+    """_passes (CPU only) against the rule of its docstring applied naively (every plan rebuilt for every job): jobs
+    of one width join the current pass, in order, unless the grown pass's scratch exceeds max(MSM_BATCH_BYTES, the
+    largest member's scratch alone) or its digits reach 2^32."""
+    from gpu.msm import MSM_BATCH_BYTES, _passes, _Plan, kernel_window_bits
+
+    def naive(counts, group):
+        by_width = {}
+        for j, count in enumerate(counts):
+            if count:
+                by_width.setdefault(kernel_window_bits(count), []).append(j)
+        passes = []
+        for c, members in by_width.items():
+            current = []
+            for j in members:
+                grown = _Plan(tuple(counts[k] for k in current + [j]), c)
+                budget = max([MSM_BATCH_BYTES] + [_Plan((counts[k],), c).device_bytes(group) for k in current + [j]])
+                if current and (grown.device_bytes(group) > budget or grown.digits >= 1 << 32):
+                    passes.append(current)
+                    current = []
+                current.append(j)
+            passes.append(current)
+        return passes
+
+    rng = random.Random("greedy-passes")
+    sizes = (0, 1, 5, 300, 130_000, 400_000, 1 << 20, 3 << 22)
+    for group in (G1_GROUP, G2_GROUP):
+        for _ in range(25):
+            counts = [rng.choice(sizes) for _ in range(rng.randrange(1, 40))]
+            assert [members for members, _ in _passes(counts, group, None)] == naive(counts, group), counts
+
+
 def test_emulated_msm_batch_rejects_malformed_jobs(emulated):
     from gpu.msm import MsmJob, msm_batch
     from gpu.points import backend
