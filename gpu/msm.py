@@ -9,18 +9,19 @@ algorithm (gpu/kernels/msm.cu) is the reference's
 per window, running-sum bucket reduction, Horner over windows. Only the order of the additions
 differs, which changes no group element, so results are bit-identical to the reference once encoded.
 
-Window width: c = kernel_window_bits(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16)
-minimizing W(c) * (n + BUCKET_COST * 2^(c-1)): each window costs n bucket additions, and each of its 2^(c-1)
-buckets costs about BUCKET_COST additions' time (two running-sum additions, its piece and bucket sums written and
-read, a thread that sums only a few points); that is c = 8 up to about 325 k points, c = 16 above. Only divisors of
-256, because with another c the top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255
-and the carry, so nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on
-an H200 (bench/RESULTS_msm.md, bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17,
-19.3 ms at c = 13 and 30.0 ms at c = 8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's
-pick without this restriction, as reference/msm.py's pippenger_window_bits makes it). A single MSM of 2^16 or 2^17
-points takes the same time at c = 8 and 16 (8.9, 9.5 ms: one thread's serial Horner step dominates), but a batch of
-twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16. The one
-exception to the model is measured: from WIDE_WINDOW_MIN_POINTS on (msm_h at 2^27), c = WIDE_WINDOW_BITS = 20.
+Window width: c = kernel_window_bits(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16) minimizing W(c) *
+(n + BUCKET_COST * 2^(c-1)): each window costs n bucket additions, and each of its 2^(c-1) buckets costs about
+BUCKET_COST additions' time (two running-sum additions, its piece and bucket sums written and read, a thread that
+sums only a few points); that is c = 8 up to about 325 k points, c = 16 above (up to WIDE_WINDOW_MIN_POINTS, the
+measured exception at the end of this paragraph). Only divisors of 256, because with another c the top window holds
+few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry, so nearly every point lands in one
+bucket, which is summed in sqrt(n)-long serial chains. Measured on an H200 (bench/RESULTS_msm.md,
+bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17, 19.3 ms at c = 13 and 30.0 ms at c =
+8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without this restriction, as
+reference/msm.py's pippenger_window_bits makes it). A single MSM of 2^16 or 2^17 points takes the same time at c = 8
+and 16 (8.9, 9.5 ms: one thread's serial Horner step dominates), but a batch of twenty 130 k-point jobs (tail_msm at
+2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16. The one exception to the model is measured: from
+WIDE_WINDOW_MIN_POINTS on (msm_h at 2^27), c = WIDE_WINDOW_BITS = 20.
 
 ``DeviceBases`` is a base set on the device plus its engines; ``DeviceQueries`` uploads a proving
 key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
