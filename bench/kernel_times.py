@@ -36,6 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))  # bench_msm, bench_ntt: the benchmarks' own input makers
 
+from reference.msm import MAX_WINDOW_BITS  # noqa: E402  (the widths gpu/msm.py accepts)
+
 NVTX_RANGE = "kernel_times"
 OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"
 TOP = 12
@@ -326,7 +328,10 @@ def main(argv=None) -> int:
     if unknown := set(args.phases.split(",")) - set(profilers):
         parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h, tail_msm)")
     for name, value, low, high in (("--log2", args.log2, 1, MAX_PROFILE_LOG2), ("--repeats", args.repeats, 1, None),
-                                   ("--tail-circuits", args.tail_circuits, 1, None)):
+                                   ("--tail-circuits", args.tail_circuits, 1, None),
+                                   ("--tail-window-bits", args.tail_window_bits, 1, MAX_WINDOW_BITS)):
+        if value is None:  # --tail-window-bits not given: gpu/msm.py picks c per job
+            continue
         if value < low or (high is not None and value > high):
             parser.error(f"{name}: must be at least {low}" + (f" and at most {high}" if high else "") + f", got {value}")
     if args.ncu_csv:

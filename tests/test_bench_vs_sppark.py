@@ -194,7 +194,9 @@ def test_kernel_times_refuses_an_unknown_phase(capsys):
 @pytest.mark.parametrize("args, message", [(["--log2", "0"], "--log2: must be at least 1 and at most 27, got 0"),
                                            (["--log2", "28"], "--log2: must be at least 1 and at most 27, got 28"),
                                            (["--repeats", "0"], "--repeats: must be at least 1, got 0"),
-                                           (["--tail-circuits", "-1"], "--tail-circuits: must be at least 1, got -1")])
+                                           (["--tail-circuits", "-1"], "--tail-circuits: must be at least 1, got -1"),
+                                           (["--tail-window-bits", "21"],
+                                            "--tail-window-bits: must be at least 1 and at most 20, got 21")])
 def test_kernel_times_refuses_sizes_out_of_range_before_any_work(capsys, args, message):
     with pytest.raises(SystemExit) as exit_info:
         kernel_times.main(["--phases", "tail_msm", *args])
