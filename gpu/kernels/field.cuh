@@ -548,34 +548,24 @@ FIELD_UNROLL
     out[2 * N - 1] = addc(out[2 * N - 1], P::modulus(N - 1) & mask, f);
 }
 
-// out = a - b (2N limbs) for a >= b.
-template <int N>
-__host__ __device__ __forceinline__ void sub_wide(u32* out, const u32* a, const u32* b) {
+// out = a + b over L limbs, for a + b < 2^(32L) (the wide sums below 2^(64N); two elements' sum below 2m, unreduced).
+template <int L>
+__host__ __device__ __forceinline__ void add_limbs(u32* out, const u32* a, const u32* b) {
+    carry_flag f;
+    out[0] = add_cc(a[0], b[0], f);
+FIELD_UNROLL
+    for (int k = 1; k < L - 1; ++k) out[k] = addc_cc(a[k], b[k], f);
+    out[L - 1] = addc(a[L - 1], b[L - 1], f);
+}
+
+// out = a - b over L limbs, for a >= b.
+template <int L>
+__host__ __device__ __forceinline__ void sub_limbs(u32* out, const u32* a, const u32* b) {
     carry_flag f;
     out[0] = sub_cc(a[0], b[0], f);
 FIELD_UNROLL
-    for (int k = 1; k < 2 * N - 1; ++k) out[k] = subc_cc(a[k], b[k], f);
-    out[2 * N - 1] = subc(a[2 * N - 1], b[2 * N - 1], f);
-}
-
-// out = a + b (2N limbs), for a + b < 2^(64N).
-template <int N>
-__host__ __device__ __forceinline__ void add_wide(u32* out, const u32* a, const u32* b) {
-    carry_flag f;
-    out[0] = add_cc(a[0], b[0], f);
-FIELD_UNROLL
-    for (int k = 1; k < 2 * N - 1; ++k) out[k] = addc_cc(a[k], b[k], f);
-    out[2 * N - 1] = addc(a[2 * N - 1], b[2 * N - 1], f);
-}
-
-// out = a + b (N limbs) without reduction, for a + b < 2^(32N) (two elements: a + b < 2m).
-template <int N>
-__host__ __device__ __forceinline__ void add_unreduced(u32* out, const u32* a, const u32* b) {
-    carry_flag f;
-    out[0] = add_cc(a[0], b[0], f);
-FIELD_UNROLL
-    for (int j = 1; j < N - 1; ++j) out[j] = addc_cc(a[j], b[j], f);
-    out[N - 1] = addc(a[N - 1], b[N - 1], f);
+    for (int k = 1; k < L - 1; ++k) out[k] = subc_cc(a[k], b[k], f);
+    out[L - 1] = subc(a[L - 1], b[L - 1], f);
 }
 
 // out = m - a (N limbs) without reduction, for a < m: in (0, m], the negation that keeps a product non-negative.

@@ -49,11 +49,11 @@ struct fq2_t {
         field_detail::sub_wide_mod<fq_params>(c0_wide, v0, v1);
         fq2_t r;
         field_detail::redc_even_odd<fq_params>(r.c0.l, c0_wide);
-        field_detail::add_wide<N>(v0, v0, v1);  // v0 + v1, below 2p^2
-        field_detail::add_unreduced<N>(sum_a, a.c0.l, a.c1.l);
-        field_detail::add_unreduced<N>(sum_b, b.c0.l, b.c1.l);
+        field_detail::add_limbs<2 * N>(v0, v0, v1);  // v0 + v1, below 2p^2
+        field_detail::add_limbs<N>(sum_a, a.c0.l, a.c1.l);  // below 2p: unreduced
+        field_detail::add_limbs<N>(sum_b, b.c0.l, b.c1.l);
         field_detail::sum_of_products_wide<N, 1>(v1, {sum_a}, {sum_b});  // v2, in v1's place
-        field_detail::sub_wide<N>(v1, v1, v0);
+        field_detail::sub_limbs<2 * N>(v1, v1, v0);
         field_detail::redc_even_odd<fq_params>(r.c1.l, v1);
         return r;
     }
