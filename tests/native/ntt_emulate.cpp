@@ -130,13 +130,14 @@ int main() {
         fr_t* dst = ((last - p) % 2 == 0) ? out.data() : scratch.data();
         int tw_mode = p == 0 ? TWIDDLE_NONE : (p == last ? TWIDDLE_HI_LO : TWIDDLE_HI);
         u64 blocks = n >> (log_r + log_t);
+        auto kernel = p < last ? ntt_pass_grouped : ntt_pass;  // as gpu/ntt.py launches them
         for (int y = 0; y < batch; ++y)
             for (u64 x = 0; x < blocks; ++x) {
                 blockIdx.x = (unsigned)x;
                 blockIdx.y = (unsigned)y;
-                (p < last ? ntt_pass_grouped : ntt_pass)(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), tw_lo.data(), b, tw_mode,
-                         in.lo.data(), in.hi.data(), in.bits, p == 0 ? in.mode : SCALE_NONE, outs.lo.data(),
-                         outs.hi.data(), outs.bits, p == last ? outs.mode : SCALE_NONE);
+                kernel(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), tw_lo.data(), b, tw_mode,
+                       in.lo.data(), in.hi.data(), in.bits, p == 0 ? in.mode : SCALE_NONE, outs.lo.data(),
+                       outs.hi.data(), outs.bits, p == last ? outs.mode : SCALE_NONE);
             }
         src = dst;
         log_ns += log_r;
