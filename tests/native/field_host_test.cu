@@ -34,10 +34,10 @@ static bool parse_hex(const char* text, F& out) {
 }
 
 template <class F>
-static void print_hex(const F& x) {
+static void print_hex(const F& x, const char* end = "\n") {
     printf("0x");
     for (int j = F::N - 1; j >= 0; --j) printf("%08x", x.l[j]);
-    printf("\n");
+    printf("%s", end);
 }
 
 // Splits "x:y:..." into at most `count` hex numbers, each parsed into Montgomery form; false unless exactly `count`.
@@ -73,9 +73,7 @@ static bool run_fq2(const char* op, const char* a_list, const char* b_list) {
     else if (!strcmp(op, "sqr")) r = x.sqr();
     else if (mul_sub) r = fq2_t::mul_sub(x, y, fq2_t{a[2], a[3]}, fq2_t{b[2], b[3]});
     else return false;
-    printf("0x");
-    for (int j = fq_t::N - 1; j >= 0; --j) printf("%08x", r.c0.from_mont().l[j]);
-    printf(" ");
+    print_hex(r.c0.from_mont(), " ");
     print_hex(r.c1.from_mont());
     return true;
 }
