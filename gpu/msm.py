@@ -235,7 +235,7 @@ def msm_batch(jobs: list[MsmJob], group: Group, *, montgomery: bool, window_bits
         finished += members
     if finished:
         sums = xp.concatenate(window_sums) if len(window_sums) > 1 else window_sums[0]
-        table = xp.asarray(np.array(combine_rows, dtype=np.uint32))
+        table = xp.asarray(np.array(combine_rows, dtype=np.uint32).reshape(len(finished), COMBINE_TABLE_FIELDS))
         combined = xp.empty((len(finished), group.affine_words), dtype=xp.uint32)
         launch(group.module(MSM_KERNELS), group.kernel("msm_combine"), len(finished), sums, table,
                u32(len(finished)), combined)
@@ -275,6 +275,8 @@ def _check_window_bits(window_bits) -> None:
         raise InvalidInputError("window_bits", f"must be an integer in 1..{MAX_WINDOW_BITS}, got {window_bits!r}")
 
 
+COMBINE_TABLE_FIELDS = 3
+"""msm.cu MSM_COMBINE_FIELDS: a job's first row in the window sums, its window count W and width c."""
 JOB_TABLE_FIELDS = 4
 """msm.cu msm_job_t: scalars, bases and indices addresses, and the first scalar's pass-wide index."""
 

@@ -168,6 +168,58 @@ def test_host_squaring_matches_python_ints_on_carry_heavy_limbs(native_calculato
     assert [int(x, 16) for x in answers] == [a * a % m for a in plain]
 
 
+LAZY_CASES = 400
+
+
+def lazy_operands(m: int, limbs: int, count: int, rng: random.Random) -> list[int]:
+    """Operands for the lazily reduced products: carry-heavy Montgomery limbs (as the squaring test) and edge values,
+    mapped back to plain integers, so that the wide products, their differences mod m R and the reductions meet long
+    carry runs, borrows and values next to m."""
+    r_inv = pow(1 << (32 * limbs), -1, m)
+    internal = carry_heavy_montgomery_limbs(m, limbs, count, rng)
+    return [x * r_inv % m for x in internal] + edge_values(m)
+
+
+@pytest.mark.parametrize("name", sorted(FIELDS))
+def test_host_mul_sub_matches_python_ints(native_calculator, name):
+    """a b - c d with one reduction (field.cuh mul_sub_lazy) against Python ints; a b < c d half of the time, so the
+    difference mod m R adds m R back."""
+    field = FIELDS[name]
+    m = field.modulus
+    rng = random.Random(SEED + 11 * field.num_limbs)
+    values = lazy_operands(m, field.num_limbs, LAZY_CASES, rng)
+    quads = [tuple(rng.choice(values) for _ in range(4)) for _ in range(len(values))]
+    quads += [(v, v, v, v) for v in values[:20]] + [(m - 1, m - 1, 0, 0), (0, 0, m - 1, m - 1)]
+    answers = run_calculator(native_calculator, [f"{name} mulsub {a:x}:{c:x} {b:x}:{d:x}" for a, b, c, d in quads])
+    assert [int(x, 16) for x in answers] == [(a * b - c * d) % m for a, b, c, d in quads]
+
+
+def fq2_mul(x: tuple[int, int], y: tuple[int, int], p: int) -> tuple[int, int]:
+    """(x0 + x1 u)(y0 + y1 u) with u^2 = -1, schoolbook: an independent form of fq2.cuh's Karatsuba."""
+    return (x[0] * y[0] - x[1] * y[1]) % p, (x[0] * y[1] + x[1] * y[0]) % p
+
+
+def test_host_fq2_lazy_products_match_python_ints(native_calculator):
+    """Fq2 product, squaring and a b - c d (two reductions where the carry chains run) against schoolbook Python
+    ints."""
+    p = FQ.modulus
+    rng = random.Random(SEED + 2)
+    values = lazy_operands(p, FQ.num_limbs, LAZY_CASES, rng)
+    pick = lambda: (rng.choice(values), rng.choice(values))  # noqa: E731
+    pairs = [(pick(), pick()) for _ in range(len(values))] + [((p - 1, p - 1), (p - 1, p - 1)), ((0, p - 1), (p - 1, 0))]
+    quads = [(pick(), pick(), pick(), pick()) for _ in range(len(values))] + [((0, 0), (0, 0), (p - 1, p - 1), (p - 1, p - 1))]
+    queries = [f"fq2 mul {a[0]:x}:{a[1]:x} {b[0]:x}:{b[1]:x}" for a, b in pairs]
+    queries += [f"fq2 sqr {a[0]:x}:{a[1]:x} 0:0" for a, _ in pairs]
+    queries += [f"fq2 mulsub {a[0]:x}:{a[1]:x}:{c[0]:x}:{c[1]:x} {b[0]:x}:{b[1]:x}:{d[0]:x}:{d[1]:x}"
+                for a, b, c, d in quads]
+    wanted = [fq2_mul(a, b, p) for a, b in pairs] + [fq2_mul(a, a, p) for a, _ in pairs]
+    for a, b, c, d in quads:
+        ab, cd = fq2_mul(a, b, p), fq2_mul(c, d, p)
+        wanted.append(((ab[0] - cd[0]) % p, (ab[1] - cd[1]) % p))
+    answers = [int(x, 16) for x in run_calculator(native_calculator, queries)]
+    assert list(zip(answers[0::2], answers[1::2])) == wanted
+
+
 @pytest.mark.parametrize("name", sorted(FIELDS))
 def test_host_montgomery_form_and_predicates(native_calculator, name):
     field = FIELDS[name]

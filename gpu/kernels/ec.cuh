@@ -69,7 +69,7 @@ __host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_double_affine(affine_t<F> p) {
     F xx = ec_sqr(p.x);
     F M = xx + xx + xx;  // 3 x^2 + a, a = 0
     F X3 = ec_sqr(M) - (S + S);
-    F Y3 = ec_mul(M, S - X3) - ec_mul(W, p.y);
+    F Y3 = ec_mul_sub(M, S - X3, W, p.y);
     return xyzz_t<F>{X3, Y3, V, W};
 }
 
@@ -84,7 +84,7 @@ __host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_double(xyzz_t<F> p) {
     F xx = ec_sqr(p.X);
     F M = xx + xx + xx;  // 3 X^2 + a ZZ^2, a = 0
     F X3 = ec_sqr(M) - (S + S);
-    F Y3 = ec_mul(M, S - X3) - ec_mul(W, p.Y);
+    F Y3 = ec_mul_sub(M, S - X3, W, p.Y);
     return xyzz_t<F>{X3, Y3, ec_mul(V, p.ZZ), ec_mul(W, p.ZZZ)};
 }
 
@@ -107,7 +107,7 @@ __host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_add_affine(xyzz_t<F> p, affine_t<
     F PPP = ec_mul(P, PP);
     F Q = ec_mul(p.X, PP);
     F X3 = ec_sqr(R) - PPP - (Q + Q);
-    F Y3 = ec_mul(R, Q - X3) - ec_mul(p.Y, PPP);
+    F Y3 = ec_mul_sub(R, Q - X3, p.Y, PPP);
     return xyzz_t<F>{X3, Y3, ec_mul(p.ZZ, PP), ec_mul(p.ZZZ, PPP)};
 }
 
@@ -131,7 +131,7 @@ __host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_add(xyzz_t<F> p, xyzz_t<F> q) {
     F PPP = ec_mul(P, PP);
     F Q = ec_mul(U1, PP);
     F X3 = ec_sqr(R) - PPP - (Q + Q);
-    F Y3 = ec_mul(R, Q - X3) - ec_mul(S1, PPP);
+    F Y3 = ec_mul_sub(R, Q - X3, S1, PPP);
     return xyzz_t<F>{X3, Y3, ec_mul(ec_mul(p.ZZ, q.ZZ), PP), ec_mul(ec_mul(p.ZZZ, q.ZZZ), PPP)};
 }
 

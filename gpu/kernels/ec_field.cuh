@@ -20,6 +20,9 @@ __host__ __device__ EC_NOINLINE fq_t fq_mul(fq_t a, fq_t b) { return a * b; }
 // Squarings take field.cuh's squaring (the symmetric limb products once: about 78% of a product's multiply-adds).
 __host__ __device__ EC_NOINLINE fq_t fq_sqr(fq_t a) { return a.sqr(); }
 
+// a b - c d, the Y coordinate of every point addition and doubling: one reduction (field.cuh, lazy reduction).
+__host__ __device__ EC_NOINLINE fq_t fq_mul_sub(fq_t a, fq_t b, fq_t c, fq_t d) { return fq_t::mul_sub(a, b, c, d); }
+
 // Limb i (little-endian) of p - 2, the exponent of Fermat inversion.
 __host__ __device__ inline u32 fq_inverse_exponent_limb(int i) {
     const u32 limbs[12] = {0xffffaaa9, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0,
@@ -47,3 +50,6 @@ __host__ __device__ EC_NOINLINE fq_t fq_inv(fq_t a) {
 __host__ __device__ inline fq_t ec_mul(const fq_t& a, const fq_t& b) { return fq_mul(a, b); }
 __host__ __device__ inline fq_t ec_sqr(const fq_t& a) { return fq_sqr(a); }
 __host__ __device__ inline fq_t ec_inv(const fq_t& a) { return fq_inv(a); }
+__host__ __device__ inline fq_t ec_mul_sub(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
+    return fq_mul_sub(a, b, c, d);
+}

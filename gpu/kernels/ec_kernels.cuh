@@ -22,14 +22,21 @@ typedef unsigned long long ec_index_t;
 #if defined(EC_HOST_EMULATION)
 // Host build (tests/native/ec_emulate.cu): the bodies are called directly, no kernels.
 #define EC_KERNEL_G1(name, params, args)
+#define EC_KERNEL_G1_MIN_BLOCKS(name, min_blocks, params, args)
 #define EC_KERNEL_G2(name, params, args)
 #define EC_KERNEL(name, params, args)
 #else
 #define EC_GLOBAL extern "C" __global__ void __launch_bounds__(EC_THREADS_PER_BLOCK)
 #if !defined(EC_GROUP) || EC_GROUP == 1
 #define EC_KERNEL_G1(name, params, args) EC_GLOBAL name##_g1 params { name##_body<fq_t> args; }
+// A G1 kernel that keeps min_blocks blocks an SM resident: ptxas holds it to 65536 / (min_blocks x 128) registers.
+#define EC_KERNEL_G1_MIN_BLOCKS(name, min_blocks, params, args)                                       \
+    extern "C" __global__ void __launch_bounds__(EC_THREADS_PER_BLOCK, min_blocks) name##_g1 params { \
+        name##_body<fq_t> args;                                                                     \
+    }
 #else
 #define EC_KERNEL_G1(name, params, args)
+#define EC_KERNEL_G1_MIN_BLOCKS(name, min_blocks, params, args)
 #endif
 #if !defined(EC_GROUP) || EC_GROUP == 2
 #define EC_KERNEL_G2(name, params, args) EC_GLOBAL name##_g2 params { name##_body<fq2_t> args; }

@@ -49,6 +49,12 @@ typedef unsigned long long u64;
 #else
 #define FIELD_USE_CARRY_CHAINS 0
 #endif
+// Lazy reduction (field_detail::mul_sub_lazy, fq2.cuh's product) rides on the even/odd carry chains.
+#if FIELD_USE_CARRY_CHAINS && !defined(FIELD_MUL_SPLIT_CHAINS)
+#define FIELD_LAZY_REDUCTION 1
+#else
+#define FIELD_LAZY_REDUCTION 0
+#endif
 
 // Fr: r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001.
 struct fr_params {
@@ -476,6 +482,165 @@ FIELD_UNROLL
     reduce_once_cc<P>(out, t);
 }
 
+// ---------------------------------------------------------------- lazy reduction: products kept wide, reduced once
+// A sum or difference of products needs one Montgomery reduction, not one a product (lazy reduction: D. F. Aranha,
+// K. Karabina, P. Longa, C. H. Gebotys, J. Lopez, "Faster explicit formulas for computing pairings over ordinary
+// curves", EUROCRYPT 2011, section 3). A reduction is half of a product's limb products: ec.cuh's a b - c d takes 2
+// products and 1 reduction instead of 2 and 2, fq2.cuh's product 3 and 2 instead of 3 and 3. The wide values are
+// integers of 2N limbs, never elements.
+
+// out (2N limbs) = sum over k of a_k b_k, for a sum below 2^(64N): schoolbook rows on two accumulators split by
+// the parity of each product's limb i + j, so that every (lo, hi) pair sits at an even limb of its accumulator, as in
+// the CIOS above (ptxas keeps each pair in one register pair and fuses it into one wide multiply-add):
+//   E holds the products of even i + j at limbs (i + j, i + j + 1);
+//   O holds those of odd i + j at limbs (i + j - 1, i + j) of O, one limb up in T = E + 2^32 O.
+// Row i's chain into E takes a_j of the parity of i, the chain into O the other parity. Each chain starts at the
+// lowest limb its products reach and carries into the limb above its top, which holds at most the carries of the
+// same row's other products and of the row before (both accumulators start at 0).
+template <int N, int K>
+__host__ __device__ __forceinline__ void sum_of_products_wide(u32* out, const u32* const (&a)[K],
+                                                              const u32* const (&b)[K]) {
+    u32 a_even[K][N], a_odd[K][N];  // a_even[k][j] = a_k,j and a_odd[k][j] = a_k,j+1 for even j
+FIELD_UNROLL
+    for (int k = 0; k < K; ++k) {
+FIELD_UNROLL
+        for (int j = 0; j < N; j += 2) {
+            a_even[k][j] = a[k][j];
+            a_odd[k][j] = a[k][j + 1];
+        }
+    }
+    u32 e[2 * N + 2], o[2 * N + 2];
+FIELD_UNROLL
+    for (int j = 0; j < 2 * N + 2; ++j) e[j] = o[j] = 0;
+FIELD_UNROLL
+    for (int i = 0; i < N; ++i) {
+        const int e_start = i & 1 ? i + 1 : i;  // i odd: a_j of odd j, at limbs i + j (even) from i + 1
+        const int o_start = i & 1 ? i - 1 : i;  // i odd: a_j of even j, at limbs i + j - 1 of O from i - 1
+FIELD_UNROLL
+        for (int k = 0; k < K; ++k) {
+            carry_flag f;
+            mad_pairs<N>(e + e_start, i & 1 ? a_odd[k] : a_even[k], b[k][i], f);
+            e[e_start + N] = addc(e[e_start + N], 0, f);
+            mad_pairs<N>(o + o_start, i & 1 ? a_even[k] : a_odd[k], b[k][i], f);
+            o[o_start + N] = addc(o[o_start + N], 0, f);
+        }
+    }
+    carry_flag f;  // T = E + 2^32 O < 2^(64N): the final carry and the limbs above are 0
+    out[0] = e[0];
+    out[1] = add_cc(e[1], o[0], f);
+FIELD_UNROLL
+    for (int k = 2; k < 2 * N - 1; ++k) out[k] = addc_cc(e[k], o[k - 1], f);
+    out[2 * N - 1] = addc(e[2 * N - 1], o[2 * N - 2], f);
+}
+
+// out = a - b (2N limbs), plus m R when a < b: for a, b < m R the result is a - b mod m R, again below m R.
+template <class P>
+__host__ __device__ __forceinline__ void sub_wide_mod(u32* out, const u32* a, const u32* b) {
+    constexpr int N = P::N;
+    carry_flag f;
+    out[0] = sub_cc(a[0], b[0], f);
+FIELD_UNROLL
+    for (int k = 1; k < 2 * N; ++k) out[k] = subc_cc(a[k], b[k], f);
+    u32 mask = subc(0, 0, f);  // 0xffffffff when a < b
+    out[N] = add_cc(out[N], P::modulus(0) & mask, f);
+FIELD_UNROLL
+    for (int j = 1; j < N - 1; ++j) out[N + j] = addc_cc(out[N + j], P::modulus(j) & mask, f);
+    out[2 * N - 1] = addc(out[2 * N - 1], P::modulus(N - 1) & mask, f);
+}
+
+// out = a + b over L limbs, for a + b < 2^(32L) (the wide sums below 2^(64N); two elements' sum below 2m, unreduced).
+template <int L>
+__host__ __device__ __forceinline__ void add_limbs(u32* out, const u32* a, const u32* b) {
+    carry_flag f;
+    out[0] = add_cc(a[0], b[0], f);
+FIELD_UNROLL
+    for (int k = 1; k < L - 1; ++k) out[k] = addc_cc(a[k], b[k], f);
+    out[L - 1] = addc(a[L - 1], b[L - 1], f);
+}
+
+// out = a - b over L limbs, for a >= b.
+template <int L>
+__host__ __device__ __forceinline__ void sub_limbs(u32* out, const u32* a, const u32* b) {
+    carry_flag f;
+    out[0] = sub_cc(a[0], b[0], f);
+FIELD_UNROLL
+    for (int k = 1; k < L - 1; ++k) out[k] = subc_cc(a[k], b[k], f);
+    out[L - 1] = subc(a[L - 1], b[L - 1], f);
+}
+
+// out = m - a (N limbs) without reduction, for a < m: in (0, m], the negation that keeps a product non-negative.
+template <class P>
+__host__ __device__ __forceinline__ void negate_unreduced(u32* out, const u32* a) {
+    constexpr int N = P::N;
+    carry_flag f;
+    out[0] = sub_cc(P::modulus(0), a[0], f);
+FIELD_UNROLL
+    for (int j = 1; j < N - 1; ++j) out[j] = subc_cc(P::modulus(j), a[j], f);
+    out[N - 1] = subc(P::modulus(N - 1), a[N - 1], f);
+}
+
+// One reduction row's shift, with no product: from T / 2^32 = O + E[1] + 2^32 (E[2] + E[3] 2^32 + ...) (E[0] = 0
+// after the previous reduction), the previous O becomes E with E[1] added at its head, and the previous E shifted
+// down by two limbs becomes O; mul_row_pairs with a zero multiplier, which redc_even_odd's rows are.
+template <int N>
+__host__ __device__ __forceinline__ void shift_row_pairs(u32* even, u32* odd) {
+    carry_flag f;  // here even = the previous O, odd = the previous E
+    even[0] = add_cc(even[0], odd[1], f);  // carrying into weight 2^32 = odd[0]
+FIELD_UNROLL
+    for (int k = 0; k < N - 2; ++k) odd[k] = addc_cc(odd[k + 2], 0, f);
+    odd[N - 2] = addc(0, 0, f);
+    odd[N - 1] = 0;
+}
+
+// out = t R^-1 mod m for t (2N limbs) < m R: Montgomery's REDC. With t = t_lo + R t_hi, t R^-1 = t_lo R^-1 + t_hi:
+// the CIOS reduction rows on t_lo alone (E = t_lo, O = 0; no products) leave (t_lo + Q m) / R <= m, and t_hi < m,
+// so the sum is below 2m and one conditional subtraction finishes it.
+template <class P>
+__host__ __device__ __forceinline__ void redc_even_odd(u32* out, const u32* t) {
+    constexpr int N = P::N;
+    u32 x[N], y[N];  // the two accumulators; rows alternate which is E
+FIELD_UNROLL
+    for (int j = 0; j < N; ++j) {
+        x[j] = t[j];
+        y[j] = 0;
+    }
+    reduce_pairs<P>(x, y);
+FIELD_UNROLL
+    for (int i = 1; i < N; ++i) {  // unrolled: the parity test is resolved at compile time
+        if (i & 1) {
+            shift_row_pairs<N>(y, x);
+            reduce_pairs<P>(y, x);
+        } else {
+            shift_row_pairs<N>(x, y);
+            reduce_pairs<P>(x, y);
+        }
+    }
+    // N even: the last row had E = y, O = x: (t_lo + Q m) / R = x + y / 2^32, then + t_hi
+    u32 s[N];
+    carry_flag f;
+    s[0] = add_cc(x[0], y[1], f);
+FIELD_UNROLL
+    for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(x[j], y[j + 1], f);
+    s[N - 1] = addc(x[N - 1], 0, f);
+    s[0] = add_cc(s[0], t[N], f);
+FIELD_UNROLL
+    for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(s[j], t[N + j], f);
+    s[N - 1] = addc(s[N - 1], t[2 * N - 1], f);
+    reduce_once_cc<P>(out, s);
+}
+
+// out = (a b - c d) R^-1 mod m with one reduction: a b + c (m - d) is congruent to a b - c d, non-negative and
+// below 2m^2 < m R, so both products accumulate into one wide sum.
+template <class P>
+__host__ __device__ __forceinline__ void mul_sub_lazy(u32* out, const u32* a, const u32* b, const u32* c,
+                                                     const u32* d) {
+    constexpr int N = P::N;
+    u32 neg_d[N], t[2 * N];
+    negate_unreduced<P>(neg_d, d);
+    sum_of_products_wide<N, 2>(t, {a, c}, {b, neg_d});
+    redc_even_odd<P>(out, t);
+}
+
 template <class P>
 __host__ __device__ __forceinline__ void mul_cc_chain(u32* out, const u32* a, const u32* b) {
 #ifdef FIELD_MUL_SPLIT_CHAINS
@@ -556,6 +721,18 @@ FIELD_UNROLL
         }
 #endif
         return *this * *this;
+    }
+
+    // a b - c d mod m: with lazy reduction both products wide and one reduction (field_detail::mul_sub_lazy).
+    static __host__ __device__ __forceinline__ mont_t mul_sub(const mont_t& a, const mont_t& b, const mont_t& c,
+                                                             const mont_t& d) {
+#if FIELD_LAZY_REDUCTION
+        mont_t out;
+        field_detail::mul_sub_lazy<P>(out.l, a.l, b.l, c.l, d.l);
+        return out;
+#else
+        return a * b - c * d;
+#endif
     }
 
     // 2x mod m.

@@ -24,12 +24,44 @@ struct fq2_t {
 
     // (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u:
     // Karatsuba, 3 Fq multiplications (Devegili, O hEigeartaigh, Scott, Dahab, "Multiplication
-    // and Squaring on Pairing-Friendly Fields", ePrint 2006/471, section 3).
+    // and Squaring on Pairing-Friendly Fields", ePrint 2006/471, section 3). With lazy reduction
+    // (field.cuh) the three products stay wide and each coefficient is reduced once (lazy_product).
     friend __host__ __device__ EC_NOINLINE fq2_t operator*(const fq2_t& a, const fq2_t& b) {
+#if FIELD_LAZY_REDUCTION
+        return lazy_product(a, b);
+#else
         fq_t v0 = fq_mul(a.c0, b.c0);
         fq_t v1 = fq_mul(a.c1, b.c1);
         fq_t cross = fq_mul(a.c0 + a.c1, b.c0 + b.c1);
         return fq2_t{v0 - v1, cross - v0 - v1};
+#endif
+    }
+
+#if FIELD_LAZY_REDUCTION
+    // Karatsuba with its products unreduced: v0 = a0 b0 and v1 = a1 b1 (below p^2), v2 = (a0 + a1)(b0 + b1) (the
+    // sums are below 2p, so v2 < 4p^2 fits 2N limbs). c0 = REDC(v0 - v1 mod p R) and c1 = REDC(v2 - v0 - v1), where
+    // v2 - v0 - v1 = a0 b1 + a1 b0 < 2p^2: both inputs below p R (2p < R), so each REDC leaves a reduced element.
+    static __host__ __device__ __forceinline__ fq2_t lazy_product(const fq2_t& a, const fq2_t& b) {
+        constexpr int N = fq_t::N;
+        u32 v0[2 * N], v1[2 * N], c0_wide[2 * N], sum_a[N], sum_b[N];
+        field_detail::sum_of_products_wide<N, 1>(v0, {a.c0.l}, {b.c0.l});
+        field_detail::sum_of_products_wide<N, 1>(v1, {a.c1.l}, {b.c1.l});
+        field_detail::sub_wide_mod<fq_params>(c0_wide, v0, v1);
+        fq2_t r;
+        field_detail::redc_even_odd<fq_params>(r.c0.l, c0_wide);
+        field_detail::add_limbs<2 * N>(v0, v0, v1);  // v0 + v1, below 2p^2
+        field_detail::add_limbs<N>(sum_a, a.c0.l, a.c1.l);  // below 2p: unreduced
+        field_detail::add_limbs<N>(sum_b, b.c0.l, b.c1.l);
+        field_detail::sum_of_products_wide<N, 1>(v1, {sum_a}, {sum_b});  // v2, in v1's place
+        field_detail::sub_limbs<2 * N>(v1, v1, v0);
+        field_detail::redc_even_odd<fq_params>(r.c1.l, v1);
+        return r;
+    }
+#endif
+
+    // a b - c d: the products of fq2.cuh (one subtraction after them; each product already reduces only twice).
+    static __host__ __device__ fq2_t mul_sub(const fq2_t& a, const fq2_t& b, const fq2_t& c, const fq2_t& d) {
+        return a * b - c * d;
     }
 
     // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: "complex squaring", 2 Fq multiplications
@@ -60,3 +92,6 @@ struct fq2_t {
 __host__ __device__ inline fq2_t ec_mul(const fq2_t& a, const fq2_t& b) { return a * b; }
 __host__ __device__ inline fq2_t ec_sqr(const fq2_t& a) { return a.sqr(); }
 __host__ __device__ inline fq2_t ec_inv(const fq2_t& a) { return a.inverse(); }
+__host__ __device__ inline fq2_t ec_mul_sub(const fq2_t& a, const fq2_t& b, const fq2_t& c, const fq2_t& d) {
+    return fq2_t::mul_sub(a, b, c, d);
+}

@@ -189,12 +189,18 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
     }
     ec_xyzz<F>(piece_sums)[piece] = acc;
 }
-EC_KERNEL_G1_G2(msm_piece_sum,
-                (const unsigned long long* job_table, unsigned int buckets_per_job,
-                 const unsigned int* sorted, const unsigned int* offsets, const unsigned int* piece_offsets,
-                 unsigned int buckets, unsigned int total_pieces, unsigned int* piece_sums),
-                (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, buckets,
-                 total_pieces, piece_sums))
+#define MSM_PIECE_SUM_PARAMS                                                                        \
+    (const unsigned long long* job_table, unsigned int buckets_per_job, const unsigned int* sorted,   \
+     const unsigned int* offsets, const unsigned int* piece_offsets, unsigned int buckets,            \
+     unsigned int total_pieces, unsigned int* piece_sums)
+#define MSM_PIECE_SUM_ARGS \
+    (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, buckets, total_pieces, piece_sums)
+// The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 3 blocks,
+// 12 warps, an SM. Unbounded, ptxas gave them 176 registers once ec.cuh's Y coordinates took the lazily reduced
+// a b - c d, which leaves room for 2 blocks: 1.3% slower on the H200 despite 5.6% fewer multiply-adds an addition.
+#define MSM_PIECE_SUM_G1_BLOCKS_PER_SM 3
+EC_KERNEL_G1_MIN_BLOCKS(msm_piece_sum, MSM_PIECE_SUM_G1_BLOCKS_PER_SM, MSM_PIECE_SUM_PARAMS, MSM_PIECE_SUM_ARGS)
+EC_KERNEL_G2(msm_piece_sum, MSM_PIECE_SUM_PARAMS, MSM_PIECE_SUM_ARGS)
 
 // bucket_sums[b] = sum of the pieces piece_offsets[b] .. piece_offsets[b + 1] (identity if none).
 template <class F>

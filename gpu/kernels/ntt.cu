@@ -18,8 +18,9 @@
 // stages, which leave the DFT in bit-reversed order; the store reads it back through the
 // bit reversal. In every pass but the last (ntt_pass_grouped) each thread runs three consecutive stages
 // at a time on the 8 elements they mix, in registers (dif_stages): a shared-memory round trip and a
-// barrier every three stages, not every stage. The last pass (ntt_pass) runs one stage at a time. Consecutive threads touch consecutive j, so global reads and writes come in
-// contiguous runs of T elements (pass 0 writes whole contiguous blocks).
+// barrier every three stages, not every stage. The last pass (ntt_pass) runs one stage at a time.
+// Consecutive threads touch consecutive j, so global reads and writes come in contiguous runs of T
+// elements (pass 0 writes whole contiguous blocks).
 //
 // Twiddles w_{Ns R}^(rk) = w_n^e with e = r k n / (Ns R) < n come from two tables of powers of w_n
 // (computed on the device by fr_powers, cached per log n by gpu/ntt.py):

@@ -3,13 +3,17 @@
 //
 // stdin, one query per line:  <fr|fq> <op> <a hex> <b hex>   (plain integers, not Montgomery form)
 // stdout, one line per query: the result in hex (plain), or 0/1 for predicates.
-// ops: add sub mul sqr neg inv dbl eq iszero one tomont frommont
+// ops: add sub mul sqr neg inv dbl eq iszero one tomont frommont, and mulsub: a and b are then "a:c" and "b:d",
+//   and the answer is a b - c d.
 //   tomont prints the raw limbs of a.to_mont() (a R mod m); frommont reads a as raw limbs.
+// Field fq2 (fq2.cuh; an operand "x0:x1" is x0 + x1 u): mul, sqr, and mulsub with "a0:a1:c0:c1" and "b0:b1:d0:d1";
+//   the answer is its two coefficients, c0 then c1, on one line.
 // Builds with nvcc (as CUDA, host path) or with g++ -x c++.
 #include <cstdio>
 #include <cstring>
 
 #include "field.cuh"
+#include "fq2.cuh"
 
 template <class F>
 static bool parse_hex(const char* text, F& out) {
@@ -30,14 +34,53 @@ static bool parse_hex(const char* text, F& out) {
 }
 
 template <class F>
-static void print_hex(const F& x) {
+static void print_hex(const F& x, const char* end = "\n") {
     printf("0x");
     for (int j = F::N - 1; j >= 0; --j) printf("%08x", x.l[j]);
-    printf("\n");
+    printf("%s", end);
+}
+
+// Splits "x:y:..." into at most `count` hex numbers, each parsed into Montgomery form; false unless exactly `count`.
+template <class F>
+static bool parse_list(const char* text, F* out, int count) {
+    char buffer[512];
+    if (strlen(text) >= sizeof(buffer)) return false;
+    strcpy(buffer, text);
+    int k = 0;
+    for (char* part = strtok(buffer, ":"); part; part = strtok(nullptr, ":")) {
+        F raw;
+        if (k == count || !parse_hex(part, raw)) return false;
+        out[k++] = raw.to_mont();
+    }
+    return k == count;
+}
+
+template <class F>
+static bool run_mul_sub(const char* a_list, const char* b_list) {
+    F ac[2], bd[2];
+    if (!parse_list(a_list, ac, 2) || !parse_list(b_list, bd, 2)) return false;
+    print_hex(F::mul_sub(ac[0], bd[0], ac[1], bd[1]).from_mont());
+    return true;
+}
+
+static bool run_fq2(const char* op, const char* a_list, const char* b_list) {
+    fq_t a[4], b[4];
+    bool mul_sub = !strcmp(op, "mulsub");
+    int count = mul_sub ? 4 : 2;
+    if (!parse_list(a_list, a, count) || !parse_list(b_list, b, count)) return false;
+    fq2_t x{a[0], a[1]}, y{b[0], b[1]}, r;
+    if (!strcmp(op, "mul")) r = x * y;
+    else if (!strcmp(op, "sqr")) r = x.sqr();
+    else if (mul_sub) r = fq2_t::mul_sub(x, y, fq2_t{a[2], a[3]}, fq2_t{b[2], b[3]});
+    else return false;
+    print_hex(r.c0.from_mont(), " ");
+    print_hex(r.c1.from_mont());
+    return true;
 }
 
 template <class F>
 static bool run(const char* op, const char* a_hex, const char* b_hex) {
+    if (!strcmp(op, "mulsub")) return run_mul_sub<F>(a_hex, b_hex);
     F a_raw, b_raw;
     if (!parse_hex(a_hex, a_raw) || !parse_hex(b_hex, b_raw)) return false;
     F a = a_raw.to_mont(), b = b_raw.to_mont();
@@ -58,10 +101,11 @@ static bool run(const char* op, const char* a_hex, const char* b_hex) {
 }
 
 int main() {
-    char field[8], op[16], a[128], b[128];
-    while (scanf("%7s %15s %127s %127s", field, op, a, b) == 4) {
+    char field[8], op[16], a[512], b[512];
+    while (scanf("%7s %15s %511s %511s", field, op, a, b) == 4) {
         bool ok = !strcmp(field, "fr") ? run<fr_t>(op, a, b)
-                : !strcmp(field, "fq") ? run<fq_t>(op, a, b) : false;
+                : !strcmp(field, "fq") ? run<fq_t>(op, a, b)
+                : !strcmp(field, "fq2") ? run_fq2(op, a, b) : false;
         if (!ok) {
             printf("error: bad query %s %s %s %s\n", field, op, a, b);
             return 1;
