@@ -266,15 +266,23 @@ def _batch_case(name, seed):
 
 
 @pytest.mark.parametrize("name", ["g1", "g2"])
-def test_emulated_msm_batch_matches_naive_per_job(emulated, name):
+def test_emulated_msm_batch_matches_naive_per_job(emulated, name, monkeypatch):
     """One msm_batch over jobs of several sizes and window widths, with and without index lists: row j is job j's
-    naive sum (py_ecc double-and-add)."""
+    naive sum (py_ecc double-and-add). PASS_COST = 0 keeps each job at its own width (at these sizes every job would
+    join the largest one's pass), so that the batch runs several passes."""
+    import gpu.msm
     from gpu.msm import _passes, msm_batch
+
+    monkeypatch.setattr(gpu.msm, "PASS_COST", 0)
 
     cases = _batch_case(name, f"batch-{name}")
     jobs = [_device_job(points, scalars, name, indices) for points, scalars, indices, _ in cases]
     widths = {plan.window_bits for _, plan in _passes([job.count for job in jobs], GROUPS[name][0], None)}
     assert len(widths) > 1  # the case mixes window widths: several passes
+    got = download_points(msm_batch(jobs, GROUPS[name][0], montgomery=False), GROUPS[name][0])
+    assert encode(got, name) == encode([expected for *_, expected in cases], name)
+    monkeypatch.undo()  # the measured PASS_COST: the small jobs join the 70-point job's width, one pass
+    assert len(_passes([job.count for job in jobs], GROUPS[name][0], None)) == 1
     got = download_points(msm_batch(jobs, GROUPS[name][0], montgomery=False), GROUPS[name][0])
     assert encode(got, name) == encode([expected for *_, expected in cases], name)
 
