@@ -1,0 +1,36 @@
+"""bench/piece_lane_model.py against independent counts: reference/msm.py's signed digits and hand-made pieces."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("piece_lane_model", ROOT / "bench" / "piece_lane_model.py")
+model = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(model)
+
+
+@pytest.mark.parametrize("c", [8, 10, 12])
+def test_bucket_runs_count_reference_signed_digits(c):
+    """Each bucket's run equals the count of |digit| over reference.msm.signed_digits of the same scalars."""
+    from reference.msm import num_windows, signed_digits
+
+    count = 300
+    limbs = model.random_scalar_limbs(count, np.random.default_rng(7))
+    runs = model.bucket_runs(count, c, np.random.default_rng(7))
+    scalars = [sum(int(limb) << (32 * k) for k, limb in enumerate(row)) for row in limbs]
+    expected = np.zeros(num_windows(c) << (c - 1), dtype=np.int64)
+    for scalar in scalars:
+        for window, digit in enumerate(signed_digits(scalar, c)):
+            if digit:
+                expected[(window << (c - 1)) + abs(digit) - 1] += 1
+    assert runs.tolist() == expected.tolist()
+
+
+def test_pieces_and_lane_share_by_hand():
+    """Runs of 150 and 5000 points: pieces 64, 64, 22 (the old minimum of 64) and 70 of 71 plus 30 (ceil(sqrt(5000)) =
+    71); a warp of 31 pieces of 64 and one of 1 keeps (31 * 64 + 1) / (32 * 64) of its lanes busy."""
+    lengths = model.piece_lengths(np.array([150, 0, 5000]))
+    assert lengths.tolist() == [64, 64, 22] + [71] * 70 + [30]
+    assert model.lane_share(np.array([64] * 32 + [64] * 31 + [1])) == pytest.approx((32 * 64 + 31 * 64 + 1) / (64 * 64))
