@@ -57,12 +57,13 @@ _DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)
 _EXTERN_C_KERNEL = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?(\w+)\s*\(')
 _GLOBAL = re.compile(r"\b__global__\b")
-_EC_MACRO = re.compile(r"\b(EC_KERNEL_G1_MIN_BLOCKS|EC_KERNEL_G1_G2|EC_KERNEL_G1|EC_KERNEL_G2|EC_KERNEL|EC_GLOBAL)\b\s*(\(\s*(\w+)\s*,|(\w+)\s*\()")
-_EC_MACRO_USE = re.compile(r"\b(?:EC_KERNEL\w*|EC_GLOBAL)\b")
 EC_MACRO_SUFFIXES = {"EC_KERNEL": ("",), "EC_KERNEL_G1": ("_g1",), "EC_KERNEL_G1_MIN_BLOCKS": ("_g1",), "EC_KERNEL_G2": ("_g2",),
                      "EC_KERNEL_G1_G2": ("_g1", "_g2")}
 """The kernels each macro of gpu/kernels/ec_kernels.cuh declares from its first argument ``name``:
 name, name_g1 (G1, F = fq_t), name_g2 (G2, F = fq2_t)."""
+_EC_MACRO_NAMES = "|".join(sorted([*EC_MACRO_SUFFIXES, "EC_GLOBAL"], key=len, reverse=True))  # longest first
+_EC_MACRO = re.compile(rf"\b({_EC_MACRO_NAMES})\b\s*(\(\s*(\w+)\s*,|(\w+)\s*\()")
+_EC_MACRO_USE = re.compile(r"\b(?:EC_KERNEL\w*|EC_GLOBAL)\b")
 
 
 def _code(text: str) -> str:
