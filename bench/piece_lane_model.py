@@ -90,6 +90,8 @@ def main(argv=None) -> int:
         bad = [v for v in values if not low <= v <= high]
         if bad:
             parser.error(f"{name}: {bad} outside {low}..{high}")
+    if args.seed < 0:
+        parser.error(f"--seed: must be at least 0, got {args.seed}")
     rng = np.random.default_rng(args.seed)
     print("| points | c | pieces | mean piece | lanes busy |")
     print("|---|---|---|---|---|")

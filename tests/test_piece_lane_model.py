@@ -34,3 +34,12 @@ def test_pieces_and_lane_share_by_hand():
     lengths = model.piece_lengths(np.array([150, 0, 5000]))
     assert lengths.tolist() == [64, 64, 22] + [71] * 70 + [30]
     assert model.lane_share(np.array([64] * 32 + [64] * 31 + [1])) == pytest.approx((32 * 64 + 31 * 64 + 1) / (64 * 64))
+
+
+@pytest.mark.parametrize("args, message", [(["--points", "0"], "--points: [0] outside 1..24"),
+                                           (["--window-bits", "21"], "--window-bits: [21] outside 2..20"),
+                                           (["--seed", "-1"], "--seed: must be at least 0, got -1")])
+def test_refuses_out_of_range_options_without_a_traceback(capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        model.main(args)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
