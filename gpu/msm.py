@@ -9,19 +9,24 @@ algorithm (gpu/kernels/msm.cu) is the reference's
 per window, running-sum bucket reduction, Horner over windows. Only the order of the additions
 differs, which changes no group element, so results are bit-identical to the reference once encoded.
 
-Window width: c = kernel_window_bits(n), the c among the divisors of 256 up to 20 (1, 2, 4, 8, 16) minimizing W(c) *
-(n + BUCKET_COST * 2^(c-1)): each window costs n bucket additions, and each of its 2^(c-1) buckets costs about
-BUCKET_COST additions' time (two running-sum additions, its piece and bucket sums written and read, a thread that
-sums only a few points); that is c = 8 up to about 325 k points, c = 16 above (up to WIDE_WINDOW_MIN_POINTS, the
-measured exception at the end of this paragraph). Only divisors of 256, because with another c the top window holds
-few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry, so nearly every point lands in one
-bucket, which is summed in sqrt(n)-long serial chains. Measured on an H200 (bench/RESULTS_msm.md,
-bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17, 19.3 ms at c = 13 and 30.0 ms at c =
-8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without this restriction, as
-reference/msm.py's pippenger_window_bits makes it). A single MSM of 2^16 or 2^17 points takes the same time at c = 8
-and 16 (8.9, 9.5 ms: one thread's serial Horner step dominates), but a batch of twenty 130 k-point jobs (tail_msm at
-2^27, 10 circuits) takes 56 ms at c = 8 against 85 ms at c = 16. The one exception to the model is measured: from
-WIDE_WINDOW_MIN_POINTS on (msm_h at 2^27), c = WIDE_WINDOW_BITS = 20.
+Window width: c = kernel_window_bits(n), the c in WINDOW_CANDIDATES (the divisors of 256 up to 20, and 10)
+minimizing window_cost(n, c) = W(c) * (n + BUCKET_COST * 2^(c-1)): each window costs n bucket additions, and each of
+its 2^(c-1) buckets costs about BUCKET_COST additions' time (two running-sum additions, its piece and bucket sums
+written and read, a thread that sums only a few points); that is c = 8 up to about 15 k points, 10 up to about 510 k,
+16 above (up to WIDE_WINDOW_MIN_POINTS, the measured exception at the end of this paragraph). Other widths are left
+out because their top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry,
+so nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on an H200
+(bench/RESULTS_msm.md, bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17, 19.3 ms at
+c = 13 and 30.0 ms at c = 8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without
+this restriction, as reference/msm.py's pippenger_window_bits makes it). c = 10 (top window 5 live bits) is in
+because it was measured: a batch of twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 47.95 ms at
+c = 10 against 52.49 at c = 8, 50.41 at 11, 51.54 at 12 and 85 at 16. A single MSM of 2^16 or 2^17 points takes
+about the same time at c = 8, 10 and 16 (8.7-9.6 ms for G1: one thread's serial Horner step dominates). The one
+exception to the model is measured: from WIDE_WINDOW_MIN_POINTS on (msm_h at 2^27), c = WIDE_WINDOW_BITS = 20.
+
+A batch gives each job its own width, except that a job joins a width an earlier (larger) job took when that costs
+less than PASS_COST more than its own: each circuit's one-point B tail then shares the pass of the L and A tails
+instead of adding a pass of its own (_job_widths).
 
 ``DeviceBases`` is a base set on the device plus its engines; ``DeviceQueries`` uploads a proving
 key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
@@ -56,12 +61,20 @@ SUM_FOLD = 16
 """Points one thread adds per pass of the tree reduction (sum_groups)."""
 PIECE_MIN_POINTS = 64
 """msm.cu MSM_PIECE_MIN_POINTS: a bucket's run is cut into pieces of max(64, ceil(sqrt(run)))."""
-WINDOW_CANDIDATES = tuple(c for c in range(1, MAX_WINDOW_BITS + 1) if SCALAR_BITS % c == 0)
-"""Window widths kernel_window_bits chooses from: the divisors of 256 (a full top window)."""
+MEASURED_WINDOW_BITS = (10,)
+"""Widths that do not divide 256 but were measured faster where the model picks them (module docstring)."""
+WINDOW_CANDIDATES = tuple(sorted({c for c in range(1, MAX_WINDOW_BITS + 1) if SCALAR_BITS % c == 0}
+                                 | set(MEASURED_WINDOW_BITS)))
+"""Window widths kernel_window_bits chooses from: the divisors of 256 (a full top window) and MEASURED_WINDOW_BITS."""
 BUCKET_COST = 10
 """A bucket's cost in bucket additions' time, measured on the H200 (2026-12-03, tail_msm at 2^27 with 10 circuits,
 c = 16): its running-sum additions, piece and bucket sums and the short pieces of sparse buckets took 4.3 ns a
 bucket beside 0.44 ns a bucket addition at msm_h's rate (bench/RESULTS_prove.md)."""
+PASS_COST = 4_000_000
+"""A pass's own cost in bucket additions' time: its launches, prefix sums and the host's read-backs of totals.
+Measured on the H200 (2026-12-03, tail_msm at 2^27 with 10 circuits, bench/RESULTS_prove.md): the ten one-point B_G1
+jobs in a pass of their own (c = 2) took 54.34 ms a call against 52.49 with every job at c = 8 in one pass, 1.85 ms,
+about 4.2 M additions at msm_h's 0.44 ns an addition."""
 WIDE_WINDOW_BITS = 20
 WIDE_WINDOW_MIN_POINTS = 3 << 25
 """From this many points on, kernel_window_bits gives c = WIDE_WINDOW_BITS: 13 windows, the top one 16 bits wide
@@ -74,13 +87,36 @@ MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
 
 
+def window_cost(n: int, c: int) -> int:
+    """An MSM of n points at window width c, in bucket additions' time: W(c) * (n + BUCKET_COST * 2^(c-1)),
+    W(c) = ceil(256 / c)."""
+    return num_windows(c) * (n + BUCKET_COST * (1 << (c - 1)))
+
+
 def kernel_window_bits(n: int) -> int:
     """The window width c for an MSM of n points: WIDE_WINDOW_BITS from WIDE_WINDOW_MIN_POINTS on, else the c in
-    WINDOW_CANDIDATES minimizing W(c) * (n + BUCKET_COST * 2^(c-1)), W(c) = ceil(256 / c); ties go to the smaller c
-    (module docstring says why)."""
+    WINDOW_CANDIDATES minimizing window_cost(n, c); ties go to the smaller c (module docstring says why)."""
     if n >= WIDE_WINDOW_MIN_POINTS:
         return WIDE_WINDOW_BITS
-    return min(WINDOW_CANDIDATES, key=lambda c: num_windows(c) * (n + BUCKET_COST * (1 << (c - 1))))
+    return min(WINDOW_CANDIDATES, key=lambda c: window_cost(n, c))
+
+
+def _job_widths(counts: list[int], window_bits: int | None) -> list[int]:
+    """Each job's window width (0 for an empty job): ``window_bits`` when forced; else, from the largest job down,
+    kernel_window_bits(count), unless a width an earlier job took costs less than PASS_COST more than that, which
+    saves the job a pass of its own."""
+    if window_bits is not None:
+        return [window_bits if count else 0 for count in counts]
+    widths = [0] * len(counts)
+    taken: set[int] = set()
+    for j in sorted(range(len(counts)), key=lambda j: -counts[j]):
+        if not counts[j]:
+            continue
+        own = kernel_window_bits(counts[j])
+        joinable = [c for c in taken if window_cost(counts[j], c) - window_cost(counts[j], own) < PASS_COST]
+        widths[j] = own if own in taken or not joinable else min(joinable, key=lambda c: window_cost(counts[j], c))
+        taken.add(widths[j])
+    return widths
 
 
 def reduce_groups(cu_file: str, sums, groups: int, per_group: int, group: Group):
@@ -171,18 +207,14 @@ class _Plan:
         return WORD_BYTES * (words + points * group.xyzz_words)
 
 
-def _window_bits_of(count: int, window_bits: int | None) -> int:
-    return kernel_window_bits(count) if window_bits is None else window_bits
-
-
 def _passes(counts: list[int], group: Group, window_bits: int | None) -> list[tuple[list[int], _Plan]]:
-    """The passes of a batch: (job numbers, plan). Jobs of one window width share a pass, in order, while its scratch
+    """The passes of a batch: (job numbers, plan). Jobs of one window width (_job_widths) share a pass, in order, while its scratch
     stays within max(MSM_BATCH_BYTES, the scratch of its largest job alone) and its digits below 2^32; empty jobs are
     in no pass (their sum is the identity)."""
     by_width: dict[int, list[int]] = {}
-    for j, count in enumerate(counts):
-        if count:
-            by_width.setdefault(_window_bits_of(count, window_bits), []).append(j)
+    for j, width in enumerate(_job_widths(counts, window_bits)):
+        if width:
+            by_width.setdefault(width, []).append(j)
     passes = []
     for c, members in by_width.items():
         current: list[int] = []
@@ -213,7 +245,7 @@ def msm_batch(jobs: list[MsmJob], group: Group, *, montgomery: bool, window_bits
     """Device array (len(jobs), affine_words): row j = job j's MSM in affine Montgomery words.
 
     Scalars are in Montgomery form (s * 2^256 mod r, as ntt_h leaves h) when ``montgomery``, else plain.
-    ``window_bits`` forces c (1..20) for every job; None picks kernel_window_bits(count) per job. The jobs are
+    ``window_bits`` forces c (1..20) for every job; None picks each job's width by _job_widths. The jobs are
     computed in passes (see _passes): each pass runs msm.cu's steps 1-8 over all its jobs, and one msm_combine launch
     then finishes the jobs of every pass, so that their serial Horner chains run side by side."""
     xp = backend().xp

@@ -204,7 +204,7 @@ def test_a_passing_report_whose_gpu_did_not_pass_every_phase_is_invalid(tree, ve
 def test_the_gate_scope_includes_a_2_16_and_a_2_20_seeded_vector_reaching_c16_and_two_pass_ntt():
     """The issue's requirement, from gpu/'s own planners: exact-value vectors at 2^16 and 2^20, whose NTT takes more than
     one pass, and one of them (2^20) whose H query takes the c = 16 windows (neither is reached by any bundled
-    vector; 2^16's H query takes c = 8 under gpu/msm.py's bucket cost)."""
+    vector; 2^16's H query takes c = 10 under gpu/msm.py's bucket cost)."""
     from conformance.seeded import GATE_VECTORS
     from gpu.msm import kernel_window_bits
     from gpu.ntt import plan_passes

@@ -131,23 +131,42 @@ def special_scalars(kind, n, rng):
 
 
 def test_window_choice_keeps_the_top_window_full():
-    """kernel_window_bits picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar
-    bits), c = 16 at the benchmarked 2^20, 2^24 and 2^26, and the measured wide window c = 20 (top window 16 bits)
-    only for msm_h at 2^27 (2^27 - 1 points); with c = 17 the top window's digits of random scalars are only 0 or 1
-    (the skew that the restriction avoids)."""
+    """kernel_window_bits picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar bits) or the
+    measured c = 10 (top window bits 250..254), c = 16 at the benchmarked 2^20, 2^24 and 2^26, and the measured wide
+    window c = 20 (top window 16 bits) only for msm_h at 2^27 (2^27 - 1 points); with c = 17 the top window's digits
+    of random scalars are only 0 or 1 (the skew that the restriction avoids), with c = 10 they spread over 0..32."""
     from gpu.msm import kernel_window_bits
     from reference.msm import num_windows, signed_digits
 
     for log2 in range(0, 27):
         c = kernel_window_bits(1 << log2)
-        assert c * num_windows(c) == 256, (log2, c)
+        assert c * num_windows(c) == 256 or c == 10, (log2, c)
+    assert [kernel_window_bits(n) for n in (10_000, 130_000, 500_000)] == [8, 10, 10]
     assert kernel_window_bits(1 << 20) == kernel_window_bits(1 << 24) == kernel_window_bits(1 << 26) == 16
     assert kernel_window_bits((1 << 27) - 1) == 20
     rng = random.Random("top-window")
     top17 = {signed_digits(rng.randrange(R), 17)[-1] for _ in range(200)}
     assert top17 <= {0, 1}
+    top10 = {signed_digits(rng.randrange(R), 10)[-1] for _ in range(2000)}
+    assert top10 <= set(range(33)) and len(top10) > 25
     for wide in (16, 20):  # the top window of c = 20 holds 16 bits: its digits spread as c = 16's do
         assert len({signed_digits(rng.randrange(R), wide)[-1] for _ in range(200)}) > 150
+
+
+def test_job_widths_let_tiny_jobs_join_a_pass():
+    """_job_widths (CPU only): PoRep tails at 2^27 (twenty 130 k-point L and A jobs, ten one-point B jobs) all take
+    c = 10, one pass; a one-point job beside 2^20-point jobs keeps its own c = 2, because c = 16's 2^15 buckets a
+    window cost more than a pass (window_cost against PASS_COST, counted by hand here); a forced width is every
+    non-empty job's."""
+    from gpu.msm import BUCKET_COST, PASS_COST, _job_widths, _passes
+
+    assert _job_widths([130_000] * 20 + [1] * 10, None) == [10] * 30
+    assert [plan.window_bits for _, plan in _passes([130_000] * 20 + [1] * 10, G1_GROUP, None)] == [10]
+    one_point_at_16 = 16 * (1 + BUCKET_COST * (1 << 15))  # W(16) (n + BUCKET_COST 2^15), n = 1
+    one_point_at_2 = 128 * (1 + BUCKET_COST * 2)
+    assert one_point_at_16 - one_point_at_2 > PASS_COST
+    assert _job_widths([1 << 20, 1, 1 << 20, 0], None) == [16, 2, 16, 0]
+    assert _job_widths([5, 0, 300], 12) == [12, 0, 12]
 
 
 def test_a_bundled_vector_reaches_the_g2_segment_sums():
@@ -179,7 +198,7 @@ def test_emulated_msm_matches_naive_with_edge_cases(emulated, name):
     assert encode(got, name) == encode([msm_naive(points, scalars, identity=group.identity)], name)
 
 
-@pytest.mark.parametrize("window_bits", [1, 3, 8])
+@pytest.mark.parametrize("window_bits", [1, 3, 8, 10])
 def test_emulated_msm_forced_windows_and_montgomery_scalars(emulated, window_bits):
     rng = random.Random(f"windows-{window_bits}")
     points = random_points(G1, 5, rng)
@@ -247,15 +266,23 @@ def _batch_case(name, seed):
 
 
 @pytest.mark.parametrize("name", ["g1", "g2"])
-def test_emulated_msm_batch_matches_naive_per_job(emulated, name):
+def test_emulated_msm_batch_matches_naive_per_job(emulated, name, monkeypatch):
     """One msm_batch over jobs of several sizes and window widths, with and without index lists: row j is job j's
-    naive sum (py_ecc double-and-add)."""
+    naive sum (py_ecc double-and-add). PASS_COST = 0 keeps each job at its own width (at these sizes every job would
+    join the largest one's pass), so that the batch runs several passes."""
+    import gpu.msm
     from gpu.msm import _passes, msm_batch
+
+    monkeypatch.setattr(gpu.msm, "PASS_COST", 0)
 
     cases = _batch_case(name, f"batch-{name}")
     jobs = [_device_job(points, scalars, name, indices) for points, scalars, indices, _ in cases]
     widths = {plan.window_bits for _, plan in _passes([job.count for job in jobs], GROUPS[name][0], None)}
     assert len(widths) > 1  # the case mixes window widths: several passes
+    got = download_points(msm_batch(jobs, GROUPS[name][0], montgomery=False), GROUPS[name][0])
+    assert encode(got, name) == encode([expected for *_, expected in cases], name)
+    monkeypatch.undo()  # the measured PASS_COST: the small jobs join the 70-point job's width, one pass
+    assert len(_passes([job.count for job in jobs], GROUPS[name][0], None)) == 1
     got = download_points(msm_batch(jobs, GROUPS[name][0], montgomery=False), GROUPS[name][0])
     assert encode(got, name) == encode([expected for *_, expected in cases], name)
 
@@ -291,15 +318,16 @@ def test_emulated_msm_batch_split_into_small_passes(emulated, monkeypatch):
 def test_batch_passes_group_by_width_within_the_budget():
     """_passes (CPU only): every non-empty job in exactly one pass, in order within a width; a pass of several jobs
     stays within MSM_BATCH_BYTES; msm_scratch_bytes is the largest pass."""
-    from gpu.msm import MSM_BATCH_BYTES, _passes, _Plan, kernel_window_bits, msm_scratch_bytes
+    from gpu.msm import MSM_BATCH_BYTES, _job_widths, _passes, _Plan, msm_scratch_bytes
 
     counts = [130_000] * 20 + [1] * 10 + [0, 5, 1 << 20, 1 << 20]
     passes = _passes(counts, G1_GROUP, None)
+    widths = _job_widths(counts, None)
     members = [j for group, _ in passes for j in group]
     assert sorted(members) == [j for j, count in enumerate(counts) if count]
     for group, plan in passes:
         assert group == sorted(group) and plan.counts == tuple(counts[j] for j in group)
-        assert {kernel_window_bits(counts[j]) for j in group} == {plan.window_bits}
+        assert {widths[j] for j in group} == {plan.window_bits}
         assert len(group) == 1 or plan.device_bytes(G1_GROUP) <= MSM_BATCH_BYTES
         assert plan.digits < 1 << 32
     assert len([g for g, _ in passes if counts[g[0]] == 130_000]) < 20  # the tails share passes
@@ -311,13 +339,13 @@ def test_batch_passes_match_the_greedy_rule_on_random_batches():
     """_passes (CPU only) against the rule of its docstring applied naively (every plan rebuilt for every job): jobs
     of one width join the current pass, in order, unless the grown pass's scratch exceeds max(MSM_BATCH_BYTES, the
     largest member's scratch alone) or its digits reach 2^32."""
-    from gpu.msm import MSM_BATCH_BYTES, _passes, _Plan, kernel_window_bits
+    from gpu.msm import MSM_BATCH_BYTES, _job_widths, _passes, _Plan
 
     def naive(counts, group):
         by_width = {}
-        for j, count in enumerate(counts):
-            if count:
-                by_width.setdefault(kernel_window_bits(count), []).append(j)
+        for j, width in enumerate(_job_widths(counts, None)):
+            if width:
+                by_width.setdefault(width, []).append(j)
         passes = []
         for c, members in by_width.items():
             current = []
@@ -511,9 +539,10 @@ def test_gpu_msm_doubling_cancellation_and_identity_bases(name):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("window_bits", [1, 2, 3, 4, 5, 8, 15, 16, 17, 20])
+@pytest.mark.parametrize("window_bits", [1, 2, 3, 4, 5, 8, 10, 15, 16, 17, 20])
 def test_gpu_msm_window_widths(window_bits):
-    """Widths dividing 255 or 256, 17 (a top window of bit 255 and the carry) and 20 (msm_h's at 2^27)."""
+    """Widths dividing 255 or 256, 10 (the tails'), 17 (a top window of bit 255 and the carry) and 20 (msm_h's at
+    2^27)."""
     from gpu.msm import MsmEngine
 
     n = 237
@@ -525,7 +554,7 @@ def test_gpu_msm_window_widths(window_bits):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("window_bits", [5, 16, 20])
+@pytest.mark.parametrize("window_bits", [5, 10, 16, 20])
 def test_gpu_msm_g2_window_widths(window_bits):
     from gpu.msm import MsmEngine
 

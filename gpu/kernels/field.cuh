@@ -571,12 +571,10 @@ FIELD_UNROLL
 // out = m - a (N limbs) without reduction, for a < m: in (0, m], the negation that keeps a product non-negative.
 template <class P>
 __host__ __device__ __forceinline__ void negate_unreduced(u32* out, const u32* a) {
-    constexpr int N = P::N;
-    carry_flag f;
-    out[0] = sub_cc(P::modulus(0), a[0], f);
+    u32 m[P::N];
 FIELD_UNROLL
-    for (int j = 1; j < N - 1; ++j) out[j] = subc_cc(P::modulus(j), a[j], f);
-    out[N - 1] = subc(P::modulus(N - 1), a[N - 1], f);
+    for (int j = 0; j < P::N; ++j) m[j] = P::modulus(j);
+    sub_limbs<P::N>(out, m, a);
 }
 
 // One reduction row's shift, with no product: from T / 2^32 = O + E[1] + 2^32 (E[2] + E[3] 2^32 + ...) (E[0] = 0
@@ -622,10 +620,7 @@ FIELD_UNROLL
 FIELD_UNROLL
     for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(x[j], y[j + 1], f);
     s[N - 1] = addc(x[N - 1], 0, f);
-    s[0] = add_cc(s[0], t[N], f);
-FIELD_UNROLL
-    for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(s[j], t[N + j], f);
-    s[N - 1] = addc(s[N - 1], t[2 * N - 1], f);
+    add_limbs<N>(s, s, t + N);
     reduce_once_cc<P>(out, s);
 }
 
