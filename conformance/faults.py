@@ -495,13 +495,15 @@ def _first_gpu_failure(document: dict) -> tuple[str | None, str]:
     """(phase, 'vector phase: location') of the GPU backend's first failing phase in the report, or (None, '')."""
     from reference.prover import PHASES
 
+    from .compare import Mismatch
+
     for vector in document.get("vectors", []):
         by_phase = {p["phase"]: p["backends"].get("gpu", {}) for p in vector["phases"]}
         for phase in PHASES:
             outcome = by_phase.get(phase, {})
             if outcome.get("status") in ("fail", "error"):
                 mismatch = outcome.get("mismatch")
-                where = (f"circuit {mismatch.get('circuit')}, {mismatch.get('query')}" + (f"[{mismatch['index']}]" if mismatch.get("index") is not None else "")
+                where = (Mismatch(phase, mismatch.get("circuit"), mismatch.get("query"), mismatch.get("index"), "", "").location()
                          if mismatch else (outcome.get("message") or "")[:120])
                 return phase, f"{vector['id']}: {where}"
     return None, ""

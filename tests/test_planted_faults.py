@@ -186,6 +186,10 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
                                {"phase": "ntt_h", "backends": {"gpu": {"status": "fail", "mismatch": {"circuit": 1, "query": "h", "index": 3}}}}]},
     ]}
     assert _first_gpu_failure(document) == ("ntt_h", "b: circuit 1, h[3]")
+    # a repeated run that failed is no circuit's difference (conformance/runner.py _prover_drift): no "circuit None"
+    failed_run = {"circuit": None, "query": "run 2 (one circuit at a time)", "index": None}
+    document = {"vectors": [{"id": "c", "phases": [{"phase": "msm_h", "backends": {"gpu": {"status": "fail", "mismatch": failed_run}}}]}]}
+    assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time)")
     rows = [FaultRow("f", "ntt_h", "v", True, "ntt_h", ""), FaultRow("g", "msm_h", "v", True, "tail_msm", ""),
             FaultRow("none (clean copy)", "-", "v", False, None, "")]
     assert [row.ok for row in rows] == [True, False, True]
