@@ -51,6 +51,11 @@ class Mismatch:
         """'ntt_h: circuit 0, h[17]: expected ..., got ...'"""
         return f"{self.phase}: {self.location()}: expected {self.expected}, got {self.actual}"
 
+    @classmethod
+    def from_json(cls, data: dict) -> "Mismatch":
+        """The inverse of as_json (a report's "mismatch" entry)."""
+        return cls(data["phase"], data["circuit"], data["query"], data["index"], data["expected"], data["actual"])
+
     def as_json(self) -> dict:
         return {
             "phase": self.phase,

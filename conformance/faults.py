@@ -503,8 +503,7 @@ def _first_gpu_failure(document: dict) -> tuple[str | None, str]:
             outcome = by_phase.get(phase, {})
             if outcome.get("status") in ("fail", "error"):
                 mismatch = outcome.get("mismatch")
-                where = (Mismatch(phase, mismatch.get("circuit"), mismatch.get("query"), mismatch.get("index"), "", "").location()
-                         if mismatch else (outcome.get("message") or "")[:120])
+                where = Mismatch.from_json(mismatch).location() if mismatch else (outcome.get("message") or "")[:120]
                 return phase, f"{vector['id']}: {where}"
     return None, ""
 

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from reference.prover import PHASES
 
+from .compare import Mismatch
 from .gpu_coverage import markdown_lines as coverage_markdown_lines
 from .gpu_coverage import terminal_lines as coverage_terminal_lines
 from .runner import FAILING_STATUSES, PASS, STATUSES, VectorResult
@@ -199,12 +200,9 @@ def problems(document: dict) -> list[str]:
                 if r["status"] not in FAILING_STATUSES:
                     continue
                 if r["mismatch"]:
-                    m = r["mismatch"]
-                    where = f"{m['query']}[{m['index']}]" if m["index"] is not None else m["query"]
-                    if m["circuit"] is not None:
-                        where = f"circuit {m['circuit']}, {where}"
+                    m = Mismatch.from_json(r["mismatch"])
                     note = f" ({r['message']})" if r["message"] else ""
-                    lines.append(f"{v['id']} {p['phase']} [{name}, judged by {p['oracle']}]: {where}: expected {m['expected']}, got {m['actual']}{note}")
+                    lines.append(f"{v['id']} {p['phase']} [{name}, judged by {p['oracle']}]: {m.location()}: expected {m.expected}, got {m.actual}{note}")
                 else:
                     lines.append(f"{v['id']} {p['phase']} [{name}]: error: {r['message']}")
     return lines

@@ -182,12 +182,13 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
 
     document = {"vectors": [
         {"id": "a", "phases": [{"phase": "evaluate", "backends": {"gpu": {"status": "pass"}}}]},
-        {"id": "b", "phases": [{"phase": "assemble", "backends": {"gpu": {"status": "fail", "mismatch": {"circuit": 0, "query": "proof.a", "index": None}}}},
-                               {"phase": "ntt_h", "backends": {"gpu": {"status": "fail", "mismatch": {"circuit": 1, "query": "h", "index": 3}}}}]},
+        {"id": "b", "phases": [{"phase": "assemble", "backends": {"gpu": {"status": "fail", "mismatch": {"phase": "assemble", "circuit": 0, "query": "proof.a", "index": None, "expected": "e", "actual": "g"}}}},
+                               {"phase": "ntt_h", "backends": {"gpu": {"status": "fail", "mismatch": {"phase": "ntt_h", "circuit": 1, "query": "h", "index": 3, "expected": "e", "actual": "g"}}}}]},
     ]}
     assert _first_gpu_failure(document) == ("ntt_h", "b: circuit 1, h[3]")
     # a repeated run that failed is no circuit's difference (conformance/runner.py _prover_drift): no "circuit None"
-    failed_run = {"circuit": None, "query": "run 2 (one circuit at a time)", "index": None}
+    failed_run = {"phase": "msm_h", "circuit": None, "query": "run 2 (one circuit at a time)", "index": None,
+                  "expected": "an output", "actual": "CudaError"}
     document = {"vectors": [{"id": "c", "phases": [{"phase": "msm_h", "backends": {"gpu": {"status": "fail", "mismatch": failed_run}}}]}]}
     assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time)")
     rows = [FaultRow("f", "ntt_h", "v", True, "ntt_h", ""), FaultRow("g", "msm_h", "v", True, "tail_msm", ""),
