@@ -4,8 +4,9 @@
 
 msm_piece_sum (gpu/kernels/msm.cu) gives each thread one piece: a bucket's run of sorted points is cut into pieces
 of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points, so every bucket's last piece is short. A warp takes 32
-consecutive pieces and runs as long as its longest one; its lanes are busy for sum(lengths) / (32 x max length) of
-that time. This script makes the signed digits of uniformly random scalars below r for every window (as msm_digits
+pieces and runs as long as its longest one; its lanes are busy for sum(lengths) / (32 x max length) of that time.
+Two orders are modelled: pieces in bucket order (msm.cu before msm_piece_keys) and longest first (msm_piece_keys'
+sorted keys, what msm_piece_sum takes now). This script makes the signed digits of uniformly random scalars below r for every window (as msm_digits
 does, carries included, so a top window with few live bits is skewed as on the GPU), counts each bucket's run, cuts
 the runs into pieces by msm.cu's rule and prints that ratio. Checked against Nsight Compute on the H200 (2026-12-03,
 bench/RESULTS_vs_sppark.md): msm_piece_sum_g1 at 2^22 points, c = 16, had 25.15 of 32 lanes active (78.6%).
@@ -93,13 +94,14 @@ def main(argv=None) -> int:
     if args.seed < 0:
         parser.error(f"--seed: must be at least 0, got {args.seed}")
     rng = np.random.default_rng(args.seed)
-    print("| points | c | pieces | mean piece | lanes busy |")
-    print("|---|---|---|---|---|")
+    print("| points | c | pieces | mean piece | lanes busy, bucket order | lanes busy, longest first |")
+    print("|---|---|---|---|---|---|")
     for log2 in args.points:
         for c in args.window_bits:
             lengths = piece_lengths(bucket_runs(1 << log2, c, rng))
-            print(f"| 2^{log2} | {c} | {len(lengths)} | {lengths.mean():.1f} | {100 * lane_share(lengths):.1f}% |",
-                  flush=True)
+            longest_first = np.sort(lengths)[::-1]
+            print(f"| 2^{log2} | {c} | {len(lengths)} | {lengths.mean():.1f} | {100 * lane_share(lengths):.1f}% | "
+                  f"{100 * lane_share(longest_first):.1f}% |", flush=True)
     return 0
 
 

@@ -412,8 +412,8 @@ GPU_FAULTS = {
         ),
         SourceFault(
             "gpu-montgomery-no-final-subtraction", "gpu/kernels/field.cuh",
-            "    t[N - 1] = addc(x[N - 1], 0, f);\n    reduce_once_cc<P>(out, t);\n}",
-            "    t[N - 1] = addc(x[N - 1], 0, f);\n    for (int j = 0; j < N; ++j) out[j] = t[j];\n}",
+            "    fold_even_odd<N>(t, x, y);\n    reduce_once_cc<P>(out, t);\n}",
+            "    fold_even_odd<N>(t, x, y);\n    for (int j = 0; j < N; ++j) out[j] = t[j];\n}",
             "the device Montgomery product skips its final conditional subtraction", "ntt_h", (BUNDLED_SMALL,),
         ),
         SourceFault(

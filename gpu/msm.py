@@ -61,6 +61,8 @@ SUM_FOLD = 16
 """Points one thread adds per pass of the tree reduction (sum_groups)."""
 PIECE_MIN_POINTS = 64
 """msm.cu MSM_PIECE_MIN_POINTS: a bucket's run is cut into pieces of max(64, ceil(sqrt(run)))."""
+PIECE_ORDER_WORDS = 4
+"""Scratch words a piece's sort key takes: the u64 key and as much again for the sort's buffer (CuPy's radix sort)."""
 MEASURED_WINDOW_BITS = (10,)
 """Widths that do not divide 256 but were measured faster where the model picks them (module docstring)."""
 WINDOW_CANDIDATES = tuple(sorted({c for c in range(1, MAX_WINDOW_BITS + 1) if SCALAR_BITS % c == 0}
@@ -201,7 +203,7 @@ class _Plan:
         """Upper bound of the pass's scratch memory."""
         entries = self.digits
         pieces = self.buckets + entries // PIECE_MIN_POINTS
-        words = 2 * entries + 5 * (self.buckets + 1)
+        words = 2 * entries + 5 * (self.buckets + 1) + PIECE_ORDER_WORDS * pieces
         window_rows = self.jobs * self.windows
         points = pieces + self.buckets + 2 * window_rows * self.reduction_segments + window_rows
         return WORD_BYTES * (words + points * group.xyzz_words)
@@ -349,10 +351,15 @@ def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
     launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
     piece_offsets = _exclusive_sum(pieces)
     total_pieces = int(piece_offsets[-1])
+    # A warp runs as long as its longest piece: threads take the pieces longest first (sorted keys), so that a warp's
+    # lanes add about as many points each (bench/piece_lane_model.py; the sums still land in piece order).
+    piece_order = xp.empty(max(total_pieces, 1), dtype=xp.uint64)
+    launch(module, "msm_piece_keys", plan.buckets, offsets, piece_offsets, u32(plan.buckets), piece_order)
+    piece_order.sort()
     piece_sums = xp.empty((max(total_pieces, 1), group.xyzz_words), dtype=xp.uint32)
     launch(module, group.kernel("msm_piece_sum"), total_pieces, table, u32(plan.buckets_per_job), sorted_entries,
-           offsets, piece_offsets, u32(plan.buckets), u32(total_pieces), piece_sums)
-    del sorted_entries
+           offsets, piece_offsets, piece_order, u32(plan.buckets), u32(total_pieces), piece_sums)
+    del sorted_entries, piece_order
     bucket_sums = xp.empty((plan.buckets, group.xyzz_words), dtype=xp.uint32)
     launch(module, group.kernel("msm_bucket_sum"), plan.buckets, piece_sums, piece_offsets, u32(plan.buckets),
            bucket_sums)

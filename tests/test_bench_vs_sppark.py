@@ -241,7 +241,8 @@ def test_launch_timer_sees_each_msm_launch_once(kernel_emulation):
         per_label = timer.per_label_ms()
     # c = 4: 8 buckets a window, one segment (gpu/msm.py SEGMENT_BUCKETS = 32), so no sum_groups pass
     assert {k: n for k, (n, _) in per_label.items()} == {
-        "msm.cu:msm_digits": 1, "msm.cu:msm_scatter": 1, "msm.cu:msm_piece_count": 1, "msm.cu:msm_piece_sum_g1": 1,
+        "msm.cu:msm_digits": 1, "msm.cu:msm_scatter": 1, "msm.cu:msm_piece_count": 1, "msm.cu:msm_piece_keys": 1,
+        "msm.cu:msm_piece_sum_g1": 1,
         "msm.cu:msm_bucket_sum_g1": 1, "msm.cu:msm_window_segments_g1": 1, "msm.cu:msm_combine_g1": 1}
     assert all(ms >= 0 for _, ms in per_label.values())
 

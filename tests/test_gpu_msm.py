@@ -219,6 +219,32 @@ def test_emulated_msm_many_equal_scalars_split_into_pieces(emulated):
     assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
 
 
+def test_emulated_piece_keys_list_every_piece_once_longest_first(emulated):
+    """msm_piece_keys, sorted: the pieces of buckets of 0, 1, 3, 64, 65, 130 and 5000 points, cut by the rule
+    max(64, ceil(sqrt(run))) (counted naively here), come out longest first, ties in index order, each once; the
+    keys' low words are the piece indices msm_piece_sum takes."""
+    import math
+
+    from gpu.msm import MSM_KERNELS
+    from gpu.points import launch, u32
+
+    runs = [0, 1, 3, 64, 65, 130, 5000]
+    lengths = []  # (length, piece index) in piece order, bucket by bucket
+    for run in runs:
+        length = max(64, math.isqrt(run - 1) + 1) if run else 64
+        full, rest = divmod(run, length)
+        lengths += [length] * full + ([rest] if rest else [])
+    pieces_per_bucket = [-(-run // max(64, math.isqrt(run - 1) + 1)) if run else 0 for run in runs]
+    offsets = np.concatenate([[0], np.cumsum(runs)]).astype(np.uint32)
+    piece_offsets = np.concatenate([[0], np.cumsum(pieces_per_bucket)]).astype(np.uint32)
+    keys = np.zeros(len(lengths), dtype=np.uint64)
+    launch(G1_GROUP.module(MSM_KERNELS), "msm_piece_keys", len(runs), offsets, piece_offsets, u32(len(runs)), keys)
+    keys.sort()
+    order = [int(k) & 0xFFFFFFFF for k in keys]
+    assert order == sorted(range(len(lengths)), key=lambda piece: (-lengths[piece], piece))
+    assert [lengths[piece] for piece in order][:3] == [71, 71, 71] and lengths[order[-1]] == 1
+
+
 def test_emulated_msm_empty_and_all_identity(emulated):
     from gpu.msm import MsmEngine
 

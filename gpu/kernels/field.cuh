@@ -375,6 +375,17 @@ __host__ __device__ __forceinline__ void mul_row_pairs(u32* even, u32* odd, cons
     if (mad_pairs<N>(even, a_even, bi, f, first)) odd[N - 1] = addc(odd[N - 1], 0, f);
 }
 
+// t = x + y / 2^32 (N limbs), the running sum T / 2^32 = O + E / 2^32 after a last reduction row left E = y (whose
+// limb 0 is 0) and O = x; below 2m, reduced by the caller.
+template <int N>
+__host__ __device__ __forceinline__ void fold_even_odd(u32* t, const u32* x, const u32* y) {
+    carry_flag f;
+    t[0] = add_cc(x[0], y[1], f);
+FIELD_UNROLL
+    for (int j = 1; j < N - 1; ++j) t[j] = addc_cc(x[j], y[j + 1], f);
+    t[N - 1] = addc(x[N - 1], 0, f);
+}
+
 // The CIOS rows over per-row multiplicands: row i adds v^(i) * b_i, where row(i, v_even, v_odd, b_i) gives v^(i)'s
 // even and odd limbs (v_even[j] = v_j, v_odd[j] = v_{j+1}, j even) and b_i, and returns the first limb that may be
 // non-zero (every v_j below it is 0 and costs no product). mul_even_odd: v^(i) = a for every row, and the bounds
@@ -402,11 +413,7 @@ FIELD_UNROLL
     }
     // N even: the last row (N - 1) had E = y, O = x: the result is x + y / 2^32
     u32 t[N];
-    carry_flag f;
-    t[0] = add_cc(x[0], y[1], f);
-FIELD_UNROLL
-    for (int j = 1; j < N - 1; ++j) t[j] = addc_cc(x[j], y[j + 1], f);
-    t[N - 1] = addc(x[N - 1], 0, f);
+    fold_even_odd<N>(t, x, y);
     reduce_once_cc<P>(out, t);
 }
 
@@ -533,21 +540,6 @@ FIELD_UNROLL
     out[2 * N - 1] = addc(e[2 * N - 1], o[2 * N - 2], f);
 }
 
-// out = a - b (2N limbs), plus m R when a < b: for a, b < m R the result is a - b mod m R, again below m R.
-template <class P>
-__host__ __device__ __forceinline__ void sub_wide_mod(u32* out, const u32* a, const u32* b) {
-    constexpr int N = P::N;
-    carry_flag f;
-    out[0] = sub_cc(a[0], b[0], f);
-FIELD_UNROLL
-    for (int k = 1; k < 2 * N; ++k) out[k] = subc_cc(a[k], b[k], f);
-    u32 mask = subc(0, 0, f);  // 0xffffffff when a < b
-    out[N] = add_cc(out[N], P::modulus(0) & mask, f);
-FIELD_UNROLL
-    for (int j = 1; j < N - 1; ++j) out[N + j] = addc_cc(out[N + j], P::modulus(j) & mask, f);
-    out[2 * N - 1] = addc(out[2 * N - 1], P::modulus(N - 1) & mask, f);
-}
-
 // out = a + b over L limbs, for a + b < 2^(32L) (the wide sums below 2^(64N); two elements' sum below 2m, unreduced).
 template <int L>
 __host__ __device__ __forceinline__ void add_limbs(u32* out, const u32* a, const u32* b) {
@@ -566,6 +558,21 @@ __host__ __device__ __forceinline__ void sub_limbs(u32* out, const u32* a, const
 FIELD_UNROLL
     for (int k = 1; k < L - 1; ++k) out[k] = subc_cc(a[k], b[k], f);
     out[L - 1] = subc(a[L - 1], b[L - 1], f);
+}
+
+// out = a - b (2N limbs), plus m R when a < b: for a, b < m R the result is a - b mod m R, again below m R.
+template <class P>
+__host__ __device__ __forceinline__ void sub_wide_mod(u32* out, const u32* a, const u32* b) {
+    constexpr int N = P::N;
+    carry_flag f;
+    out[0] = sub_cc(a[0], b[0], f);
+FIELD_UNROLL
+    for (int k = 1; k < 2 * N; ++k) out[k] = subc_cc(a[k], b[k], f);
+    u32 mask = subc(0, 0, f);  // 0xffffffff when a < b
+    u32 m_or_0[N];
+FIELD_UNROLL
+    for (int j = 0; j < N; ++j) m_or_0[j] = P::modulus(j) & mask;
+    add_limbs<N>(out + N, out + N, m_or_0);
 }
 
 // out = m - a (N limbs) without reduction, for a < m: in (0, m], the negation that keeps a product non-negative.
@@ -615,11 +622,7 @@ FIELD_UNROLL
     }
     // N even: the last row had E = y, O = x: (t_lo + Q m) / R = x + y / 2^32, then + t_hi
     u32 s[N];
-    carry_flag f;
-    s[0] = add_cc(x[0], y[1], f);
-FIELD_UNROLL
-    for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(x[j], y[j + 1], f);
-    s[N - 1] = addc(x[N - 1], 0, f);
+    fold_even_odd<N>(s, x, y);
     add_limbs<N>(s, s, t + N);
     reduce_once_cc<P>(out, s);
 }

@@ -14,11 +14,13 @@
 //   3. msm_scatter       counting sort: (job, window, |digit|) bucket -> list of (point index, sign)
 //   4. msm_piece_count   a bucket's run is cut into pieces of ~sqrt(run) points, so a bucket that
 //                        holds many points (equal scalars) does not serialise one thread
-//   5. msm_piece_sum     one thread per piece: mixed additions over its points
-//   6. msm_bucket_sum    one thread per bucket: sum of its pieces
-//   7. msm_window_segments  running-sum reduction sum_b (b+1) B_b of each window, cut into segments
-//   8. sum_groups        tree reduction of the segments -> one point per window
-//   9. msm_combine       after all passes, one thread per MSM: Horner over its windows, sum_w 2^(c w) S_w,
+//   5. msm_piece_keys    each piece's length and index in one sort key; (host) sorted (cupy), so that a warp's 32
+//                        threads take pieces of equal length: a warp runs as long as its longest piece
+//   6. msm_piece_sum     one thread per piece, in that order: mixed additions over its points
+//   7. msm_bucket_sum    one thread per bucket: sum of its pieces
+//   8. msm_window_segments  running-sum reduction sum_b (b+1) B_b of each window, cut into segments
+//   9. sum_groups        tree reduction of the segments -> one point per window
+//   10. msm_combine       after all passes, one thread per MSM: Horner over its windows, sum_w 2^(c w) S_w,
 //                        then to affine
 // Points are affine (identity (0, 0)); accumulators XYZZ (see ec.cuh). Scalars are 8 little-endian
 // u32 limbs, in Montgomery form (as ntt_h leaves them) or plain, and must be < r.
@@ -31,6 +33,9 @@
 #define LIMB_BITS 32
 // A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
 #define MSM_PIECE_MIN_POINTS 64
+// A piece's sort key (msm_piece_keys): the complement of its length in the high word, so that an ascending sort puts
+// the longest pieces first, and its index in the low word (a pass has fewer than 2^32 digits, so fewer pieces).
+#define MSM_PIECE_KEY_INDEX_BITS 32
 
 // Row j of a pass's job table (gpu/msm.py _job_table writes it, one u64 per field): device addresses
 // of the job's scalars (count x 8 u32), bases (affine points) and index list (u32 per scalar, or 0:
@@ -150,6 +155,24 @@ __host__ __device__ void msm_piece_count_body(ec_index_t tid, const unsigned int
 EC_KERNEL(msm_piece_count, (const unsigned int* offsets, unsigned int buckets, unsigned int* pieces),
           (EC_TID, offsets, buckets, pieces))
 
+// keys[piece] for every piece of bucket tid (see MSM_PIECE_KEY_INDEX_BITS): its full pieces, then the last, shorter
+// one. Sorted, the keys' low words list the pieces longest first, ties in index order.
+__host__ __device__ void msm_piece_keys_body(ec_index_t tid, const unsigned int* offsets,
+                                             const unsigned int* piece_offsets, unsigned int buckets,
+                                             unsigned long long* keys) {
+    if (tid >= buckets) return;
+    unsigned int run = offsets[tid + 1] - offsets[tid];
+    unsigned int length = piece_length(run);
+    for (unsigned int piece = piece_offsets[tid], first = 0; piece < piece_offsets[tid + 1]; ++piece, first += length) {
+        unsigned int points = run - first < length ? run - first : length;
+        keys[piece] = ((unsigned long long)(~points) << MSM_PIECE_KEY_INDEX_BITS) | piece;
+    }
+}
+EC_KERNEL(msm_piece_keys,
+          (const unsigned int* offsets, const unsigned int* piece_offsets, unsigned int buckets,
+           unsigned long long* keys),
+          (EC_TID, offsets, piece_offsets, buckets, keys))
+
 // The bucket b with piece_offsets[b] <= piece < piece_offsets[b + 1] (binary search; the array
 // is non-decreasing and has buckets + 1 entries).
 __host__ __device__ inline unsigned int bucket_of_piece(const unsigned int* piece_offsets, unsigned int buckets,
@@ -162,16 +185,17 @@ __host__ __device__ inline unsigned int bucket_of_piece(const unsigned int* piec
     return lo;
 }
 
-// piece_sums[p] = sum of the (signed) bases of piece p's slice of its bucket's sorted run; the
-// bases are those of the bucket's job (buckets_per_job = windows * 2^(c-1) buckets each).
+// piece_sums[p] = sum of the (signed) bases of piece p's slice of its bucket's sorted run, p the low word of thread
+// tid's sorted key (so the sums land in piece order, whichever thread computes them); the bases are those of the
+// bucket's job (buckets_per_job = windows * 2^(c-1) buckets each).
 template <class F>
 __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long long* job_table,
                                             unsigned int buckets_per_job, const unsigned int* sorted,
                                             const unsigned int* offsets, const unsigned int* piece_offsets,
-                                            unsigned int buckets, unsigned int total_pieces,
-                                            unsigned int* piece_sums) {
+                                            const unsigned long long* piece_order, unsigned int buckets,
+                                            unsigned int total_pieces, unsigned int* piece_sums) {
     if (tid >= total_pieces) return;
-    unsigned int piece = (unsigned int)tid;
+    unsigned int piece = (unsigned int)piece_order[tid];  // the key's low word
     unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
     unsigned int run_start = offsets[bucket];
     unsigned int run_end = offsets[bucket + 1];
@@ -191,10 +215,12 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
 }
 #define MSM_PIECE_SUM_PARAMS                                                                        \
     (const unsigned long long* job_table, unsigned int buckets_per_job, const unsigned int* sorted,   \
-     const unsigned int* offsets, const unsigned int* piece_offsets, unsigned int buckets,            \
-     unsigned int total_pieces, unsigned int* piece_sums)
-#define MSM_PIECE_SUM_ARGS \
-    (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, buckets, total_pieces, piece_sums)
+     const unsigned int* offsets, const unsigned int* piece_offsets,                                  \
+     const unsigned long long* piece_order, unsigned int buckets, unsigned int total_pieces,          \
+     unsigned int* piece_sums)
+#define MSM_PIECE_SUM_ARGS                                                                               \
+    (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets, total_pieces, \
+     piece_sums)
 // The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 3 blocks,
 // 12 warps, an SM. Unbounded, ptxas gave them 176 registers once ec.cuh's Y coordinates took the lazily reduced
 // a b - c d, which leaves room for 2 blocks: 1.3% slower on the H200 despite 5.6% fewer multiply-adds an addition.
