@@ -21,17 +21,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.timing import Stats, entry, timing_document  # noqa: E402
+from conformance.timing import Stats, commit as measured_commit, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.device import release_cached_blocks  # noqa: E402
@@ -273,8 +271,7 @@ def main(argv=None) -> int:
 
     rng = random.Random(f"{args.seed}|check points")
     props = cupy.cuda.runtime.getDeviceProperties(0)
-    commit = os.environ.get("BENCH_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                                              text=True).stdout.strip()
+    commit = measured_commit()  # '+dirty' where the tree differs from HEAD: a patched copy never passes for HEAD
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "gpu": props["name"].decode(), "commit": commit or "unknown", "seed": args.seed}
     say(f"{meta}")
