@@ -1,0 +1,167 @@
+"""Probe: a G1 bucket addition as a batched affine addition (Montgomery's trick) against today's mixed XYZZ addition.
+
+    python3 bench/probe_batched_affine.py [--log2-points 20] [--ks 16 32 64 128 256 512] [--steps 16]
+                                          [--waves 2] [--repeats 5] [--json out.json] [--md out.md]
+
+Issue 18 names batched affine additions ("about 6 field multiplications an addition instead of about 10") as a way to
+the G1 MSM goals. Before msm_piece_sum is rewritten around them, this measures what one costs on the device: the
+kernels of bench/probes/batched_affine.cu sum the same pseudo-random gathers of 2^log2-points distinct bases (larger
+than the L2 cache at 2^20, as a bucket's gathers are) into k accumulators a thread, once with mixed XYZZ additions
+(what msm_piece_sum does) and once k at a time sharing one inversion. The threads fill the chip (--waves x the
+resident blocks at 3 a SM, msm_piece_sum_g1's residency). Method (/work/.library/device/METHOD.md): one warm-up
+call, then the median of --repeats calls timed with CUDA events. Every k's two results are compared (the XYZZ sums
+converted to affine must equal the affine sums, limb for limb): a mismatch is an error, exit 1. The time an addition
+of the affine kernel is about a + b / k: a is the addition and the trick, b the inversion; the table gives both fits.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import random
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from py_ecc.optimized_bls12_381 import G1, curve_order, multiply  # noqa: E402
+
+from conformance.timing import environment as timing_environment  # noqa: E402
+from gpu.device import compile_source, launch  # noqa: E402
+from gpu.msm import progression_bases  # noqa: E402
+from gpu.points import G1_GROUP, backend  # noqa: E402
+
+PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "batched_affine.cu"
+THREADS_PER_BLOCK = 128  # batched_affine.cu PROBE_THREADS_PER_BLOCK
+BLOCKS_PER_SM = 3  # batched_affine.cu PROBE_BLOCKS_PER_SM
+WARMUP_CALLS = 1
+NS_PER_MS = 1e6
+
+
+def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
+    """Median of ``repeats`` CUDA-event timings of run(), after WARMUP_CALLS warm-up calls."""
+    import cupy
+
+    for _ in range(WARMUP_CALLS):
+        run()
+    cupy.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        run()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times), times
+
+
+def u32(value: int):
+    return np.uint32(value)
+
+
+def probe(bases, threads: int, k: int, steps: int, repeats: int, module) -> dict:
+    """Both kernels at k accumulators a thread; their results compared; times in ms and ns an addition."""
+    import cupy
+
+    xp = backend().xp
+    words = G1_GROUP.field_words
+    points = bases.shape[0]
+    blocks = -(-threads // THREADS_PER_BLOCK)
+    xyzz = xp.empty((k * threads, G1_GROUP.xyzz_words), dtype=xp.uint32)
+    acc = xp.empty((k * threads, G1_GROUP.affine_words), dtype=xp.uint32)
+    prefix = xp.empty((k * threads, words), dtype=xp.uint32)
+    common = (bases, u32(points), u32(threads), u32(k), u32(steps))
+    xyzz_ms, xyzz_runs = cuda_time_ms(
+        lambda: launch(module.get_function("probe_xyzz_g1"), blocks, THREADS_PER_BLOCK, (*common, xyzz),
+                       "probe_xyzz_g1"), repeats)
+    affine_ms, affine_runs = cuda_time_ms(
+        lambda: launch(module.get_function("probe_affine_g1"), blocks, THREADS_PER_BLOCK, (*common, acc, prefix),
+                       "probe_affine_g1"), repeats)
+    converted = xp.empty_like(acc)
+    launch(module.get_function("probe_to_affine_g1"), -(-k * threads // THREADS_PER_BLOCK), THREADS_PER_BLOCK,
+           (xyzz, u32(k * threads), converted), "probe_to_affine_g1")
+    cupy.cuda.Device().synchronize()
+    mismatches = int((converted != acc).any(axis=1).sum())
+    additions = threads * k * (steps - 1)
+    return {"k": k, "threads": threads, "steps": steps, "additions": additions, "mismatches": mismatches,
+            "xyzz_ms": xyzz_ms, "xyzz_runs_ms": xyzz_runs, "affine_ms": affine_ms, "affine_runs_ms": affine_runs,
+            "xyzz_ns_per_addition": xyzz_ms * NS_PER_MS / additions,
+            "affine_ns_per_addition": affine_ms * NS_PER_MS / additions}
+
+
+def fit(rows: list[dict]) -> tuple[float, float]:
+    """Least squares of affine ns an addition = a + b / k over the rows: (a, b)."""
+    xs = [1.0 / row["k"] for row in rows]
+    ys = [row["affine_ns_per_addition"] for row in rows]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    b = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+    return mean_y - b * mean_x, b
+
+
+def table(rows: list[dict], env: dict) -> str:
+    gpu = env.get("gpu") or {}
+    lines = [f"### Batched affine against mixed XYZZ G1 additions ({gpu.get('name', '?')}, commit {env.get('commit')}, "
+             f"{env.get('date')})", "",
+             "| k | additions | XYZZ ms | affine ms | XYZZ ns / addition | affine ns / addition | affine / XYZZ |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {row['k']} | {row['additions']:,} | {row['xyzz_ms']:.2f} | {row['affine_ms']:.2f} | "
+                     f"{row['xyzz_ns_per_addition']:.4f} | {row['affine_ns_per_addition']:.4f} | "
+                     f"{row['affine_ns_per_addition'] / row['xyzz_ns_per_addition']:.3f} |")
+    if len(rows) >= 2:
+        a, b = fit(rows)
+        lines += ["", f"Fit: affine ns an addition = {a:.4f} + {b:.3f} / k (the addition with its share of the trick, "
+                      f"then the inversion shared by k)."]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--log2-points", type=int, default=20, help="distinct bases gathered from (2^n)")
+    parser.add_argument("--ks", type=int, nargs="+", default=[16, 32, 64, 128, 256, 512],
+                        help="accumulators a thread (additions sharing one inversion)")
+    parser.add_argument("--steps", type=int, default=16, help="points summed into each accumulator")
+    parser.add_argument("--waves", type=int, default=2, help="threads = waves x resident threads of the chip")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args()
+    if not 2 <= args.log2_points <= 26 or args.steps < 2 or args.waves < 1 or args.repeats < 1 or min(args.ks) < 1:
+        parser.error("need 2 <= --log2-points <= 26, --steps >= 2, --waves >= 1, --repeats >= 1, every k >= 1")
+    import cupy
+
+    env = timing_environment(with_gpu=True)
+    rng = random.Random(args.seed)
+    a, b = rng.randrange(1, curve_order), rng.randrange(1, curve_order)
+    bases = progression_bases(1 << args.log2_points, multiply(G1, b), multiply(G1, a), G1_GROUP)
+    module = compile_source(PROBE_SOURCE.read_text())
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    threads = args.waves * sms * BLOCKS_PER_SM * THREADS_PER_BLOCK
+    rows = []
+    for k in args.ks:
+        row = probe(bases, threads, k, args.steps, args.repeats, module)
+        rows.append(row)
+        print(f"k = {k}: XYZZ {row['xyzz_ns_per_addition']:.4f} ns, affine {row['affine_ns_per_addition']:.4f} ns an "
+              f"addition, {row['mismatches']} mismatches", flush=True)
+    text = table(rows, env)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps({"environment": env, "command": " ".join(sys.argv), "rows": rows,
+                                         "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, indent=1))
+    if args.md:
+        args.md.write_text(text + "\n")
+    bad = [row["k"] for row in rows if row["mismatches"]]
+    if bad:
+        print(f"error: the affine sums differ from the XYZZ sums at k = {bad}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+// Probe: what a G1 bucket addition costs as a batched affine addition (Montgomery's trick) against the mixed XYZZ
+// addition msm_piece_sum runs now (gpu/kernels/ec.cuh xyzz_add_affine, 8M + 2S). Not part of the prover: it decides
+// whether issue 18's "batched affine bucket additions" are worth rewriting msm_piece_sum for
+// (bench/probe_batched_affine.py drives it; results in bench/RESULTS_probe_batched_affine.md).
+//
+// Both kernels compute the same sums: thread t owns k accumulators; accumulator i of thread t starts at point
+// probe_index(t, i, 0) and adds the points probe_index(t, i, s) for s = 1 .. steps - 1 (a pseudo-random gather, as a
+// bucket's sorted run gathers random bases).
+//
+// * probe_xyzz_g1: each accumulator in XYZZ, one mixed addition a point; written back as XYZZ.
+// * probe_affine_g1: every step adds one point to each of the thread's k affine accumulators. The k slopes need k
+//   inverses of d_i = x_p - x_i; Montgomery's trick takes them from one inversion: prefix_i = d_0 ... d_(i-1) going
+//   up, inv = (d_0 ... d_(k-1))^-1, then going down 1 / d_i = inv prefix_i and inv <- inv d_i. An addition then costs
+//   3 products for the trick and 3 for the addition (lambda = (y_p - y_i) / d_i, x' = lambda^2 - x_i - x_p,
+//   y' = lambda (x_i - x') - y_i): 5M + 1S, plus 1 / k of an inversion (fq_inv, Fermat: about 380 squarings and 190
+//   products). The accumulators and prefixes live in global memory, laid out [i][thread] so that a warp's loads
+//   coalesce.
+//   Common path only: d_i = 0 (P + P or P + (-P)) and the identity are not handled. A random gather of distinct
+//   points never meets them (probability about k steps threads / q); a prover kernel would need a fallback.
+#include "ec.cuh"
+
+typedef unsigned long long probe_index_t;
+
+// The point that accumulator i of thread t adds at step s: a multiplicative hash (Knuth's 2654435761) of the flat
+// index, reduced mod the number of points.
+__host__ __device__ inline unsigned int probe_index(probe_index_t t, unsigned int i, unsigned int s, unsigned int k,
+                                                    unsigned int steps, unsigned int points) {
+    probe_index_t flat = (t * k + i) * steps + s;
+    return (unsigned int)((flat * 2654435761ull) % points);
+}
+
+__host__ __device__ void probe_xyzz_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
+                                         unsigned int threads, unsigned int k, unsigned int steps,
+                                         unsigned int* out_words) {
+    if (t >= threads) return;
+    const g1_affine_t* bases = reinterpret_cast<const g1_affine_t*>(points_words);
+    g1_xyzz_t* out = reinterpret_cast<g1_xyzz_t*>(out_words);
+#pragma unroll 1
+    for (unsigned int i = 0; i < k; ++i) {
+        g1_xyzz_t acc = xyzz_from_affine(bases[probe_index(t, i, 0, k, steps, points)]);
+#pragma unroll 1
+        for (unsigned int s = 1; s < steps; ++s) acc = xyzz_add_affine(acc, bases[probe_index(t, i, s, k, steps, points)]);
+        out[(probe_index_t)i * threads + t] = acc;
+    }
+}
+
+__host__ __device__ void probe_affine_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
+                                           unsigned int threads, unsigned int k, unsigned int steps,
+                                           unsigned int* acc_words, unsigned int* prefix_words) {
+    if (t >= threads) return;
+    const g1_affine_t* bases = reinterpret_cast<const g1_affine_t*>(points_words);
+    g1_affine_t* acc = reinterpret_cast<g1_affine_t*>(acc_words);
+    fq_t* prefix = reinterpret_cast<fq_t*>(prefix_words);
+#pragma unroll 1
+    for (unsigned int i = 0; i < k; ++i) acc[(probe_index_t)i * threads + t] = bases[probe_index(t, i, 0, k, steps, points)];
+#pragma unroll 1
+    for (unsigned int s = 1; s < steps; ++s) {
+        fq_t running = fq_t::one();
+#pragma unroll 1
+        for (unsigned int i = 0; i < k; ++i) {  // up: prefix_i = d_0 ... d_(i-1)
+            probe_index_t slot = (probe_index_t)i * threads + t;
+            prefix[slot] = running;
+            running = fq_mul(running, bases[probe_index(t, i, s, k, steps, points)].x - acc[slot].x);
+        }
+        fq_t inv = fq_inv(running);
+#pragma unroll 1
+        for (unsigned int i = k; i-- > 0;) {  // down: 1 / d_i = inv prefix_i, then inv <- inv d_i
+            probe_index_t slot = (probe_index_t)i * threads + t;
+            g1_affine_t p = bases[probe_index(t, i, s, k, steps, points)];
+            g1_affine_t a = acc[slot];
+            fq_t d = p.x - a.x;
+            fq_t d_inv = fq_mul(inv, prefix[slot]);
+            inv = fq_mul(inv, d);
+            fq_t lambda = fq_mul(p.y - a.y, d_inv);
+            fq_t x = fq_sqr(lambda) - a.x - p.x;
+            acc[slot] = g1_affine_t{x, fq_mul(lambda, a.x - x) - a.y};
+        }
+    }
+}
+
+// What the check compares: each XYZZ accumulator as affine (one thread each).
+__host__ __device__ void probe_to_affine_body(probe_index_t t, const unsigned int* xyzz_words, unsigned int count,
+                                              unsigned int* affine_words) {
+    if (t >= count) return;
+    reinterpret_cast<g1_affine_t*>(affine_words)[t] = xyzz_to_affine(reinterpret_cast<const g1_xyzz_t*>(xyzz_words)[t]);
+}
+
+#ifndef PROBE_HOST
+#define PROBE_THREADS_PER_BLOCK 128
+// The same residency as msm_piece_sum_g1 (gpu/kernels/msm.cu MSM_PIECE_SUM_G1_BLOCKS_PER_SM).
+#define PROBE_BLOCKS_PER_SM 3
+#define PROBE_TID ((probe_index_t)blockIdx.x * blockDim.x + threadIdx.x)
+extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, PROBE_BLOCKS_PER_SM)
+probe_xyzz_g1(const unsigned int* points_words, unsigned int points, unsigned int threads, unsigned int k,
+              unsigned int steps, unsigned int* out_words) {
+    probe_xyzz_body(PROBE_TID, points_words, points, threads, k, steps, out_words);
+}
+extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, PROBE_BLOCKS_PER_SM)
+probe_affine_g1(const unsigned int* points_words, unsigned int points, unsigned int threads, unsigned int k,
+                unsigned int steps, unsigned int* acc_words, unsigned int* prefix_words) {
+    probe_affine_body(PROBE_TID, points_words, points, threads, k, steps, acc_words, prefix_words);
+}
+extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK)
+probe_to_affine_g1(const unsigned int* xyzz_words, unsigned int count, unsigned int* affine_words) {
+    probe_to_affine_body(PROBE_TID, xyzz_words, count, affine_words);
+}
+#endif
