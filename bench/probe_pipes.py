@@ -1,0 +1,108 @@
+"""Probe: issue rates of the integer multiply-add and FP64 fused multiply-add pipes, alone and side by side.
+
+    python3 bench/probe_pipes.py [--iterations 4096] [--waves 4] [--repeats 5] [--json out.json] [--md out.md]
+
+The G1 bucket additions are bound by the 32-bit integer multiply-add pipe (Nsight Compute, bench/RESULTS_vs_sppark.md),
+and an Fq product is near that pipe's rate (bench/RESULTS_probe_batched_affine.md). A product could also run on the
+FP64 pipe with 52-bit limbs (bench/probes/pipes.cu names the method). This measures what each pipe issues on this
+chip and whether the two add up when one thread mixes them: the ceiling such a product could reach. The kernels of
+bench/probes/pipes.cu run 8 independent chains a thread, 256 threads a block, --waves x 8 blocks a SM. Method
+(/work/.library/device/METHOD.md): one warm-up, then the median of --repeats launches timed with CUDA events.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from conformance.timing import environment as timing_environment  # noqa: E402
+from gpu.device import compile_source, launch  # noqa: E402
+
+PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
+THREADS_PER_BLOCK = 256
+BLOCKS_PER_SM = 8  # 2048 resident threads an SM
+OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations, on each pipe a kernel uses
+WARMUP_CALLS = 1
+
+
+def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
+    """Median of ``repeats`` CUDA-event timings of run(), after WARMUP_CALLS warm-up calls."""
+    import cupy
+
+    for _ in range(WARMUP_CALLS):
+        run()
+    cupy.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        run()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times), times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--iterations", type=int, default=4096)
+    parser.add_argument("--waves", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args()
+    if args.iterations < 1 or args.waves < 1 or args.repeats < 1:
+        parser.error("--iterations, --waves and --repeats must be positive")
+    import cupy
+
+    env = timing_environment(with_gpu=True)
+    module = compile_source(PROBE_SOURCE.read_text())
+    device = cupy.cuda.Device()
+    sms = device.attributes["MultiProcessorCount"]
+    clock_hz = device.attributes["ClockRate"] * 1e3  # the attribute is in kHz: the boost clock
+    blocks = args.waves * BLOCKS_PER_SM * sms
+    threads = blocks * THREADS_PER_BLOCK
+    out = cupy.empty(threads, dtype=cupy.uint32)
+    fout = cupy.empty(threads, dtype=cupy.float64)
+    seed, fseed, iterations = np.uint32(0x9E3779B9), np.float64(1.0000001), np.int32(args.iterations)
+    kernels = {
+        "imad": (lambda: launch(module.get_function("probe_imad"), blocks, THREADS_PER_BLOCK,
+                                (seed, iterations, out), "probe_imad"), {"int": 1}),
+        "dfma": (lambda: launch(module.get_function("probe_dfma"), blocks, THREADS_PER_BLOCK,
+                                (fseed, iterations, fout), "probe_dfma"), {"fp64": 1}),
+        "both": (lambda: launch(module.get_function("probe_both"), blocks, THREADS_PER_BLOCK,
+                                (seed, fseed, iterations, out, fout), "probe_both"), {"int": 1, "fp64": 1}),
+    }
+    rows = []
+    for name, (run, pipes) in kernels.items():
+        ms, runs = cuda_time_ms(run, args.repeats)
+        per_pipe = threads * args.iterations * OPERATIONS_PER_ITERATION
+        total = per_pipe * len(pipes)
+        rows.append({"kernel": name, "pipes": sorted(pipes), "ms": ms, "runs_ms": runs, "operations": total,
+                     "tera_ops_per_s": total / (ms * 1e-3) / 1e12,
+                     "ops_per_sm_per_clock": total / (ms * 1e-3) / sms / clock_hz})
+    gpu = env.get("gpu") or {}
+    lines = [f"### Pipe issue rates ({gpu.get('name', '?')}, {sms} SMs at {clock_hz / 1e9:.2f} GHz boost, commit "
+             f"{env.get('commit')}, {env.get('date')})", "",
+             "| kernel | pipes | ms | operations | T ops/s | ops an SM a clock |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {row['kernel']} | {' + '.join(row['pipes'])} | {row['ms']:.3f} | {row['operations']:,} | "
+                     f"{row['tera_ops_per_s']:.2f} | {row['ops_per_sm_per_clock']:.1f} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps({"environment": env, "command": " ".join(sys.argv), "rows": rows}, indent=1))
+    if args.md:
+        args.md.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
