@@ -28,6 +28,7 @@ PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
 THREADS_PER_BLOCK = 256
 BLOCKS_PER_SM = 8  # 2048 resident threads an SM
 OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations, on each pipe a kernel uses
+# ('int': mad.lo + mad.hi; 'int wide': mad.wide.u32, a whole 32 x 32 -> 64-bit limb product; 'fp64': fma.rn.f64)
 WARMUP_CALLS = 1
 
 
@@ -70,6 +71,7 @@ def main() -> int:
     blocks = args.waves * BLOCKS_PER_SM * sms
     threads = blocks * THREADS_PER_BLOCK
     out = cupy.empty(threads, dtype=cupy.uint32)
+    wide_out = cupy.empty(threads, dtype=cupy.uint64)
     fout = cupy.empty(threads, dtype=cupy.float64)
     seed, fseed, iterations = np.uint32(0x9E3779B9), np.float64(1.0000001), np.int32(args.iterations)
     kernels = {
@@ -79,6 +81,11 @@ def main() -> int:
                                 (fseed, iterations, fout), "probe_dfma"), {"fp64": 1}),
         "both": (lambda: launch(module.get_function("probe_both"), blocks, THREADS_PER_BLOCK,
                                 (seed, fseed, iterations, out, fout), "probe_both"), {"int": 1, "fp64": 1}),
+        "imad_wide": (lambda: launch(module.get_function("probe_imad_wide"), blocks, THREADS_PER_BLOCK,
+                                     (seed, iterations, wide_out), "probe_imad_wide"), {"int wide": 1}),
+        "wide_both": (lambda: launch(module.get_function("probe_wide_both"), blocks, THREADS_PER_BLOCK,
+                                     (seed, fseed, iterations, wide_out, fout), "probe_wide_both"),
+                      {"int wide": 1, "fp64": 1}),
     }
     rows = []
     for name, (run, pipes) in kernels.items():

@@ -76,3 +76,57 @@ extern "C" __global__ void probe_both(unsigned int seed, double fseed, int itera
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
     fout[blockIdx.x * blockDim.x + threadIdx.x] = facc;
 }
+
+// What field.cuh's products are made of (SASS of msm_piece_sum_g1: IMAD.WIDE.U32[.X], 32 x 32 -> 64 bits a limb pair).
+__device__ __forceinline__ void wide_step(unsigned long long& x, unsigned int m) {
+    asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(x) : "r"(m));
+}
+
+extern "C" __global__ void probe_imad_wide(unsigned int seed, int iterations, unsigned long long* out) {
+    unsigned long long x[PIPE_CHAINS];
+    const unsigned int m = seed | 1u;
+#pragma unroll
+    for (int c = 0; c < PIPE_CHAINS; ++c) x[c] = threadIdx.x + c;
+    for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+        for (int c = 0; c < PIPE_CHAINS; ++c) {
+            wide_step(x[c], m);
+            wide_step(x[c], m);
+        }
+    }
+    unsigned long long acc = 0;
+#pragma unroll
+    for (int c = 0; c < PIPE_CHAINS; ++c) acc ^= x[c];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+extern "C" __global__ void probe_wide_both(unsigned int seed, double fseed, int iterations, unsigned long long* out,
+                                           double* fout) {
+    unsigned long long x[PIPE_CHAINS];
+    double y[PIPE_CHAINS];
+    const unsigned int m = seed | 1u;
+    const double fm = fseed;
+#pragma unroll
+    for (int c = 0; c < PIPE_CHAINS; ++c) {
+        x[c] = threadIdx.x + c;
+        y[c] = threadIdx.x + c;
+    }
+    for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+        for (int c = 0; c < PIPE_CHAINS; ++c) {
+            wide_step(x[c], m);
+            asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(y[c]) : "d"(fm), "d"((double)c));
+            wide_step(x[c], m);
+            asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(y[c]) : "d"(fm), "d"((double)c));
+        }
+    }
+    unsigned long long acc = 0;
+    double facc = 0;
+#pragma unroll
+    for (int c = 0; c < PIPE_CHAINS; ++c) {
+        acc ^= x[c];
+        facc += y[c];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    fout[blockIdx.x * blockDim.x + threadIdx.x] = facc;
+}
