@@ -26,9 +26,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer
 
 from py_ecc.optimized_bls12_381 import G1, curve_order, multiply  # noqa: E402
 
+from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
@@ -37,26 +39,7 @@ from gpu.points import G1_GROUP, backend  # noqa: E402
 PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "batched_affine.cu"
 THREADS_PER_BLOCK = 128  # batched_affine.cu PROBE_THREADS_PER_BLOCK
 BLOCKS_PER_SM = 3  # batched_affine.cu PROBE_BLOCKS_PER_SM
-WARMUP_CALLS = 1
 NS_PER_MS = 1e6
-
-
-def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
-    """Median of ``repeats`` CUDA-event timings of run(), after WARMUP_CALLS warm-up calls."""
-    import cupy
-
-    for _ in range(WARMUP_CALLS):
-        run()
-    cupy.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeats):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        run()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times), times
 
 
 def u32(value: int):

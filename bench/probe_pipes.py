@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer
 
+from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 
@@ -29,25 +30,6 @@ THREADS_PER_BLOCK = 256
 BLOCKS_PER_SM = 8  # 2048 resident threads an SM
 OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations, on each pipe a kernel uses
 # ('int': mad.lo + mad.hi; 'int wide': mad.wide.u32, a whole 32 x 32 -> 64-bit limb product; 'fp64': fma.rn.f64)
-WARMUP_CALLS = 1
-
-
-def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
-    """Median of ``repeats`` CUDA-event timings of run(), after WARMUP_CALLS warm-up calls."""
-    import cupy
-
-    for _ in range(WARMUP_CALLS):
-        run()
-    cupy.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeats):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        run()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times), times
 
 
 def main() -> int:
