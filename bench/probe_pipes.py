@@ -56,25 +56,20 @@ def main() -> int:
     wide_out = cupy.empty(threads, dtype=cupy.uint64)
     fout = cupy.empty(threads, dtype=cupy.float64)
     seed, fseed, iterations = np.uint32(0x9E3779B9), np.float64(1.0000001), np.int32(args.iterations)
-    kernels = {
-        "imad": (lambda: launch(module.get_function("probe_imad"), blocks, THREADS_PER_BLOCK,
-                                (seed, iterations, out), "probe_imad"), {"int": 1}),
-        "dfma": (lambda: launch(module.get_function("probe_dfma"), blocks, THREADS_PER_BLOCK,
-                                (fseed, iterations, fout), "probe_dfma"), {"fp64": 1}),
-        "both": (lambda: launch(module.get_function("probe_both"), blocks, THREADS_PER_BLOCK,
-                                (seed, fseed, iterations, out, fout), "probe_both"), {"int": 1, "fp64": 1}),
-        "imad_wide": (lambda: launch(module.get_function("probe_imad_wide"), blocks, THREADS_PER_BLOCK,
-                                     (seed, iterations, wide_out), "probe_imad_wide"), {"int wide": 1}),
-        "wide_both": (lambda: launch(module.get_function("probe_wide_both"), blocks, THREADS_PER_BLOCK,
-                                     (seed, fseed, iterations, wide_out, fout), "probe_wide_both"),
-                      {"int wide": 1, "fp64": 1}),
-    }
+    buffers = {"imad": out, "dfma": out, "both": out, "imad_wide": wide_out, "wide_both": wide_out}
+    pipes = {"imad": ("int",), "dfma": ("fp64",), "both": ("int", "fp64"), "imad_wide": ("int wide",),
+             "wide_both": ("int wide", "fp64")}
+
+    def runner(name):
+        return lambda: launch(module.get_function(f"probe_{name}"), blocks, THREADS_PER_BLOCK,
+                              (seed, fseed, iterations, buffers[name], fout), f"probe_{name}")
+
     rows = []
-    for name, (run, pipes) in kernels.items():
-        ms, runs = cuda_time_ms(run, args.repeats)
+    for name in pipes:
+        ms, runs = cuda_time_ms(runner(name), args.repeats)
         per_pipe = threads * args.iterations * OPERATIONS_PER_ITERATION
-        total = per_pipe * len(pipes)
-        rows.append({"kernel": name, "pipes": sorted(pipes), "ms": ms, "runs_ms": runs, "operations": total,
+        total = per_pipe * len(pipes[name])
+        rows.append({"kernel": name, "pipes": sorted(pipes[name]), "ms": ms, "runs_ms": runs, "operations": total,
                      "tera_ops_per_s": total / (ms * 1e-3) / 1e12,
                      "ops_per_sm_per_clock": total / (ms * 1e-3) / sms / clock_hz})
     gpu = env.get("gpu") or {}
