@@ -5,7 +5,8 @@
 The G1 bucket additions are bound by the 32-bit integer multiply-add pipe (Nsight Compute, bench/RESULTS_vs_sppark.md),
 and an Fq product is near that pipe's rate (bench/RESULTS_probe_batched_affine.md). A product could also run on the
 FP64 pipe with 52-bit limbs (bench/probes/pipes.cu names the method). This measures what each pipe issues on this
-chip and whether the two add up when one thread mixes them: the ceiling such a product could reach. The kernels of
+chip and whether the two add up when one thread mixes them: the ceiling such a product could reach; and whether
+64-bit integer additions (the carries of such a product's columns) issue beside the FP64 FMAs. The kernels of
 bench/probes/pipes.cu run 8 independent chains a thread, 256 threads a block, --waves x 8 blocks a SM. Method
 (/work/.library/device/METHOD.md): one warm-up, then the median of --repeats launches timed with CUDA events.
 """
@@ -29,7 +30,8 @@ PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
 THREADS_PER_BLOCK = 256
 BLOCKS_PER_SM = 8  # 2048 resident threads an SM
 OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations, on each pipe a kernel uses
-# ('int': mad.lo + mad.hi; 'int wide': mad.wide.u32, a whole 32 x 32 -> 64-bit limb product; 'fp64': fma.rn.f64)
+# ('int': mad.lo + mad.hi; 'int wide': mad.wide.u32, a whole 32 x 32 -> 64-bit limb product; 'int add': add.cc +
+# addc, one 64-bit addition; 'fp64': fma.rn.f64)
 
 
 def main() -> int:
@@ -56,9 +58,10 @@ def main() -> int:
     wide_out = cupy.empty(threads, dtype=cupy.uint64)
     fout = cupy.empty(threads, dtype=cupy.float64)
     seed, fseed, iterations = np.uint32(0x9E3779B9), np.float64(1.0000001), np.int32(args.iterations)
-    buffers = {"imad": out, "dfma": out, "both": out, "imad_wide": wide_out, "wide_both": wide_out}
+    buffers = {"imad": out, "dfma": out, "both": out, "imad_wide": wide_out, "wide_both": wide_out,
+               "iadd": wide_out, "iadd_both": wide_out}
     pipes = {"imad": ("int",), "dfma": ("fp64",), "both": ("int", "fp64"), "imad_wide": ("int wide",),
-             "wide_both": ("int wide", "fp64")}
+             "wide_both": ("int wide", "fp64"), "iadd": ("int add",), "iadd_both": ("int add", "fp64")}
 
     def runner(name):
         return lambda: launch(module.get_function(f"probe_{name}"), blocks, THREADS_PER_BLOCK,

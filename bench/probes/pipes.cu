@@ -9,27 +9,54 @@
 // pipes' latency); the result is written so that no chain is optimised away.
 #define PIPE_CHAINS 8
 
-// Two integer operations on one chain: mad.lo and mad.hi (a limb product's two halves, as separate instructions) ...
-__device__ __forceinline__ void int_steps(unsigned int& x, unsigned int m, unsigned int c) {
-    asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(m), "r"(c));
-    asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(m), "r"(c));
-}
-// ... or two mad.wide.u32, the IMAD.WIDE.U32 that field.cuh's limb products compile to (SASS of msm_piece_sum_g1:
-// IMAD.WIDE.U32[.X], 32 x 32 -> 64 bits a limb pair).
-__device__ __forceinline__ void int_steps(unsigned long long& x, unsigned int m, unsigned int) {
-    asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(x) : "r"(m));
-    asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(x) : "r"(m));
-}
+// The integer steps, two operations on one chain each: mad.lo and mad.hi (a limb product's two halves, as separate
+// instructions) ...
+struct lohi_steps {
+    static constexpr bool active = true;
+    typedef unsigned int word;
+    static __device__ __forceinline__ void run(word& x, unsigned int m, unsigned int c) {
+        asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(m), "r"(c));
+        asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(m), "r"(c));
+    }
+};
+// ... two mad.wide.u32, the IMAD.WIDE.U32 that field.cuh's limb products compile to (SASS of msm_piece_sum_g1:
+// IMAD.WIDE.U32[.X], 32 x 32 -> 64 bits a limb pair) ...
+struct wide_steps {
+    static constexpr bool active = true;
+    typedef unsigned long long word;
+    static __device__ __forceinline__ void run(word& x, unsigned int m, unsigned int) {
+        asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(x) : "r"(m));
+        asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(x) : "r"(m));
+    }
+};
+// ... or one 64-bit addition as add.cc + addc (the carry propagation that column sums of 52-bit limb products, read
+// back as integers, would need).
+struct add_steps {
+    static constexpr bool active = true;
+    typedef unsigned long long word;
+    static __device__ __forceinline__ void run(word& x, unsigned int m, unsigned int c) {
+        unsigned int lo = (unsigned int)x, hi = (unsigned int)(x >> 32);
+        asm volatile("add.cc.u32 %0, %0, %2;\n\taddc.u32 %1, %1, %3;" : "+r"(lo), "+r"(hi) : "r"(m), "r"(c));
+        x = ((word)hi << 32) | lo;
+    }
+};
+struct no_int_steps {
+    static constexpr bool active = false;
+    typedef unsigned int word;
+    static __device__ __forceinline__ void run(word&, unsigned int, unsigned int) {}
+};
 // Two FP64 fused multiply-adds on one chain.
 __device__ __forceinline__ void fp_steps(double& y, double m, double c) {
     asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(y) : "d"(m), "d"(c));
     asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(y) : "d"(m), "d"(c));
 }
 
-// PIPE_CHAINS chains of integer steps (X: unsigned int for mad.lo/hi, unsigned long long for mad.wide), of FP64
-// steps, or of both in one thread; out and fout receive the chains' results.
-template <class X, bool INT, bool FP>
-__device__ __forceinline__ void pipes_body(unsigned int seed, double fseed, int iterations, X* out, double* fout) {
+// PIPE_CHAINS chains of IntSteps, of FP64 steps (FP), or of both in one thread; out and fout receive the chains'
+// results.
+template <class IntSteps, bool FP>
+__device__ __forceinline__ void pipes_body(unsigned int seed, double fseed, int iterations,
+                                           typename IntSteps::word* out, double* fout) {
+    typedef typename IntSteps::word X;
     X x[PIPE_CHAINS];
     double y[PIPE_CHAINS];
     const unsigned int m = seed | 1u;
@@ -41,7 +68,7 @@ __device__ __forceinline__ void pipes_body(unsigned int seed, double fseed, int 
     for (int i = 0; i < iterations; ++i) {
 #pragma unroll
         for (int c = 0; c < PIPE_CHAINS; ++c) {
-            if (INT) int_steps(x[c], m, c);
+            IntSteps::run(x[c], m, c);
             if (FP) fp_steps(y[c], fseed, (double)c);
         }
     }
@@ -53,16 +80,19 @@ __device__ __forceinline__ void pipes_body(unsigned int seed, double fseed, int 
         facc += y[c];
     }
     const unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (INT) out[t] = acc;
+    if (IntSteps::active) out[t] = acc;
     if (FP) fout[t] = facc;
 }
 
-#define PIPES_KERNEL(name, X, INT, FP)                                                                      \
-    extern "C" __global__ void name(unsigned int seed, double fseed, int iterations, X* out, double* fout) { \
-        pipes_body<X, INT, FP>(seed, fseed, iterations, out, fout);                                         \
+#define PIPES_KERNEL(name, IntSteps, FP)                                                                      \
+    extern "C" __global__ void name(unsigned int seed, double fseed, int iterations, IntSteps::word* out,     \
+                                    double* fout) {                                                           \
+        pipes_body<IntSteps, FP>(seed, fseed, iterations, out, fout);                                         \
     }
-PIPES_KERNEL(probe_imad, unsigned int, true, false)
-PIPES_KERNEL(probe_dfma, unsigned int, false, true)
-PIPES_KERNEL(probe_both, unsigned int, true, true)
-PIPES_KERNEL(probe_imad_wide, unsigned long long, true, false)
-PIPES_KERNEL(probe_wide_both, unsigned long long, true, true)
+PIPES_KERNEL(probe_imad, lohi_steps, false)
+PIPES_KERNEL(probe_dfma, no_int_steps, true)
+PIPES_KERNEL(probe_both, lohi_steps, true)
+PIPES_KERNEL(probe_imad_wide, wide_steps, false)
+PIPES_KERNEL(probe_wide_both, wide_steps, true)
+PIPES_KERNEL(probe_iadd, add_steps, false)
+PIPES_KERNEL(probe_iadd_both, add_steps, true)
