@@ -3,9 +3,9 @@
     python3 bench/probe_pipes.py [--iterations 4096] [--waves 4] [--repeats 5] [--json out.json] [--md out.md]
 
 The G1 bucket additions are bound by the 32-bit integer multiply-add pipe (Nsight Compute, bench/RESULTS_vs_sppark.md),
-and an Fq product runs at that pipe's rate (bench/RESULTS_probe_pipes.md, this probe's first runs). It could also run on the
-FP64 pipe with 52-bit limbs (bench/probes/pipes.cu names the method). This measures what each pipe issues on this
-chip and whether the two add up when one thread mixes them: the ceiling such a product could reach; and whether
+and an Fq product runs at that pipe's rate (bench/RESULTS_probe_pipes.md, this probe's first runs). It could also run
+on the FP64 pipe with 52-bit limbs (bench/probes/pipes.cu names the method). This measures what each pipe issues on
+this chip and whether the two add up when one thread mixes them: the ceiling such a product could reach; and whether
 64-bit integer additions (the carries of such a product's columns) issue beside the FP64 FMAs. The kernels of
 bench/probes/pipes.cu run 8 independent chains a thread, 256 threads a block, --waves x 8 blocks a SM. Method
 (/work/.library/device/METHOD.md): one warm-up, then the median of --repeats launches timed with CUDA events.
