@@ -3,9 +3,10 @@
     python3 bench/probe_pipes.py [--iterations 4096] [--waves 4] [--repeats 5] [--json out.json] [--md out.md]
 
 The G1 bucket additions are bound by the 32-bit integer multiply-add pipe (Nsight Compute, bench/RESULTS_vs_sppark.md),
-and an Fq product is near that pipe's rate (bench/RESULTS_probe_batched_affine.md). A product could also run on the
-FP64 pipe with 52-bit limbs (bench/probes/pipes.cu names the method). This measures what each pipe issues on this
-chip and whether the two add up when one thread mixes them: the ceiling such a product could reach. The kernels of
+and an Fq product runs at that pipe's rate (bench/RESULTS_probe_pipes.md, this probe's first runs). It could also run
+on the FP64 pipe with 52-bit limbs (bench/probes/pipes.cu names the method). This measures what each pipe issues on
+this chip and whether the two add up when one thread mixes them: the ceiling such a product could reach; and whether
+64-bit integer additions (the carries of such a product's columns) issue beside the FP64 FMAs. The kernels of
 bench/probes/pipes.cu run 8 independent chains a thread, 256 threads a block, --waves x 8 blocks a SM. Method
 (/work/.library/device/METHOD.md): one warm-up, then the median of --repeats launches timed with CUDA events.
 """
@@ -29,7 +30,8 @@ PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
 THREADS_PER_BLOCK = 256
 BLOCKS_PER_SM = 8  # 2048 resident threads an SM
 OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations, on each pipe a kernel uses
-# ('int': mad.lo + mad.hi; 'int wide': mad.wide.u32, a whole 32 x 32 -> 64-bit limb product; 'fp64': fma.rn.f64)
+# ('int': mad.lo + mad.hi; 'int wide': mad.wide.u32, a whole 32 x 32 -> 64-bit limb product; 'int add': add.cc +
+# addc, one 64-bit addition; 'fp64': fma.rn.f64)
 
 
 def main() -> int:
@@ -56,25 +58,21 @@ def main() -> int:
     wide_out = cupy.empty(threads, dtype=cupy.uint64)
     fout = cupy.empty(threads, dtype=cupy.float64)
     seed, fseed, iterations = np.uint32(0x9E3779B9), np.float64(1.0000001), np.int32(args.iterations)
-    kernels = {
-        "imad": (lambda: launch(module.get_function("probe_imad"), blocks, THREADS_PER_BLOCK,
-                                (seed, iterations, out), "probe_imad"), {"int": 1}),
-        "dfma": (lambda: launch(module.get_function("probe_dfma"), blocks, THREADS_PER_BLOCK,
-                                (fseed, iterations, fout), "probe_dfma"), {"fp64": 1}),
-        "both": (lambda: launch(module.get_function("probe_both"), blocks, THREADS_PER_BLOCK,
-                                (seed, fseed, iterations, out, fout), "probe_both"), {"int": 1, "fp64": 1}),
-        "imad_wide": (lambda: launch(module.get_function("probe_imad_wide"), blocks, THREADS_PER_BLOCK,
-                                     (seed, iterations, wide_out), "probe_imad_wide"), {"int wide": 1}),
-        "wide_both": (lambda: launch(module.get_function("probe_wide_both"), blocks, THREADS_PER_BLOCK,
-                                     (seed, fseed, iterations, wide_out, fout), "probe_wide_both"),
-                      {"int wide": 1, "fp64": 1}),
-    }
+    buffers = {"imad": out, "dfma": out, "both": out, "imad_wide": wide_out, "wide_both": wide_out,
+               "iadd": wide_out, "iadd_both": wide_out}
+    pipes = {"imad": ("int",), "dfma": ("fp64",), "both": ("int", "fp64"), "imad_wide": ("int wide",),
+             "wide_both": ("int wide", "fp64"), "iadd": ("int add",), "iadd_both": ("int add", "fp64")}
+
+    def runner(name):
+        return lambda: launch(module.get_function(f"probe_{name}"), blocks, THREADS_PER_BLOCK,
+                              (seed, fseed, iterations, buffers[name], fout), f"probe_{name}")
+
     rows = []
-    for name, (run, pipes) in kernels.items():
-        ms, runs = cuda_time_ms(run, args.repeats)
+    for name in pipes:
+        ms, runs = cuda_time_ms(runner(name), args.repeats)
         per_pipe = threads * args.iterations * OPERATIONS_PER_ITERATION
-        total = per_pipe * len(pipes)
-        rows.append({"kernel": name, "pipes": sorted(pipes), "ms": ms, "runs_ms": runs, "operations": total,
+        total = per_pipe * len(pipes[name])
+        rows.append({"kernel": name, "pipes": sorted(pipes[name]), "ms": ms, "runs_ms": runs, "operations": total,
                      "tera_ops_per_s": total / (ms * 1e-3) / 1e12,
                      "ops_per_sm_per_clock": total / (ms * 1e-3) / sms / clock_hz})
     gpu = env.get("gpu") or {}

@@ -85,7 +85,17 @@ __host__ __device__ void probe_to_affine_body(probe_index_t t, const unsigned in
     reinterpret_cast<g1_affine_t*>(affine_words)[t] = xyzz_to_affine(reinterpret_cast<const g1_xyzz_t*>(xyzz_words)[t]);
 }
 
-#ifndef PROBE_HOST
+#ifdef PROBE_HOST
+// Host build (tests/test_probe_batched_affine.py): both sums for every thread, one after another.
+extern "C" void probe_host_sums(const unsigned int* points_words, unsigned int points, unsigned int threads,
+                                unsigned int k, unsigned int steps, unsigned int* xyzz_words, unsigned int* acc_words,
+                                unsigned int* prefix_words) {
+    for (probe_index_t t = 0; t < threads; ++t) {
+        probe_xyzz_body(t, points_words, points, threads, k, steps, xyzz_words);
+        probe_affine_body(t, points_words, points, threads, k, steps, acc_words, prefix_words);
+    }
+}
+#else
 #define PROBE_THREADS_PER_BLOCK 128
 // The same residency as msm_piece_sum_g1 (gpu/kernels/msm.cu MSM_PIECE_SUM_G1_BLOCKS_PER_SM).
 #define PROBE_BLOCKS_PER_SM 3
