@@ -129,14 +129,17 @@ def bench_msm(rows: list, log2_sizes: list[int], repeats: int, deadline: float, 
         cupy.get_default_memory_pool().free_all_blocks()
 
 
-def bench_window_sweep(rows: list, log2: int, widths: list[int], repeats: int, deadline: float) -> None:
-    """MSM time at 2^log2 for each forced window width c, G1 then G2: the data behind the choice of c."""
+def bench_window_sweep(rows: list, log2: int, widths: list[int], repeats: int, deadline: float,
+                       circuits: int = 1) -> None:
+    """MSM time at 2^log2 for each forced window width c, G1 then G2: the data behind the choice of c. With
+    ``circuits`` > 1 each call is one batch of that many MSMs against the same bases (one job a circuit, as msm_h
+    proves a batch), so that a lone MSM and a batch of them can be told apart."""
     import cupy
 
     n = 1 << log2
     for group in (G1_GROUP, G2_GROUP):
         bases = bases_for(group, n, seed=1)
-        scalars = random_scalars(1, n, seed=log2)
+        scalars = random_scalars(circuits, n, seed=log2)
         engine = MsmEngine(bases, group)
         for c in widths:
             if time.time() > deadline:
@@ -144,8 +147,9 @@ def bench_window_sweep(rows: list, log2: int, widths: list[int], repeats: int, d
                 continue
             median, times = cuda_time_ms(lambda: engine.msm(scalars, montgomery=True, window_bits=c), repeats)
             rows.append({"op": "msm (forced c)", "group": group.name, "log2": log2, "window_bits": c,
-                         "median_ms": median, "times_ms": times})
-            print(f"[{group.name}] MSM 2^{log2} c={c}: median {median:.2f} ms", flush=True)
+                         "circuits": circuits, "median_ms": median, "per_circuit_ms": median / circuits,
+                         "times_ms": times})
+            print(f"[{group.name}] MSM 2^{log2} x{circuits} c={c}: median {median:.2f} ms", flush=True)
         bases = scalars = engine = None  # released (not del: the timed lambda refers to them)
         cupy.get_default_memory_pool().free_all_blocks()
 
@@ -210,6 +214,8 @@ def timing_entries(rows: list) -> list[dict]:
         warmup = WARMUP_CALLS
         if r["op"] == "msm (forced c)":
             case, shape = f"{case} c={r['window_bits']}", {**shape, "window_bits": r["window_bits"]}
+            if r.get("circuits", 1) > 1:
+                case, shape = f"{case} x{r['circuits']}", {**shape, "circuits": r["circuits"]}
         if r["op"] == "batch_add":
             case, shape = f"{case} x{r['circuits']} density {r['density']}", {**shape, "circuits": r["circuits"], "density": r["density"]}
             warmup += 1
@@ -253,9 +259,13 @@ def main() -> None:
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--sweep-log2", type=int, help="also time this MSM size at each --sweep-bits width")
     parser.add_argument("--sweep-bits", type=int, nargs="*", default=[15, 16, 17, 18, 19, 20])
+    parser.add_argument("--sweep-circuits", type=int, default=1,
+                        help="MSMs a sweep call computes as one batch (one job a circuit, as msm_h does)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--compile-only", action="store_true", help="build the kernel modules and stop")
     args = parser.parse_args()
+    if args.sweep_circuits < 1:
+        parser.error("--sweep-circuits must be at least 1")
     if args.compile_only:
         compile_modules()
         return
@@ -278,7 +288,7 @@ def main() -> None:
         if g2_sizes:
             bench_msm(rows, g2_sizes, args.repeats, deadline, [G2_GROUP])
         if args.sweep_log2:
-            bench_window_sweep(rows, args.sweep_log2, args.sweep_bits, args.repeats, deadline)
+            bench_window_sweep(rows, args.sweep_log2, args.sweep_bits, args.repeats, deadline, args.sweep_circuits)
     finally:
         if args.json:
             record = timing_record(rows, "bench/bench_msm.py " + " ".join(sys.argv[1:]), timing_environment(with_gpu=True))

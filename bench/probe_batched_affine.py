@@ -1,6 +1,6 @@
-"""Probe: a G1 bucket addition as a batched affine addition (Montgomery's trick) against today's mixed XYZZ addition.
+"""Probe: a bucket addition as a batched affine addition (Montgomery's trick) against today's mixed XYZZ addition.
 
-    python3 bench/probe_batched_affine.py [--log2-points 20] [--ks 16 32 64 128 256 512] [--steps 16]
+    python3 bench/probe_batched_affine.py [--group g1|g2] [--log2-points 20] [--ks 16 32 64 128 256 512] [--steps 16]
                                           [--waves 2] [--repeats 5] [--json out.json] [--md out.md]
 
 Issue 18 names batched affine additions ("about 6 field multiplications an addition instead of about 10") as a way to
@@ -8,7 +8,7 @@ the G1 MSM goals. Before msm_piece_sum is rewritten around them, this measures w
 kernels of bench/probes/batched_affine.cu sum the same pseudo-random gathers of 2^log2-points distinct bases (larger
 than the L2 cache at 2^20, as a bucket's gathers are) into k accumulators a thread, once with mixed XYZZ additions
 (what msm_piece_sum does) and once k at a time sharing one inversion. The threads fill the chip (--waves x the
-resident blocks at 3 a SM, msm_piece_sum_g1's residency). Method (/work/.library/device/METHOD.md): one warm-up
+resident blocks at msm_piece_sum's residency: 3 a SM for G1, 2 for G2). --group g2 measures G2 (Fq2 coordinates). Method (/work/.library/device/METHOD.md): one warm-up
 call, then the median of --repeats calls timed with CUDA events. Every k's two results are compared (the XYZZ sums
 converted to affine must equal the affine sums, limb for limb): a mismatch is an error, exit 1. The time an addition
 of the affine kernel is about a + b / k: a is the addition and the trick, b the inversion; the table gives both fits.
@@ -28,17 +28,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer
 
-from py_ecc.optimized_bls12_381 import G1, curve_order, multiply  # noqa: E402
+from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
 from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
-from gpu.points import G1_GROUP, backend  # noqa: E402
+from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 
 PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "batched_affine.cu"
 THREADS_PER_BLOCK = 128  # batched_affine.cu PROBE_THREADS_PER_BLOCK
-BLOCKS_PER_SM = 3  # batched_affine.cu PROBE_BLOCKS_PER_SM
+GROUPS = {"g1": (G1_GROUP, G1, 3), "g2": (G2_GROUP, G2, 2)}
+"""Group, generator, blocks of 128 an SM holds (batched_affine.cu PROBE_G1_BLOCKS_PER_SM; G2 at 255 registers: 2)."""
 NS_PER_MS = 1e6
 
 
@@ -46,27 +47,27 @@ def u32(value: int):
     return np.uint32(value)
 
 
-def probe(bases, threads: int, k: int, steps: int, repeats: int, module) -> dict:
+def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module) -> dict:
     """Both kernels at k accumulators a thread; their results compared; times in ms and ns an addition."""
     import cupy
 
     xp = backend().xp
-    words = G1_GROUP.field_words
+    words = group.field_words
     points = bases.shape[0]
     blocks = -(-threads // THREADS_PER_BLOCK)
-    xyzz = xp.empty((k * threads, G1_GROUP.xyzz_words), dtype=xp.uint32)
-    acc = xp.empty((k * threads, G1_GROUP.affine_words), dtype=xp.uint32)
+    xyzz = xp.empty((k * threads, group.xyzz_words), dtype=xp.uint32)
+    acc = xp.empty((k * threads, group.affine_words), dtype=xp.uint32)
     prefix = xp.empty((k * threads, words), dtype=xp.uint32)
     common = (bases, u32(points), u32(threads), u32(k), u32(steps))
     xyzz_ms, xyzz_runs = cuda_time_ms(
-        lambda: launch(module.get_function("probe_xyzz_g1"), blocks, THREADS_PER_BLOCK, (*common, xyzz),
-                       "probe_xyzz_g1"), repeats)
+        lambda: launch(module.get_function(group.kernel("probe_xyzz")), blocks, THREADS_PER_BLOCK, (*common, xyzz),
+                       "probe_xyzz"), repeats)
     affine_ms, affine_runs = cuda_time_ms(
-        lambda: launch(module.get_function("probe_affine_g1"), blocks, THREADS_PER_BLOCK, (*common, acc, prefix),
-                       "probe_affine_g1"), repeats)
+        lambda: launch(module.get_function(group.kernel("probe_affine")), blocks, THREADS_PER_BLOCK,
+                       (*common, acc, prefix), "probe_affine"), repeats)
     converted = xp.empty_like(acc)
-    launch(module.get_function("probe_to_affine_g1"), -(-k * threads // THREADS_PER_BLOCK), THREADS_PER_BLOCK,
-           (xyzz, u32(k * threads), converted), "probe_to_affine_g1")
+    launch(module.get_function(group.kernel("probe_to_affine")), -(-k * threads // THREADS_PER_BLOCK),
+           THREADS_PER_BLOCK, (xyzz, u32(k * threads), converted), "probe_to_affine")
     cupy.cuda.Device().synchronize()
     mismatches = int((converted != acc).any(axis=1).sum())
     additions = threads * k * (steps - 1)
@@ -85,9 +86,9 @@ def fit(rows: list[dict]) -> tuple[float, float]:
     return mean_y - b * mean_x, b
 
 
-def table(rows: list[dict], env: dict) -> str:
+def table(rows: list[dict], env: dict, group_name: str) -> str:
     gpu = env.get("gpu") or {}
-    lines = [f"### Batched affine against mixed XYZZ G1 additions ({gpu.get('name', '?')}, commit {env.get('commit')}, "
+    lines = [f"### Batched affine against mixed XYZZ {group_name.upper()} additions ({gpu.get('name', '?')}, commit {env.get('commit')}, "
              f"{env.get('date')})", "",
              "| k | additions | XYZZ ms | affine ms | XYZZ ns / addition | affine ns / addition | affine / XYZZ |",
              "|---|---|---|---|---|---|---|"]
@@ -105,6 +106,7 @@ def table(rows: list[dict], env: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--group", choices=sorted(GROUPS), default="g1")
     parser.add_argument("--log2-points", type=int, default=20, help="distinct bases gathered from (2^n)")
     parser.add_argument("--ks", type=int, nargs="+", default=[16, 32, 64, 128, 256, 512],
                         help="accumulators a thread (additions sharing one inversion)")
@@ -122,21 +124,23 @@ def main() -> int:
     env = timing_environment(with_gpu=True)
     rng = random.Random(args.seed)
     a, b = rng.randrange(1, curve_order), rng.randrange(1, curve_order)
-    bases = progression_bases(1 << args.log2_points, multiply(G1, b), multiply(G1, a), G1_GROUP)
+    group, generator, blocks_per_sm = GROUPS[args.group]
+    bases = progression_bases(1 << args.log2_points, multiply(generator, b), multiply(generator, a), group)
     module = compile_source(PROBE_SOURCE.read_text())
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    threads = args.waves * sms * BLOCKS_PER_SM * THREADS_PER_BLOCK
+    threads = args.waves * sms * blocks_per_sm * THREADS_PER_BLOCK
     rows = []
     for k in args.ks:
-        row = probe(bases, threads, k, args.steps, args.repeats, module)
+        row = probe(bases, group, threads, k, args.steps, args.repeats, module)
         rows.append(row)
         print(f"k = {k}: XYZZ {row['xyzz_ns_per_addition']:.4f} ns, affine {row['affine_ns_per_addition']:.4f} ns an "
               f"addition, {row['mismatches']} mismatches", flush=True)
-    text = table(rows, env)
+    text = table(rows, env, args.group)
     print(text)
     if args.json:
-        args.json.write_text(json.dumps({"environment": env, "command": " ".join(sys.argv), "rows": rows,
-                                         "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, indent=1))
+        record = {"environment": env, "command": " ".join(sys.argv), "group": args.group, "rows": rows,
+                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+        args.json.write_text(json.dumps(record, indent=1))
     if args.md:
         args.md.write_text(text + "\n")
     bad = [row["k"] for row in rows if row["mismatches"]]

@@ -37,11 +37,15 @@ def _verdicts(comparison) -> dict:
 
 
 def msm_rows(g1_2_20_ms: float) -> list[dict]:
-    """Rows as bench_msm.py appends them: an MSM, a forced-window MSM and a batch addition (5 timed runs each)."""
+    """Rows as bench_msm.py appends them: an MSM, forced-window MSMs (one, and a batch of ten) and a batch addition
+    (5 timed runs each)."""
     around = lambda ms: [ms - 0.1, ms, ms + 0.1, ms - 0.05, ms + 0.05]
     return [
         {"op": "msm", "group": "g1", "log2": 20, "window_bits": 16, "median_ms": g1_2_20_ms, "times_ms": around(g1_2_20_ms)},
-        {"op": "msm (forced c)", "group": "g2", "log2": 16, "window_bits": 15, "median_ms": 9.0, "times_ms": around(9.0)},
+        {"op": "msm (forced c)", "group": "g2", "log2": 16, "window_bits": 15, "circuits": 1, "median_ms": 9.0,
+         "per_circuit_ms": 9.0, "times_ms": around(9.0)},
+        {"op": "msm (forced c)", "group": "g1", "log2": 18, "window_bits": 16, "circuits": 10, "median_ms": 60.0,
+         "per_circuit_ms": 6.0, "times_ms": around(60.0)},
         {"op": "batch_add", "group": "g1", "log2": 24, "density": 0.99, "circuits": 10, "first_call_ms": 400.0,
          "median_ms": 300.0, "per_circuit_ms": 30.0, "times_ms": around(300.0)},
     ]
@@ -52,13 +56,15 @@ def test_bench_msm_record_holds_every_row_in_seconds():
     record = bench.timing_record(msm_rows(18.0), "synthetic", H200)
     assert record["tool"] == "bench_msm" and record["environment"] == H200
     entries = {(e["case"], e["phase"]): e for e in record["entries"]}
-    assert set(entries) == {("G1 2^20", "msm"), ("G2 2^16 c=15", "msm"), ("G1 2^24 x10 density 0.99", "batch_add"),
-                            ("G1 2^24 x10 density 0.99", "batch_add_first_call")}
+    assert set(entries) == {("G1 2^20", "msm"), ("G2 2^16 c=15", "msm"), ("G1 2^18 c=16 x10", "msm"),
+                            ("G1 2^24 x10 density 0.99", "batch_add"), ("G1 2^24 x10 density 0.99", "batch_add_first_call")}
     msm = entries[("G1 2^20", "msm")]
     assert msm["runs"] == pytest.approx([0.0179, 0.018, 0.0181, 0.01795, 0.01805])
     assert (msm["median"], msm["spread"], msm["warmup_runs"]) == (pytest.approx(0.018), pytest.approx(0.0002), 1)
     assert msm["shape"] == {"group": "g1", "log2": 20}
     assert entries[("G2 2^16 c=15", "msm")]["shape"] == {"group": "g2", "log2": 16, "window_bits": 15}
+    assert entries[("G1 2^18 c=16 x10", "msm")]["shape"] == {"group": "g1", "log2": 18, "window_bits": 16, "circuits": 10}
+    assert entries[("G1 2^18 c=16 x10", "msm")]["median"] == pytest.approx(0.06)  # the batch's whole call
     batch = entries[("G1 2^24 x10 density 0.99", "batch_add")]
     assert batch["warmup_runs"] == 2 and batch["median"] == pytest.approx(0.3)  # the timed first call, then a warm-up
     assert entries[("G1 2^24 x10 density 0.99", "batch_add_first_call")]["runs"] == [0.4]
@@ -69,6 +75,7 @@ def test_bench_msm_records_compare_identical_within_noise_and_30_percent_slower_
     base = _write(tmp_path, "base.json", bench, msm_rows(18.0))
     same = compare_files(base, _write(tmp_path, "same.json", bench, msm_rows(18.0)), max_slowdown_pct=0)
     assert _verdicts(same) == {("G1 2^20", "msm"): WITHIN_NOISE, ("G2 2^16 c=15", "msm"): WITHIN_NOISE,
+                               ("G1 2^18 c=16 x10", "msm"): WITHIN_NOISE,
                                ("G1 2^24 x10 density 0.99", "batch_add"): WITHIN_NOISE,
                                ("G1 2^24 x10 density 0.99", "batch_add_first_call"): NOT_JUDGED}
     assert same.result == "pass"

@@ -29,60 +29,63 @@ __host__ __device__ inline unsigned int probe_index(probe_index_t t, unsigned in
     return (unsigned int)((flat * 2654435761ull) % points);
 }
 
+template <class F>
 __host__ __device__ void probe_xyzz_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
                                          unsigned int threads, unsigned int k, unsigned int steps,
                                          unsigned int* out_words) {
     if (t >= threads) return;
-    const g1_affine_t* bases = reinterpret_cast<const g1_affine_t*>(points_words);
-    g1_xyzz_t* out = reinterpret_cast<g1_xyzz_t*>(out_words);
+    const affine_t<F>* bases = reinterpret_cast<const affine_t<F>*>(points_words);
+    xyzz_t<F>* out = reinterpret_cast<xyzz_t<F>*>(out_words);
 #pragma unroll 1
     for (unsigned int i = 0; i < k; ++i) {
-        g1_xyzz_t acc = xyzz_from_affine(bases[probe_index(t, i, 0, k, steps, points)]);
+        xyzz_t<F> acc = xyzz_from_affine(bases[probe_index(t, i, 0, k, steps, points)]);
 #pragma unroll 1
         for (unsigned int s = 1; s < steps; ++s) acc = xyzz_add_affine(acc, bases[probe_index(t, i, s, k, steps, points)]);
         out[(probe_index_t)i * threads + t] = acc;
     }
 }
 
+template <class F>
 __host__ __device__ void probe_affine_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
                                            unsigned int threads, unsigned int k, unsigned int steps,
                                            unsigned int* acc_words, unsigned int* prefix_words) {
     if (t >= threads) return;
-    const g1_affine_t* bases = reinterpret_cast<const g1_affine_t*>(points_words);
-    g1_affine_t* acc = reinterpret_cast<g1_affine_t*>(acc_words);
-    fq_t* prefix = reinterpret_cast<fq_t*>(prefix_words);
+    const affine_t<F>* bases = reinterpret_cast<const affine_t<F>*>(points_words);
+    affine_t<F>* acc = reinterpret_cast<affine_t<F>*>(acc_words);
+    F* prefix = reinterpret_cast<F*>(prefix_words);
 #pragma unroll 1
     for (unsigned int i = 0; i < k; ++i) acc[(probe_index_t)i * threads + t] = bases[probe_index(t, i, 0, k, steps, points)];
 #pragma unroll 1
     for (unsigned int s = 1; s < steps; ++s) {
-        fq_t running = fq_t::one();
+        F running = F::one();
 #pragma unroll 1
         for (unsigned int i = 0; i < k; ++i) {  // up: prefix_i = d_0 ... d_(i-1)
             probe_index_t slot = (probe_index_t)i * threads + t;
             prefix[slot] = running;
-            running = fq_mul(running, bases[probe_index(t, i, s, k, steps, points)].x - acc[slot].x);
+            running = ec_mul(running, bases[probe_index(t, i, s, k, steps, points)].x - acc[slot].x);
         }
-        fq_t inv = fq_inv(running);
+        F inv = ec_inv(running);
 #pragma unroll 1
         for (unsigned int i = k; i-- > 0;) {  // down: 1 / d_i = inv prefix_i, then inv <- inv d_i
             probe_index_t slot = (probe_index_t)i * threads + t;
-            g1_affine_t p = bases[probe_index(t, i, s, k, steps, points)];
-            g1_affine_t a = acc[slot];
-            fq_t d = p.x - a.x;
-            fq_t d_inv = fq_mul(inv, prefix[slot]);
-            inv = fq_mul(inv, d);
-            fq_t lambda = fq_mul(p.y - a.y, d_inv);
-            fq_t x = fq_sqr(lambda) - a.x - p.x;
-            acc[slot] = g1_affine_t{x, fq_mul(lambda, a.x - x) - a.y};
+            affine_t<F> p = bases[probe_index(t, i, s, k, steps, points)];
+            affine_t<F> a = acc[slot];
+            F d = p.x - a.x;
+            F d_inv = ec_mul(inv, prefix[slot]);
+            inv = ec_mul(inv, d);
+            F lambda = ec_mul(p.y - a.y, d_inv);
+            F x = ec_sqr(lambda) - a.x - p.x;
+            acc[slot] = affine_t<F>{x, ec_mul(lambda, a.x - x) - a.y};
         }
     }
 }
 
 // What the check compares: each XYZZ accumulator as affine (one thread each).
+template <class F>
 __host__ __device__ void probe_to_affine_body(probe_index_t t, const unsigned int* xyzz_words, unsigned int count,
                                               unsigned int* affine_words) {
     if (t >= count) return;
-    reinterpret_cast<g1_affine_t*>(affine_words)[t] = xyzz_to_affine(reinterpret_cast<const g1_xyzz_t*>(xyzz_words)[t]);
+    reinterpret_cast<affine_t<F>*>(affine_words)[t] = xyzz_to_affine(reinterpret_cast<const xyzz_t<F>*>(xyzz_words)[t]);
 }
 
 #ifdef PROBE_HOST
@@ -91,27 +94,32 @@ extern "C" void probe_host_sums(const unsigned int* points_words, unsigned int p
                                 unsigned int k, unsigned int steps, unsigned int* xyzz_words, unsigned int* acc_words,
                                 unsigned int* prefix_words) {
     for (probe_index_t t = 0; t < threads; ++t) {
-        probe_xyzz_body(t, points_words, points, threads, k, steps, xyzz_words);
-        probe_affine_body(t, points_words, points, threads, k, steps, acc_words, prefix_words);
+        probe_xyzz_body<fq_t>(t, points_words, points, threads, k, steps, xyzz_words);
+        probe_affine_body<fq_t>(t, points_words, points, threads, k, steps, acc_words, prefix_words);
     }
 }
 #else
 #define PROBE_THREADS_PER_BLOCK 128
-// The same residency as msm_piece_sum_g1 (gpu/kernels/msm.cu MSM_PIECE_SUM_G1_BLOCKS_PER_SM).
-#define PROBE_BLOCKS_PER_SM 3
+// The residency of msm_piece_sum: G1 bounded to 3 blocks an SM (gpu/kernels/msm.cu MSM_PIECE_SUM_G1_BLOCKS_PER_SM),
+// G2 unbounded (255 registers: 2 blocks).
+#define PROBE_G1_BLOCKS_PER_SM 3
+#define PROBE_G2_BLOCKS_PER_SM 1
 #define PROBE_TID ((probe_index_t)blockIdx.x * blockDim.x + threadIdx.x)
-extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, PROBE_BLOCKS_PER_SM)
-probe_xyzz_g1(const unsigned int* points_words, unsigned int points, unsigned int threads, unsigned int k,
-              unsigned int steps, unsigned int* out_words) {
-    probe_xyzz_body(PROBE_TID, points_words, points, threads, k, steps, out_words);
-}
-extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, PROBE_BLOCKS_PER_SM)
-probe_affine_g1(const unsigned int* points_words, unsigned int points, unsigned int threads, unsigned int k,
-                unsigned int steps, unsigned int* acc_words, unsigned int* prefix_words) {
-    probe_affine_body(PROBE_TID, points_words, points, threads, k, steps, acc_words, prefix_words);
-}
-extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK)
-probe_to_affine_g1(const unsigned int* xyzz_words, unsigned int count, unsigned int* affine_words) {
-    probe_to_affine_body(PROBE_TID, xyzz_words, count, affine_words);
-}
+#define PROBE_KERNELS(group, F, min_blocks)                                                                            \
+    extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, min_blocks)                             \
+    probe_xyzz_##group(const unsigned int* points_words, unsigned int points, unsigned int threads, unsigned int k,  \
+                       unsigned int steps, unsigned int* out_words) {                                              \
+        probe_xyzz_body<F>(PROBE_TID, points_words, points, threads, k, steps, out_words);                         \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, min_blocks)                             \
+    probe_affine_##group(const unsigned int* points_words, unsigned int points, unsigned int threads,              \
+                         unsigned int k, unsigned int steps, unsigned int* acc_words, unsigned int* prefix_words) { \
+        probe_affine_body<F>(PROBE_TID, points_words, points, threads, k, steps, acc_words, prefix_words);         \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK)                                          \
+    probe_to_affine_##group(const unsigned int* xyzz_words, unsigned int count, unsigned int* affine_words) {        \
+        probe_to_affine_body<F>(PROBE_TID, xyzz_words, count, affine_words);                                        \
+    }
+PROBE_KERNELS(g1, fq_t, PROBE_G1_BLOCKS_PER_SM)
+PROBE_KERNELS(g2, fq2_t, PROBE_G2_BLOCKS_PER_SM)
 #endif
