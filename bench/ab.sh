@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Two source trees' benchmarks of one tool in ONE device call, so that their comparison comes from one machine and one
+# run (a kernel change against its base), judged by `python -m conformance compare` (per row: medians, spread,
+# change, and the noise rule's verdict; docs/PERFORMANCE.md). Tools:
+#   msm  bench/bench_msm.py: MSMs and batch addition (default options: --msm-sizes 20 24 --batch-sizes 27); each tree
+#        first gets its own empty NVRTC cache and a --compile-only run, so the cold compile time of its modules is
+#        measured too (compile_*.log)
+#   ntt  bench/bench_ntt.py: the four transforms and ntt_h (default options: --sizes 24,27 --batch 1); its warm-up
+#        calls absorb compilation (not timed apart)
+#
+# Usage on the device machine, after the wheel prelude:
+#   [A_COMMIT=.. B_COMMIT=..] bash bench/ab.sh msm|ntt OUT_DIR TREE_A TREE_B [options of the tool's script]
+#   (A_COMMIT / B_COMMIT: the commits the records name; set them: the device copy's git history is stale)
+# A tree is a checkout of this repository (e.g. `git archive BRANCH | tar -x -C wt_b` on the CPU machine, an
+# untracked folder that travels with the working tree, or a copy patched with a branch's diff on the device).
+# OUT_DIR receives per tree <tool>_a/b.json and .log (ntt also its table, ntt_a/b.md) and compare/ (comparison.md,
+# .json, waterfall.png): A is the baseline, B the new run.
+# Measured (2026-12-03, H200): msm with its defaults 25-40 s a tree, compilation included; ntt --sizes 24,27 --batch 1
+# about 25-35 s a tree.
+set -uo pipefail
+usage="usage: ab.sh msm|ntt OUT_DIR TREE_A TREE_B [options of bench/bench_msm.py or bench/bench_ntt.py]"
+[ $# -ge 4 ] || { echo "$usage" >&2; exit 2; }
+tool=$1
+case $tool in
+  msm) defaults="--msm-sizes 20 24 --batch-sizes 27" ;;
+  ntt) defaults="--sizes 24,27 --batch 1" ;;
+  *) echo "error: tool: '$tool' is neither msm nor ntt; $usage" >&2; exit 2 ;;
+esac
+script=bench/bench_$tool.py
+out=$2
+for tree in "$3" "$4"; do  # each checked: a=$(..) b=$(..) || .. would see only the last one's status
+  [ -f "$tree/$script" ] || { echo "error: $tree: not a checkout of this repository (no $script); $usage" >&2; exit 2; }
+done
+a=$(cd "$3" && pwd) b=$(cd "$4" && pwd)
+shift 4
+options=${*:-$defaults}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+status=0
+for side in a b; do
+  tree=${!side}
+  export CUPY_CACHE_DIR=$(mktemp -d)
+  commit_var=${side^^}_COMMIT
+  if [ -n "${!commit_var:-}" ]; then export BENCH_COMMIT=${!commit_var}; else unset BENCH_COMMIT; fi
+  if [ "$tool" = msm ]; then
+    start=$(date +%s%N)
+    (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" --compile-only) > "$out/compile_$side.log" 2>&1 || status=1
+    echo "cold compile, tree $side ($tree): $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$out/compile_$side.log"
+    table=()
+  else
+    table=("$out/ntt_$side.md")  # bench_ntt.py's first argument: where its table goes
+  fi
+  # shellcheck disable=SC2086  # the options are words
+  (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" "${table[@]}" $options \
+    --json "$out/${tool}_$side.json") > "$out/${tool}_$side.log" 2>&1 || status=1
+done
+(cd "$root" && python3 -m conformance compare "$out/${tool}_a.json" "$out/${tool}_b.json" --report "$out/compare") || status=1
+exit $status

@@ -1,0 +1,94 @@
+"""bench/ab.sh (and bench/ab_msm.sh, its msm form) without a GPU: two stub trees whose bench/bench_msm.py or
+bench/bench_ntt.py writes given rows (as timing records made by the script's own timing_record), the comparison's
+verdicts checked against the runs' values; the usage errors. (On the device the trees are real checkouts.)"""
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "bench" / "ab_msm.sh"
+AB = ROOT / "bench" / "ab.sh"
+CEILINGS = {"copy": 4e12, "fr_mul": 1e11}
+"""bench_ntt's ceilings (bytes/s, products/s), which only its table's floors use."""
+ENV = {"date": "2026-12-03T09:00:00+00:00", "commit": "abc123def456",
+       "gpu": {"name": "NVIDIA H200", "driver": "580.159.04", "cuda_driver_api": 13000, "cupy": "14.2.0"}}
+
+STUB = """import sys
+args = sys.argv[1:]
+if "--compile-only" in args:
+    sys.exit(0)
+if not args[0].startswith("--"):  # bench_ntt.py's first argument: where its table goes
+    open(args[0], "w").write("table")
+open(args[args.index("--json") + 1], "w").write({document!r})
+"""
+
+
+def _bench(tool: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{tool}", ROOT / "bench" / f"bench_{tool}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tree(tmp_path: Path, name: str, rows: list, tool: str = "msm") -> Path:
+    record = _bench(tool).timing_record(rows, f"bench/bench_{tool}.py", ENV)
+    tree = tmp_path / name
+    (tree / "bench").mkdir(parents=True)
+    (tree / "bench" / f"bench_{tool}.py").write_text(STUB.format(document=json.dumps({"rows": rows, "timings": record})))
+    return tree
+
+
+def _msm(group, log2, runs):
+    return {"op": "msm", "group": group, "log2": log2, "window_bits": 16, "median_ms": sorted(runs)[2], "times_ms": runs}
+
+
+def test_ab_compares_the_two_trees_rows(tmp_path):
+    a = _tree(tmp_path, "a", [_msm("g1", 24, [140.0, 140.2, 139.9, 140.1, 140.0]), _msm("g2", 24, [480.0] * 5)])
+    b = _tree(tmp_path, "b", [_msm("g1", 24, [70.0, 70.1, 69.9, 70.0, 70.2]), _msm("g2", 24, [600.0, 601.0, 599.0, 600.0, 600.5])])
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(SCRIPT), str(out), str(a), str(b)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdicts = {e["case"]: e["verdict"] for e in json.loads((out / "compare" / "comparison.json").read_text())["rows"]}
+    assert verdicts == {"G1 2^24": "faster", "G2 2^24": "slower"}
+    assert "cold compile, tree a" in (out / "compile_a.log").read_text()
+
+
+def test_ab_refuses_missing_arguments(tmp_path):
+    done = subprocess.run(["bash", str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: ab.sh")
+
+
+def test_ab_compares_two_trees_ntt_rows_and_writes_each_table(tmp_path):
+    """ab.sh ntt: bench_ntt.py gets its table's path first; ntt_h 10% slower with tight spreads is named slower."""
+    bench = _bench("ntt")
+    rows = lambda ntt_h_ms: [bench.row("forward", 27, 1, [50.0, 50.1, 49.9, 50.0, 50.05], 1e9, 1e9, CEILINGS),
+                             bench.row("ntt_h", 27, 1, [ntt_h_ms * f for f in (1.0, 1.001, 0.999, 1.0, 1.0)], 1e9,
+                                       1e9, CEILINGS)]
+    trees = [_tree(tmp_path, name, rows(ms), "ntt") for name, ms in (("a", 370.0), ("b", 407.0))]
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(AB), "ntt", str(out), *map(str, trees)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdicts = {(e["case"], e["phase"]): e["verdict"]
+                for e in json.loads((out / "compare" / "comparison.json").read_text())["rows"]}
+    assert verdicts == {("2^27 x1", "forward"): "within noise", ("2^27 x1", "ntt_h"): "slower"}
+    assert (out / "ntt_a.md").read_text() == "table" and (out / "ntt_b.md").read_text() == "table"
+
+
+def test_ab_refuses_an_unknown_tool(tmp_path):
+    good = _tree(tmp_path, "good", [_msm("g1", 24, [1.0] * 5)])
+    done = subprocess.run(["bash", str(AB), "fft", str(tmp_path / "out"), str(good), str(good)], capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 2 and "tool: 'fft' is neither msm nor ntt" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_ab_refuses_a_tree_that_is_not_a_checkout_before_any_work(tmp_path):
+    good = _tree(tmp_path, "good", [_msm("g1", 24, [1.0] * 5)])
+    for trees in ([tmp_path / "missing", good], [good, tmp_path / "missing"]):
+        done = subprocess.run(["bash", str(SCRIPT), str(tmp_path / "out"), *map(str, trees)], capture_output=True,
+                              text=True, timeout=30)
+        assert done.returncode == 2 and "missing: not a checkout of this repository" in done.stderr
+        assert not (tmp_path / "out").exists()
