@@ -6,10 +6,11 @@ msm_piece_sum (gpu/kernels/msm.cu) gives each thread one piece: a bucket's run o
 of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points, so every bucket's last piece is short. A warp takes 32
 pieces and runs as long as its longest one; its lanes are busy for sum(lengths) / (32 x max length) of that time.
 Two orders are modelled: pieces in bucket order (msm.cu before msm_piece_keys) and longest first (msm_piece_keys'
-sorted keys, what msm_piece_sum takes now). This script makes the signed digits of uniformly random scalars below r for every window (as msm_digits
-does, carries included, so a top window with few live bits is skewed as on the GPU), counts each bucket's run, cuts
-the runs into pieces by msm.cu's rule and prints that ratio. Checked against Nsight Compute on the H200 (2026-12-03,
-bench/RESULTS_vs_sppark.md): msm_piece_sum_g1 at 2^22 points, c = 16, had 25.15 of 32 lanes active (78.6%).
+sorted keys, what msm_piece_sum takes now). This script makes the signed digits of uniformly random scalars below r
+for every window (as msm_digits does, carries included, so a top window with few live bits is skewed as on the GPU),
+counts each bucket's run, cuts the runs into pieces by msm.cu's rule and prints that ratio. Checked against Nsight
+Compute on the H200 (2026-12-03, bench/RESULTS_vs_sppark.md): msm_piece_sum_g1 at 2^22 points, c = 16, had 25.15 of
+32 lanes active (78.6%) in bucket order, and 31.83 with the pieces longest first (cb95f6d call).
 """
 from __future__ import annotations
 

@@ -23,8 +23,6 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer
 
@@ -34,17 +32,13 @@ from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
-from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
+from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
 
 PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "batched_affine.cu"
 THREADS_PER_BLOCK = 128  # batched_affine.cu PROBE_THREADS_PER_BLOCK
 GROUPS = {"g1": (G1_GROUP, G1, 3), "g2": (G2_GROUP, G2, 2)}
 """Group, generator, blocks of 128 an SM holds (batched_affine.cu PROBE_G1_BLOCKS_PER_SM; G2 at 255 registers: 2)."""
 NS_PER_MS = 1e6
-
-
-def u32(value: int):
-    return np.uint32(value)
 
 
 def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module) -> dict:
@@ -88,15 +82,15 @@ def fit(rows: list[dict]) -> tuple[float, float]:
 
 def table(rows: list[dict], env: dict, group_name: str) -> str:
     gpu = env.get("gpu") or {}
-    lines = [f"### Batched affine against mixed XYZZ {group_name.upper()} additions ({gpu.get('name', '?')}, commit {env.get('commit')}, "
-             f"{env.get('date')})", "",
+    lines = [f"### Batched affine against mixed XYZZ {group_name.upper()} additions ({gpu.get('name', '?')}, "
+             f"commit {env.get('commit')}, {env.get('date')})", "",
              "| k | additions | XYZZ ms | affine ms | XYZZ ns / addition | affine ns / addition | affine / XYZZ |",
              "|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['k']} | {row['additions']:,} | {row['xyzz_ms']:.2f} | {row['affine_ms']:.2f} | "
                      f"{row['xyzz_ns_per_addition']:.4f} | {row['affine_ns_per_addition']:.4f} | "
                      f"{row['affine_ns_per_addition'] / row['xyzz_ns_per_addition']:.3f} |")
-    if len(rows) >= 2:
+    if len({row["k"] for row in rows}) >= 2:  # a line needs two distinct k
         a, b = fit(rows)
         lines += ["", f"Fit: affine ns an addition = {a:.4f} + {b:.3f} / k (the addition with its share of the trick, "
                       f"then the inversion shared by k)."]

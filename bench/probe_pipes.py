@@ -43,8 +43,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args()
-    if args.iterations < 1 or args.waves < 1 or args.repeats < 1:
-        parser.error("--iterations, --waves and --repeats must be positive")
+    if not 1 <= args.iterations < 1 << 31 or args.waves < 1 or args.repeats < 1:
+        parser.error("--iterations must be in 1 .. 2^31 - 1 (the kernels' int), --waves and --repeats positive")
     import cupy
 
     env = timing_environment(with_gpu=True)
