@@ -110,17 +110,29 @@ def mul_rate(repeats: int, field, build: str) -> float:
     return MUL_PROBE_ELEMENTS * (MUL_PROBE_CHAIN + 1) / (ms * 1e-3)
 
 
+def trivial_twiddles_per_element(log_r: int) -> float:
+    """Butterfly products a grouped pass of radix 2^log_r skips per element (ntt.cu dif_stages): its last register
+    group covers the stages of span 2^(lm - 1) for lm = L .. 1, L = the stages left after the full groups, with low = 0
+    in every thread, so that 1 in 2^(lm - 1) of a stage's butterflies has twiddle w^0 = 1 for the whole warp; the
+    span-1 stage (lm = 1) is counted as free already. A stage has 1/2 a butterfly per element."""
+    from gpu.ntt import REGISTER_STAGES
+
+    last_group = log_r - REGISTER_STAGES * ((log_r - 1) // REGISTER_STAGES)
+    return sum(0.5 / (1 << (lm - 1)) for lm in range(2, last_group + 1))
+
+
 def transform_model(log_n: int, in_scale_mults: int = 0, out_scale_mults: int = 0) -> tuple[float, float]:
     """(Fr products, bytes moved) of one transform of 2^log_n elements, as ntt.cu computes it.
 
-    Per element and pass: (log R - 1) / 2 butterfly products (the span-1 stage has twiddle 1), plus
-    1 twiddle product in middle passes and 2 (hi * lo, then x * w) in the last; reads and writes
-    32 bytes per element per pass (twiddle tables stay in L2 and are not counted).
+    Per element and pass: (log R - 1) / 2 butterfly products (the span-1 stage has twiddle 1), less those of twiddle 1
+    in the last register group of every pass but the last (trivial_twiddles_per_element), plus 1 twiddle product in
+    middle passes and 2 (hi * lo, then x * w) in the last; reads and writes 32 bytes per element per pass (twiddle
+    tables stay in L2 and are not counted).
     """
     from gpu.ntt import plan_passes
 
     radices = plan_passes(log_n)
-    per_element = sum((r - 1) / 2 for r in radices)
+    per_element = sum((r - 1) / 2 for r in radices) - sum(trivial_twiddles_per_element(r) for r in radices[:-1])
     if len(radices) > 1:
         per_element += (len(radices) - 2) * 1 + 2
     per_element += in_scale_mults + out_scale_mults
