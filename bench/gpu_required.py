@@ -8,11 +8,12 @@ def require_gpu() -> None:
     """Every benchmark in bench/ needs a CUDA device. Without one: 'error: gpu: <why>' on stderr and the exit code of
     `python -m conformance run --require-gpu` in the same case (conformance/__main__.py EXIT_GPU_REQUIRED), not a
     traceback. Called after the arguments are parsed, so that --help and usage errors work anywhere."""
-    from conformance.__main__ import EXIT_GPU_REQUIRED
     from gpu.device import GpuUnavailableError, require_device
 
     try:
         require_device()
     except GpuUnavailableError as exc:
+        from conformance.__main__ import EXIT_GPU_REQUIRED  # only here: the CLI module is not needed on a GPU machine
+
         print(f"error: gpu: {exc}", file=sys.stderr)
         sys.exit(EXIT_GPU_REQUIRED)
