@@ -37,6 +37,7 @@ from gpu.batch_add import BatchAdder  # noqa: E402
 from gpu.msm import MsmEngine, kernel_window_bits, progression_bases  # noqa: E402
 from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
+from gpu_required import require_gpu  # noqa: E402
 from sppark_ratio import GOALS  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224
@@ -53,6 +54,7 @@ at most 60 ms a circuit."""
 WARMUP_CALLS = 1
 MS_PER_S = 1000.0
 TOOL = "bench_msm"
+
 
 
 def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
@@ -266,6 +268,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.sweep_circuits < 1:
         parser.error("--sweep-circuits must be at least 1")
+    require_gpu()
     if args.compile_only:
         compile_modules()
         return

@@ -23,11 +23,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))  # gpu_required
 
 import numpy as np  # noqa: E402
 
 from conformance.timing import Stats, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
+from gpu_required import require_gpu  # noqa: E402
 
 DEFAULT_SIZES = (16, 20, 24, 26, 27)
 WARMUP_CALLS = 2
@@ -244,7 +246,8 @@ def main(argv=None) -> int:
     if args.repeats < 5:
         parser.error("--repeats must be at least 5")
     sizes = [int(s) for s in args.sizes.split(",")]
-    import cupy  # after the arguments, so that --help works without a GPU
+    require_gpu()
+    import cupy
 
     from gpu import ntt
     from gpu.field import BUILDS

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gpu_required
 
 from conformance.timing import Stats, commit as measured_commit, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
@@ -36,6 +37,7 @@ from gpu.device import release_cached_blocks  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
+from gpu_required import require_gpu  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
 from reference.prover import PHASES  # noqa: E402
 from reference.setup import trapdoor_from_seed  # noqa: E402
@@ -261,6 +263,7 @@ def main(argv=None) -> int:
                         help="instead: the multi-GPU throughput of --circuits[-1] circuits over these devices (one block "
                         "each; a device may repeat to exercise the split on one GPU) against the first device alone")
     args = parser.parse_args(argv)
+    require_gpu()
     import cupy
 
     if args.devices:

@@ -335,10 +335,17 @@ def main(argv=None) -> int:
         if value < low or (high is not None and value > high):
             parser.error(f"{name}: must be at least {low}" + (f" and at most {high}" if high else "") + f", got {value}")
     if args.ncu_csv:
-        rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
+        try:
+            rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
+        except (OSError, ValueError, IndexError, KeyError) as exc:  # unreadable, not ncu's CSV, a short or odd row
+            print(f"error: --ncu-csv: {args.ncu_csv}: {exc!r}", file=sys.stderr)
+            return 2
         phases = {f"{args.title}: Nsight Compute, every kernel in the NVTX range {NVTX_RANGE!r} (all timed calls)":
                   {"call_ms": None, "rows": rows}}
     else:
+        from gpu_required import require_gpu
+
+        require_gpu()
         phases = {}
         for phase in args.phases.split(","):
             forced = f", c = {args.tail_window_bits}" if args.tail_window_bits else ""

@@ -31,6 +31,7 @@ from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E4
 from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
+from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
 
@@ -113,6 +114,7 @@ def main() -> int:
     args = parser.parse_args()
     if not 2 <= args.log2_points <= 26 or args.steps < 2 or args.waves < 1 or args.repeats < 1 or min(args.ks) < 1:
         parser.error("need 2 <= --log2-points <= 26, --steps >= 2, --waves >= 1, --repeats >= 1, every k >= 1")
+    require_gpu()
     import cupy
 
     env = timing_environment(with_gpu=True)

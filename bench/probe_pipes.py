@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
+from gpu_required import require_gpu  # noqa: E402
 
 PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
 THREADS_PER_BLOCK = 256
@@ -45,6 +46,7 @@ def main() -> int:
     args = parser.parse_args()
     if not 1 <= args.iterations < 1 << 31 or args.waves < 1 or args.repeats < 1:
         parser.error("--iterations must be in 1 .. 2^31 - 1 (the kernels' int), --waves and --repeats positive")
+    require_gpu()
     import cupy
 
     env = timing_environment(with_gpu=True)
@@ -58,21 +60,21 @@ def main() -> int:
     wide_out = cupy.empty(threads, dtype=cupy.uint64)
     fout = cupy.empty(threads, dtype=cupy.float64)
     seed, fseed, iterations = np.uint32(0x9E3779B9), np.float64(1.0000001), np.int32(args.iterations)
-    buffers = {"imad": out, "dfma": out, "both": out, "imad_wide": wide_out, "wide_both": wide_out,
-               "iadd": wide_out, "iadd_both": wide_out}
-    pipes = {"imad": ("int",), "dfma": ("fp64",), "both": ("int", "fp64"), "imad_wide": ("int wide",),
-             "wide_both": ("int wide", "fp64"), "iadd": ("int add",), "iadd_both": ("int add", "fp64")}
+    # pipes.cu's kernels: the pipes each uses, and the integer chains' output (u32, or u64 for the 64-bit chains)
+    kernels = {"imad": (("int",), out), "dfma": (("fp64",), out), "both": (("int", "fp64"), out),
+               "imad_wide": (("int wide",), wide_out), "wide_both": (("int wide", "fp64"), wide_out),
+               "iadd": (("int add",), wide_out), "iadd_both": (("int add", "fp64"), wide_out)}
 
-    def runner(name):
+    def runner(name, int_out):
         return lambda: launch(module.get_function(f"probe_{name}"), blocks, THREADS_PER_BLOCK,
-                              (seed, fseed, iterations, buffers[name], fout), f"probe_{name}")
+                              (seed, fseed, iterations, int_out, fout), f"probe_{name}")
 
     rows = []
-    for name in pipes:
-        ms, runs = cuda_time_ms(runner(name), args.repeats)
+    for name, (pipes, int_out) in kernels.items():
+        ms, runs = cuda_time_ms(runner(name, int_out), args.repeats)
         per_pipe = threads * args.iterations * OPERATIONS_PER_ITERATION
-        total = per_pipe * len(pipes[name])
-        rows.append({"kernel": name, "pipes": sorted(pipes[name]), "ms": ms, "runs_ms": runs, "operations": total,
+        total = per_pipe * len(pipes)
+        rows.append({"kernel": name, "pipes": sorted(pipes), "ms": ms, "runs_ms": runs, "operations": total,
                      "tera_ops_per_s": total / (ms * 1e-3) / 1e12,
                      "ops_per_sm_per_clock": total / (ms * 1e-3) / sms / clock_hz})
     gpu = env.get("gpu") or {}

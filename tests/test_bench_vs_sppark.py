@@ -185,6 +185,23 @@ def test_ncu_csv_is_summed_per_kernel_with_time_weighted_speed_of_light(tmp_path
     assert "| msm_piece_sum_g1 | 2 | 2.000 | 85.0 | 15.0 | 45.0 | 128 | compute (SM) |" in text
 
 
+NCU_HEADER = '"Kernel Name","gpu__time_duration.sum"\n'
+
+
+@pytest.mark.parametrize("content, problem", [(None, "FileNotFoundError"),
+                                              ("==PROF== no kernels were profiled\n", "no CSV rows"),
+                                              (NCU_HEADER + '"k","abc"\n', "could not convert"),
+                                              (NCU_HEADER + '"k"\n', "IndexError")])
+def test_kernel_times_refuses_an_unreadable_ncu_csv_in_one_line(tmp_path, capsys, content, problem):
+    """--ncu-csv on a missing file, ncu output without CSV, a non-number and a short row: exit 2, one error line."""
+    path = tmp_path / "ncu.csv"
+    if content is not None:
+        path.write_text(content)
+    assert kernel_times.main(["--ncu-csv", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --ncu-csv: {path}: ") and problem in err and err.count("\n") == 1
+
+
 def test_kernel_times_refuses_an_unknown_phase(capsys):
     with pytest.raises(SystemExit) as exit_info:
         kernel_times.main(["--phases", "msm_h,batch_add"])
