@@ -31,9 +31,24 @@ MODE_ALL = 2
 U32_WORD_BITS = 32
 """Bits of the words batch_add.cu reads (its WORD_BITS): the kernel walks 32-bit words, so prep's 64-bit bitmap words
 (reference/prep.py WORD_BITS = 64) are read as their two little-endian u32 halves (bitmap_words, no copy)."""
-TARGET_THREADS = 1 << 17
-"""Threads per pass: about four waves of resident threads on an H200 (132 SMs, ~256 threads each at
-~170 registers), so the uneven chunks even out."""
+BATCH_WAVES = 4
+"""Waves of resident threads a pass aims at: several, so that chunks of uneven work (a witness's bitmap is not
+uniform) even out over the SMs, and whole ones, since a last partial wave leaves SMs idle."""
+RESIDENT_THREADS = {1: 132 * 3 * 128, 2: 132 * 2 * 128}
+"""Threads of batch_add_chunks one H200 holds at once, by the group's degree: 132 SMs, blocks of 128, 3 blocks an SM
+for G1 (164 registers a thread) and 2 for G2 (255). On another GPU the sums are the same, the waves less whole."""
+
+
+def target_threads(group: Group) -> int:
+    """Threads a pass of ``group`` aims at: BATCH_WAVES whole waves (2^17 before: 2.59 waves of G1's)."""
+    return BATCH_WAVES * RESIDENT_THREADS[group.degree]
+
+
+def chunk_plan(words: int, rows: int, group: Group) -> tuple[int, int]:
+    """(words a chunk, chunks a row) for a pass over ``rows`` rows of ``words`` words: as many chunks of equal words
+    as target_threads allows (a thread a chunk and row), the last chunk shorter."""
+    chunk_words = max(1, -(-words * rows // target_threads(group)))
+    return chunk_words, -(-words // chunk_words)
 
 
 class BatchAdder:
@@ -98,8 +113,7 @@ class BatchAdder:
         """(len(modes), xyzz_words): each row's selected sum, by chunks of words then a tree."""
         xp = backend().xp
         group, rows = self.group, len(modes)
-        chunk_words = max(1, -(-self.words_per_row * rows // TARGET_THREADS))
-        chunks = -(-self.words_per_row // chunk_words)
+        chunk_words, chunks = chunk_plan(self.words_per_row, rows, group)
         mode_array = xp.asarray(np.asarray(modes, dtype=np.uint32))
         partial = xp.empty((rows * chunks, group.xyzz_words), dtype=xp.uint32)
         launch(group.module(BATCH_KERNELS), group.kernel("batch_add_chunks"), rows * chunks, self.bases, u32(self.n),

@@ -433,6 +433,43 @@ def test_emulated_batch_add_dense_sparse_and_complement(emulated, name):
         adder.sums(bitmap_rows([b"\x00"], n)[:, :1])
 
 
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_emulated_batch_add_chunks_of_many_words(emulated, name, monkeypatch):
+    """Chunks that span several words (few threads a pass): a lane walks its chunk's selected bits across words,
+    skipping empty words, a wholly empty chunk and the partial last word, in every mode."""
+    from gpu import batch_add
+    from gpu.batch_add import BatchAdder
+
+    monkeypatch.setattr(batch_add, "target_threads", lambda group: 12)  # 4 rows x 10 words: chunks of 4, 4, 2 words
+    group = GROUPS[name][0]
+    n = 300  # 10 words, the last one 12 bits
+    words, logs = known_log_bases(n, name, f"chunks-{name}")
+    rng = random.Random(f"chunks-{name}")
+    sparse = [i in (3, 165, 166, 299) for i in range(n)]  # words 0, 5 and 9 (the partial last word) only
+    between = [i < 32 or i >= 256 for i in range(n)]  # chunk 1 wholly empty, chunk 0 empty after its first word
+    dense = [rng.random() < 0.5 for _ in range(n)]
+    mostly = [rng.random() < 0.97 for _ in range(n)]  # the complement rule
+    rows = [sparse, between, dense, mostly]
+    got = download_points(BatchAdder(words, group).sums(bitmap_rows([bitmap_bytes(bits) for bits in rows], n)), group)
+    expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
+    assert encode(got, name) == encode(expected, name)
+
+
+@pytest.mark.parametrize("rows", [1, 10])
+def test_batch_add_chunks_fill_whole_waves_at_porep_size(rows):
+    """At 2^27 bases (2^22 words a row), one or ten rows: the pass's threads fill BATCH_WAVES waves of the H200's
+    resident threads, the last one at least 85% full (whole words a chunk: G2 one row 3.88; 2^17 threads, the rule
+    before, left G1 at 2.59 waves), and the chunks cover every word exactly once."""
+    from gpu.batch_add import BATCH_WAVES, RESIDENT_THREADS, chunk_plan
+
+    words = 1 << 22
+    for group in (G1_GROUP, G2_GROUP):
+        chunk_words, chunks = chunk_plan(words, rows, group)
+        waves = rows * chunks / RESIDENT_THREADS[group.degree]
+        assert BATCH_WAVES - 0.15 <= waves <= BATCH_WAVES
+        assert (chunks - 1) * chunk_words < words <= chunks * chunk_words
+
+
 def _random_prep_and_key(rng, circuits=2, points=24):
     """A key with random query points and a prep from reference.prep.split_query, split and unsplit."""
     def query(base, count):

@@ -46,13 +46,17 @@ __host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned in
     unsigned int last = first + chunk_words < total_words ? first + chunk_words : total_words;
     const affine_t<F>* points = ec_affine<F>(bases);
     xyzz_t<F> acc = xyzz_t<F>::identity();
-    for (unsigned int w = first; w < last; ++w) {
-        unsigned int word = selected_word(row_words, w, mode, n);
-        while (word != 0) {
-            unsigned int bit = ec_lowest_bit(word);
-            word &= word - 1u;
-            acc = xyzz_add_affine(acc, points[(ec_index_t)w * WORD_BITS + bit]);
-        }
+    // One loop over the chunk's selected bits, not one loop a word: a warp's lanes then stay together for the whole
+    // chunk instead of meeting at every word, where each lane waited for the lane with the most bits (at density 1/2,
+    // about 22 steps a word for 16 additions; over a chunk of 32 words about 546 for 512).
+    unsigned int w = first;
+    unsigned int word = w < last ? selected_word(row_words, w, mode, n) : 0u;
+    for (;;) {
+        while (word == 0u && ++w < last) word = selected_word(row_words, w, mode, n);
+        if (word == 0u) break;  // no selected bit left in the chunk
+        unsigned int bit = ec_lowest_bit(word);
+        word &= word - 1u;
+        acc = xyzz_add_affine(acc, points[(ec_index_t)w * WORD_BITS + bit]);
     }
     ec_xyzz<F>(partial)[(ec_index_t)row * chunks + chunk] = acc;
 }
