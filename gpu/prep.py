@@ -62,7 +62,7 @@ def _pack_bits(bits, words: int, xp):
 
 def _classify(l0, l1, l2, l3, l4, l5, l6, l7):
     """A value's class from its 8 limbs: (== 1, neither 0 nor 1). Plain array code: numpy runs it as is; on the
-    device cupy.fuse makes it one kernel that reads each 32-byte value once (_fused)."""
+    device it is one fused kernel that reads each 32-byte value once (_fused)."""
     high_zero = (l1 | l2 | l3 | l4 | l5 | l6 | l7) == 0
     return high_zero & (l0 == 1), ~high_zero | (l0 > 1)
 
@@ -71,11 +71,13 @@ _FUSED: dict = {}
 
 
 def _fused(xp, function):
-    """``function`` as one fused kernel when ``xp`` is CuPy (compiled once, kept), else itself."""
+    """``function`` as one fused kernel when ``xp`` is CuPy (gpu.device.fused, made once and kept), else itself."""
     if xp is np:
         return function
     if function not in _FUSED:
-        _FUSED[function] = xp.fuse(function)
+        from gpu import device
+
+        _FUSED[function] = device.fused(function, f"prep: {function.__name__} (fused)")
     return _FUSED[function]
 
 
