@@ -7,9 +7,12 @@
 #        measured too (compile_*.log)
 #   ntt  bench/bench_ntt.py: the four transforms and ntt_h (default options: --sizes 24,27 --batch 1); its warm-up
 #        calls absorb compilation (not timed apart)
+#   prove  bench/bench_prove.py: the whole proof, phase by phase (default options: --log-n 20 --circuits 1 10
+#        --check); for changes to the phases outside the MSM and the NTT (prep, assemble, evaluate, ...), whose
+#        time bench_prove takes at each phase's boundary
 #
 # Usage on the device machine, after the wheel prelude:
-#   [A_COMMIT=.. B_COMMIT=..] bash bench/ab.sh msm|ntt OUT_DIR TREE_A TREE_B [options of the tool's script]
+#   [A_COMMIT=.. B_COMMIT=..] bash bench/ab.sh msm|ntt|prove OUT_DIR TREE_A TREE_B [options of the tool's script]
 #   (A_COMMIT / B_COMMIT: the commits the records name; set them: the device copy's git history is stale)
 # A tree is a checkout of this repository (e.g. `git archive BRANCH | tar -x -C wt_b` on the CPU machine, an
 # untracked folder that travels with the working tree, or a copy patched with a branch's diff on the device).
@@ -18,13 +21,14 @@
 # Measured (2026-12-03, H200): msm with its defaults 25-40 s a tree, compilation included; ntt --sizes 24,27 --batch 1
 # about 25-35 s a tree.
 set -uo pipefail
-usage="usage: ab.sh msm|ntt OUT_DIR TREE_A TREE_B [options of bench/bench_msm.py or bench/bench_ntt.py]"
+usage="usage: ab.sh msm|ntt|prove OUT_DIR TREE_A TREE_B [options of bench/bench_msm.py, bench_ntt.py or bench_prove.py]"
 [ $# -ge 4 ] || { echo "$usage" >&2; exit 2; }
 tool=$1
 case $tool in
   msm) defaults="--msm-sizes 20 24 --batch-sizes 27" ;;
   ntt) defaults="--sizes 24,27 --batch 1" ;;
-  *) echo "error: tool: '$tool' is neither msm nor ntt; $usage" >&2; exit 2 ;;
+  prove) defaults="--log-n 20 --circuits 1 10 --check" ;;
+  *) echo "error: tool: '$tool' is not msm, ntt or prove; $usage" >&2; exit 2 ;;
 esac
 script=bench/bench_$tool.py
 out=$2
@@ -47,8 +51,10 @@ for side in a b; do
     (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" --compile-only) > "$out/compile_$side.log" 2>&1 || status=1
     echo "cold compile, tree $side ($tree): $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$out/compile_$side.log"
     table=()
-  else
+  elif [ "$tool" = ntt ]; then
     table=("$out/ntt_$side.md")  # bench_ntt.py's first argument: where its table goes
+  else
+    table=()
   fi
   # shellcheck disable=SC2086  # the options are words
   (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" "${table[@]}" $options \

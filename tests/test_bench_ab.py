@@ -1,5 +1,5 @@
-"""bench/ab.sh (and bench/ab_msm.sh, its msm form) without a GPU: two stub trees whose bench/bench_msm.py or
-bench/bench_ntt.py writes given rows (as timing records made by the script's own timing_record), the comparison's
+"""bench/ab.sh (and bench/ab_msm.sh, its msm form) without a GPU: two stub trees whose bench/bench_msm.py,
+bench/bench_ntt.py or bench/bench_prove.py writes given rows (as timing records made by the script's own timing_record), the comparison's
 verdicts checked against the runs' values; the usage errors. (On the device the trees are real checkouts.)"""
 import importlib.util
 import json
@@ -77,11 +77,42 @@ def test_ab_compares_two_trees_ntt_rows_and_writes_each_table(tmp_path):
     assert (out / "ntt_a.md").read_text() == "table" and (out / "ntt_b.md").read_text() == "table"
 
 
+def _prove_tree(tmp_path: Path, name: str, prep_runs_ms: list, assemble_runs_ms: list) -> Path:
+    """A stub tree whose bench_prove.py writes one 2^20 x1 batch (bench_prove's own timing_entries): every phase at
+    10 ms but prep and assemble at the given runs."""
+    bench = _bench("prove")
+    runs = {p: [10.0, 10.01, 9.99] for p in bench.PHASES}
+    runs.update(prep=prep_runs_ms, assemble=assemble_runs_ms)
+    batch = {"fits": True, "log_n": 20, "circuits": 1, "phase_runs_ms": runs, "upload_witnesses_ms": 5.0,
+             "download_runs_ms": [0.2, 0.2, 0.2]}
+    record = bench.timing_document("bench_prove", "bench/bench_prove.py", bench.timing_entries([{"batches": [batch]}],
+                                                                                                 "seed"), ENV)
+    tree = tmp_path / name
+    (tree / "bench").mkdir(parents=True)
+    (tree / "bench" / "bench_prove.py").write_text(STUB.format(document=json.dumps({"meta": {}, "sizes": [],
+                                                                                    "timings": record})))
+    return tree
+
+
+def test_ab_compares_two_trees_whole_proofs_phase_by_phase(tmp_path):
+    """ab.sh prove: bench_prove's phases compared one by one; prep halved is faster, assemble unchanged within noise."""
+    trees = [_prove_tree(tmp_path, "a", [30.0, 30.1, 29.9], [23.3, 23.4, 23.2]),
+             _prove_tree(tmp_path, "b", [15.0, 15.1, 14.9], [23.3, 23.2, 23.4])]
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(AB), "prove", str(out), *map(str, trees)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdicts = {e["phase"]: e["verdict"] for e in json.loads((out / "compare" / "comparison.json").read_text())["rows"]
+                if e["case"] == "2^20 x1"}
+    assert verdicts["prep"] == "faster" and verdicts["assemble"] == "within noise" and verdicts["ntt_h"] == "within noise"
+    assert (out / "prove_a.json").exists() and (out / "prove_b.json").exists()
+
+
 def test_ab_refuses_an_unknown_tool(tmp_path):
     good = _tree(tmp_path, "good", [_msm("g1", 24, [1.0] * 5)])
     done = subprocess.run(["bash", str(AB), "fft", str(tmp_path / "out"), str(good), str(good)], capture_output=True,
                           text=True, timeout=30)
-    assert done.returncode == 2 and "tool: 'fft' is neither msm nor ntt" in done.stderr
+    assert done.returncode == 2 and "tool: 'fft' is not msm, ntt or prove" in done.stderr
     assert not (tmp_path / "out").exists()
 
 
