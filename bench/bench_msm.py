@@ -56,7 +56,6 @@ MS_PER_S = 1000.0
 TOOL = "bench_msm"
 
 
-
 def cuda_time_ms(run, repeats: int) -> tuple[float, list[float]]:
     """Median of ``repeats`` CUDA-event timings of run(), after WARMUP_CALLS warm-up calls."""
     import cupy

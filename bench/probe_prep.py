@@ -50,6 +50,7 @@ def porep_like_witness(circuits: int, num_aux: int, xp):
 
 
 def densities(num_aux: int):
+    """The query densities of the witness above (RESULTS_prove.md's 2^27 PoRep circuit's, drawn at random)."""
     from gpu.circuit import QueryDensity
 
     rng = np.random.default_rng(SEED + 1)
