@@ -5,10 +5,8 @@
 bench_prove times prep at its boundary (31 ms for one 2^27 circuit, bench/RESULTS_prove.md), but gpu/prep.py is a
 chain of CuPy array operations (no kernel of ours), which kernel_times.py cannot split. This times the steps that
 gpu/prep.py composes, each called alone on the same inputs with CUDA events (median of --repeats after a warm-up):
-value_classes, and for each query its split (split_query_of) and the bit packing inside it (_pack_bits), so that a
-change to prep can aim at the step that costs. Two alternatives of the same steps are timed beside them and checked
-equal to gpu/prep.py's results: the bit packing by packbits (numpy and CuPy both have it), and the value classes
-read through a uint64 view.
+value_classes, and for each query its split (split_query_of), the bit packing inside it (_pack_bits) and the gather
+of its points' classes, so that a change to prep can aim at the step that costs.
 
 Witness (vectors/porep_arrays.py's shape, synthetic): z = [1, inputs, aux], 328 public inputs, aux values 0 or 1
 except 0.1% large values below r; query densities: A over aux 99.70%, B over aux 25.40%, B over inputs only ONE.
@@ -62,34 +60,6 @@ def densities(num_aux: int):
                         b_aux=rng.random(num_aux) < B_AUX_DENSITY)
 
 
-def value_classes_u64(z_limbs, xp):
-    """value_classes through a uint64 view: two words of the high limbs a read instead of seven."""
-    shape = z_limbs.shape[:2]
-    is_zero, is_one = xp.empty(shape, dtype=bool), xp.empty(shape, dtype=bool)
-    for k in range(shape[0]):
-        words = z_limbs[k].view(xp.uint64)  # (variables, 4): limbs (0, 1), (2, 3), ...
-        high_zero = ~(words[:, 1:].any(axis=1) | (words[:, 0] >> np.uint64(32)).astype(bool))
-        low = (words[:, 0] & np.uint64(0xFFFFFFFF))
-        is_zero[k] = high_zero & (low == 0)
-        is_one[k] = high_zero & (low == 1)
-    return is_zero, is_one
-
-
-def pack_bits_packbits(bits, words: int, xp):
-    """_pack_bits by packbits: rows padded to whole words, then packed little-endian in one call."""
-    from reference.prep import WORD_BITS
-
-    padded = xp.zeros((bits.shape[0], words * WORD_BITS), dtype=bool)
-    padded[:, : bits.shape[1]] = bits
-    return xp.packbits(padded.reshape(-1), bitorder="little").view(xp.uint64).reshape(bits.shape[0], words)
-
-
-def differs(alternative: str) -> int:
-    """An alternative's result is not gpu/prep.py's: its time means nothing. One line, exit 1, no JSON."""
-    print(f"error: {alternative}: its result differs from gpu/prep.py's", file=sys.stderr)
-    return 1
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -119,20 +89,14 @@ def main() -> int:
 
     timed("prep (whole phase)", lambda: gpu_prep.prep(z, NUM_INPUTS, num_aux, density, variables))
     timed("value_classes", lambda: gpu_prep.value_classes(z))
-    timed("value_classes, uint64 view", lambda: value_classes_u64(z, cupy))
     classes = gpu_prep.value_classes(z)
-    if not all(bool((a == b).all()) for a, b in zip(classes, value_classes_u64(z, cupy))):
-        return differs("value_classes, uint64 view")
     for query, index in variables.items():
         timed(f"split {query} ({index.size} points)",
               lambda: gpu_prep.split_query_of(z, index, NUM_INPUTS, classes))
-        bits = classes[1][:, index] & ~(index < NUM_INPUTS)[None, :]
+        bits = classes.is_one[:, index] & ~(index < NUM_INPUTS)[None, :]
         words = -(-int(index.size) // WORD_BITS)
         timed(f"  _pack_bits {query}", lambda: gpu_prep._pack_bits(bits, words, cupy))
-        timed(f"  packbits {query}", lambda: pack_bits_packbits(bits, words, cupy))
-        if not bool((gpu_prep._pack_bits(bits, words, cupy) == pack_bits_packbits(bits, words, cupy)).all()):
-            return differs(f"packbits {query}")
-        timed(f"  gather is_one[:, index] {query}", lambda: classes[1][:, index])
+        timed(f"  gather is_one[:, index] {query}", lambda: classes.is_one[:, index])
     record = {"environment": timing_environment(with_gpu=True), "log2": args.log2, "circuits": args.circuits,
               "num_aux": num_aux, "rows": rows}
     if args.json:

@@ -4,7 +4,7 @@ The formula is stated once, in reference/assemble.py's module docstring (the nor
 cites it): its paper form of A, B, B_G1 and C, with each query's sum taken as batch + tail (the coefficient lists
 in ``assemble`` below). Each of A, B_G1, C (G1) and B (G2) is one row of the ``linear_combination`` kernel
 (gpu/kernels/assemble.cu: a shared double-and-add ladder over all the row's scalars), one thread a row, all
-circuits in one launch: A and B_G1 together first, then C (which uses them), and B in G2.
+circuits in one launch: A and B_G1 together first, then C (which uses them); B in G2 on a side stream beside them.
 
 Measured on an H200 before this module existed: the reference's function with py_ecc took ~68 ms a circuit (about six 255-bit scalar
 multiplications in Python), the device takes a few milliseconds for any number of circuits. Group
@@ -27,17 +27,17 @@ from .points import G1_GROUP, G2_GROUP, Group, backend, download_points, launch,
 ASSEMBLE_KERNELS = "assemble.cu"
 
 
-def linear_combinations(points, scalars: list[list[int]], group: Group):
-    """(rows, affine_words) device array: row k = sum_t scalars[k][t] * points[k, t].
+def linear_combinations(points, scalars: list[list[int]], group: Group, out=None):
+    """(rows, affine_words) device array: row k = sum_t scalars[k][t] * points[k, t], queued (the caller checks).
 
-    ``points``: device array (rows, terms, affine_words); ``scalars``: rows x terms ints in [0, r)."""
+    ``points``: device array (rows, terms, affine_words); ``scalars``: rows x terms ints in [0, r); ``out``: where
+    to write (allocated here if None)."""
     xp = backend().xp
     rows, terms = int(points.shape[0]), int(points.shape[1])
     limbs = ints_to_limbs([k for row in scalars for k in row], FR, "assemble scalars").reshape(rows, terms, FR.num_limbs)
-    out = xp.zeros((rows, group.affine_words), dtype=xp.uint32)
+    out = xp.zeros((rows, group.affine_words), dtype=xp.uint32) if out is None else out
     launch(group.module(ASSEMBLE_KERNELS), group.kernel("linear_combination"), rows, xp.ascontiguousarray(points),
            xp.asarray(limbs), u32(terms), u32(rows), out)
-    backend().check(f"assemble: {rows} {group.name.upper()} linear combinations")
     return out
 
 
@@ -74,15 +74,21 @@ def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) 
     beta_2, delta_2 = g2[0], g2[1]
     rs = [(r % R, s % R) for r, s in randomness]
     circuits = len(rs)
-    # A and B_G1 share one launch (their rows side by side): each row is a serial ladder, so one launch of twice
-    # the rows costs what one of them did.
+    # Each row is one thread's serial ladder, so the phase takes as long as its longest chain of launches. B (G2,
+    # an Fq2 step costs about three Fq ones) needs nothing the G1 rows compute: it runs on a side stream beside them.
+    b = xp.zeros((circuits, G2_GROUP.affine_words), dtype=xp.uint32)  # outlives the side stream: allocated here
+    with backend().side_stream() as join_b:
+        linear_combinations(_rows(beta_2, batch["b_g2"], tail["b_g2"], delta_2), [[1, 1, 1, s] for _, s in rs], G2_GROUP,
+                            out=b)
+    # A and B_G1 share one launch (their rows side by side): one launch of twice the rows costs what one of them did.
     a_and_b_1 = linear_combinations(
         xp.concatenate([_rows(alpha_1, batch["a"], tail["a"], delta_1), _rows(beta_1, batch["b_g1"], tail["b_g1"], delta_1)]),
         [[1, 1, 1, r] for r, _ in rs] + [[1, 1, 1, s] for _, s in rs], G1_GROUP)
     a, b_1 = a_and_b_1[:circuits], a_and_b_1[circuits:]
     c = linear_combinations(_rows(batch["l"], tail["l"], h, a, b_1, delta_1),
                             [[1, 1, 1, s, r, (-r * s) % R] for r, s in rs], G1_GROUP)
-    b = linear_combinations(_rows(beta_2, batch["b_g2"], tail["b_g2"], delta_2), [[1, 1, 1, s] for _, s in rs], G2_GROUP)
+    join_b()
+    backend().check(f"assemble: {circuits} circuit(s)")  # before any result is handed back
     return DeviceProofs(a=a, b=b, c=c)
 
 

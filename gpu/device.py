@@ -199,6 +199,27 @@ def launch_check(what: str, sync: bool | None = None) -> None:
         raise GpuKernelError(f"{what}: CUDA driver error {exc}") from exc
 
 
+def fused(function, what: str):
+    """``function``, plain array code that numpy runs as is, as one CuPy kernel (cupy.fuse: compiled at its first
+    call, kept by CuPy). Each call is recorded (record_launches, under ``what``) and checked as launch() does: with
+    load_module and compile_source, the one place gpu/ builds kernels."""
+    import cupy
+
+    kernel = cupy.fuse(function)
+
+    def run(*args):
+        if _launches is not None:
+            _launches.add(("", what))
+        try:
+            out = kernel(*args)
+        except Exception as exc:
+            raise GpuKernelError(f"{what}: launch failed: {exc}") from exc
+        launch_check(what)
+        return out
+
+    return run
+
+
 def record_launches() -> set[tuple[str, str]]:
     """Start recording every launch() from now on (conformance --coverage); returns the live set of
     (source, name): ``source`` is the module's source text (``RawModule.get_function`` hands it to

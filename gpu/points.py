@@ -88,7 +88,10 @@ class Backend:
     the device and raises GpuKernelError, naming ``what``, on any CUDA error of the work so far;
     ``reserve(bytes, what)`` raises GpuMemoryError if that much device memory is not free;
     ``address(array)`` is the address a kernel reads the array at (for tables of arrays, as the
-    MSM's job table, gpu/msm.py _job_table)."""
+    MSM's job table, gpu/msm.py _job_table); ``side_stream()`` is a context for launches that may run
+    at the same time as those queued after it: it yields ``join``, which makes the work queued after
+    the call wait for them (_cupy_side_stream); on the host, where launches run one after another,
+    both do nothing."""
 
     xp: Any
     load: Callable[[str, tuple], Any]
@@ -96,9 +99,37 @@ class Backend:
     check: Callable[[str], None]
     reserve: Callable[[int, str], None]
     address: Callable[[Any], int]
+    side_stream: Callable[[], Any] = lambda: contextlib.nullcontext(lambda: None)
 
 
 _override: list[Backend] = []
+
+
+@functools.lru_cache(maxsize=None)
+def _side_stream(device_id: int):
+    """One non-blocking stream a device, kept: CuPy's memory pool keeps freed blocks per stream, so a stream made anew
+    on every call would strand its blocks."""
+    import cupy
+
+    with cupy.cuda.Device(device_id):
+        return cupy.cuda.Stream(non_blocking=True)
+
+
+@contextlib.contextmanager
+def _cupy_side_stream():
+    """Launches inside run on the side stream, after everything the current stream has queued so far, while the
+    current stream goes on with what is queued after the context. The context yields ``join``: calling it makes the
+    current stream wait (on the device, not the host) for the side launches, so what is queued after it sees their
+    results (call it after the context). Arrays that outlive the context must be allocated before it, on the current stream: a block that CuPy's
+    pool returns to the side stream may be handed out there again while the current stream still reads it."""
+    import cupy
+
+    main, side = cupy.cuda.get_current_stream(), _side_stream(cupy.cuda.Device().id)
+    side.wait_event(main.record())
+    finished = []
+    with side:
+        yield lambda: main.wait_event(finished[0])
+    finished.append(side.record())
 
 
 @functools.lru_cache(maxsize=1)
@@ -115,6 +146,7 @@ def _cupy_backend() -> Backend:
         check=lambda what: device.launch_check(what, sync=True),
         reserve=device.check_free_memory,
         address=lambda array: array.data.ptr,
+        side_stream=_cupy_side_stream,
     )
 
 

@@ -52,26 +52,56 @@ def split_query(scalars, is_input) -> DeviceSplit:
 
 
 def _pack_bits(bits, words: int, xp):
-    """(circuits, points) bool -> (circuits, words) uint64, little-endian bit order within each word."""
-    padded = xp.zeros((bits.shape[0], words * WORD_BITS), dtype=xp.uint8)
+    """(circuits, points) bool -> (circuits, words) uint64, little-endian bit order within each word: each row padded
+    to whole words, then all rows packed in one call (packbits has no axis argument in CuPy; whole words per row keep
+    the rows apart)."""
+    padded = xp.zeros((bits.shape[0], words * WORD_BITS), dtype=bool)
     padded[:, : bits.shape[1]] = bits
-    # Byte k holds bits 8k..8k+7, bit j at weight 2^j (CuPy's packbits has no axis argument, so pack by hand).
-    weights = xp.asarray(np.array([1 << j for j in range(8)], dtype=np.uint8))
-    packed = (padded.reshape(bits.shape[0], -1, 8) * weights).sum(axis=2, dtype=xp.uint8)
-    return xp.ascontiguousarray(packed).view(xp.uint64).reshape(bits.shape[0], words)
+    return xp.packbits(padded.reshape(-1), bitorder="little").view(xp.uint64).reshape(bits.shape[0], words)
 
 
-def value_classes(z_limbs):
-    """(is_zero, is_one): (circuits, variables) bool arrays of which witness values are 0 and which are 1,
-    one circuit at a time so that the temporaries stay at one circuit's size."""
+def _classify(l0, l1, l2, l3, l4, l5, l6, l7):
+    """A value's class from its 8 limbs: (== 1, neither 0 nor 1). Plain array code: numpy runs it as is; on the
+    device it is one fused kernel that reads each 32-byte value once (_fused)."""
+    high_zero = (l1 | l2 | l3 | l4 | l5 | l6 | l7) == 0
+    return high_zero & (l0 == 1), ~high_zero | (l0 > 1)
+
+
+_FUSED: dict = {}
+
+
+def _fused(xp, function):
+    """``function`` as one fused kernel when ``xp`` is CuPy (gpu.device.fused, made once and kept), else itself."""
+    if xp is np:
+        return function
+    if function not in _FUSED:
+        from gpu import device
+
+        _FUSED[function] = device.fused(function, f"prep: {function.__name__} (fused)")
+    return _FUSED[function]
+
+
+@dataclass
+class ValueClasses:
+    """What the split decisions read of a witness: ``is_one`` (circuits, variables) bool, whose values are exactly 1;
+    ``tail_any`` (variables,) bool, where some circuit's value is neither 0 nor 1."""
+
+    is_one: object
+    tail_any: object
+
+
+def value_classes(z_limbs) -> ValueClasses:
+    """The classes of every witness value, one circuit at a time so that the temporaries stay at one circuit's size."""
     xp = _array_module(z_limbs)
+    classify = _fused(xp, _classify)
     shape = z_limbs.shape[:2]
-    is_zero, is_one = xp.empty(shape, dtype=bool), xp.empty(shape, dtype=bool)
+    is_one = xp.empty(shape, dtype=bool)
+    tail_any = xp.zeros(shape[1], dtype=bool)
     for k in range(shape[0]):
-        high_zero = ~z_limbs[k, :, 1:].any(axis=1)
-        is_zero[k] = high_zero & (z_limbs[k, :, 0] == 0)
-        is_one[k] = high_zero & (z_limbs[k, :, 0] == 1)
-    return is_zero, is_one
+        one, other = classify(*(z_limbs[k, :, j] for j in range(z_limbs.shape[2])))
+        is_one[k] = one
+        tail_any |= other
+    return ValueClasses(is_one=is_one, tail_any=tail_any)
 
 
 def split_query_of(z_limbs, variables, num_inputs: int, classes) -> DeviceSplit:
@@ -85,10 +115,9 @@ def _split(z_limbs, index, is_input, classes) -> DeviceSplit:
     """The split of the query whose point i has scalar z_limbs[:, index[i]] (reference/prep.py's rules);
     ``classes`` = value_classes(z_limbs), ``is_input`` (points,) bool."""
     xp = _array_module(z_limbs)
-    is_zero, is_one = classes
     num_circuits, num_points = z_limbs.shape[0], int(index.size)
-    one = is_one[:, index]
-    tail_mask = is_input | (~is_zero[:, index] & ~one).any(axis=0)
+    one = classes.is_one[:, index]
+    tail_mask = is_input | classes.tail_any[index]
     tail_indices = xp.flatnonzero(tail_mask).astype(xp.int64)
     words = -(-num_points // WORD_BITS)
     if 2 * int(tail_indices.size) > num_points:

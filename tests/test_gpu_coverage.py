@@ -112,8 +112,8 @@ def test_launches_map_to_the_file_that_defines_the_kernel():
 
 
 def test_no_gpu_module_but_device_builds_kernels_itself():
-    """Every kernel comes from device.load_module / compile_source and runs through device.launch, the
-    one place launches are recorded: no other module of gpu/ makes CuPy kernels of its own."""
+    """Every kernel comes from device.load_module / compile_source (run through device.launch) or device.fused
+    (which records its calls the same way): no other module of gpu/ makes CuPy kernels of its own."""
     builders = ("RawModule(", "RawKernel(", "ElementwiseKernel(", "ReductionKernel(", "cupy.fuse", "@fuse")
     offenders = [
         f"{path.name}: {b}" for path in sorted((REPO_ROOT / "gpu").glob("*.py")) if path.name != "device.py"

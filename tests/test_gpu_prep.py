@@ -1,6 +1,7 @@
 """gpu/prep.py's vectorised split equals reference/prep.py's, element for element (numpy path, no GPU needed;
 the same code runs on CuPy arrays on the device)."""
 import json
+import random
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ from reference.field import R
 from reference.prep import prep as reference_prep
 from reference.r1cs import Density
 from vectors.bundled import DATA_DIR
+
+SEED = 20261204
 
 
 def _z_limbs(zs):
@@ -63,3 +66,24 @@ def test_matches_reference_on_random_splits(case):
     )
     zs = [[1, *[rng.randrange(R) for _ in range(num_inputs - 1)], *aux] for aux in aux_rows]
     assert to_reference(gpu_prep(_z_limbs(zs), num_inputs, num_aux, density)) == reference_prep(zs, num_inputs, num_aux, density)
+
+
+@pytest.mark.gpu
+def test_device_prep_equals_the_numpy_path_with_its_fused_classes():
+    """On the device the value classes are one fused kernel (gpu.device.fused); the same function runs on numpy in
+    the tests above. A witness of 0/1 values with every class of large value (a high limb set, low limb 2, r - 1),
+    three circuits, every query split: the device's splits equal the numpy path's."""
+    import cupy
+
+    rng = random.Random(SEED)
+    num_inputs, num_aux = 5, 4000
+    values = [0, 1, 2, R - 1, 1 << 64, 1 << 254, (1 << 32) + 1]
+    zs = [[1, *[rng.randrange(R) for _ in range(num_inputs - 1)],
+           *[rng.choice(values) if rng.random() < 0.01 else rng.randrange(2) for _ in range(num_aux)]] for _ in range(3)]
+    density = Density(a_aux=tuple(rng.random() < 0.997 for _ in range(num_aux)),
+                      b_input=tuple([True] + [False] * (num_inputs - 1)),
+                      b_aux=tuple(rng.random() < 0.25 for _ in range(num_aux)))
+    host = _z_limbs(zs)
+    on_host = to_reference(gpu_prep(host, num_inputs, num_aux, density))
+    assert to_reference(gpu_prep(cupy.asarray(host), num_inputs, num_aux, density)) == on_host
+    assert on_host == reference_prep(zs, num_inputs, num_aux, density)

@@ -129,8 +129,8 @@ FIELD_UNROLL
                 int jj = low + ((e & (half - 1)) << low_log);
                 // w^0 = 1: no product. Always so in the span-1 stage (lm = 1). In a pass's last group low_log = 0, so
                 // low = 0 in every thread, and jj = 0 exactly for the e with no bits below half: the whole warp skips
-                // those products (3 of the 8 a group of 8 elements made at STAGES = 3). Elsewhere jj = 0 only in some lanes, which then
-                // wait: no gain, no loss.
+                // those products (3 of the 8 a group of 8 elements made at STAGES = 3). Elsewhere jj = 0 only in
+                // some lanes, which then wait: no gain, no loss.
                 if (lm > 1 && jj != 0) diff = diff * roots[jj << (MAX_LOG_RADIX - lm)];
                 x[e] = a + b;
                 x[e + half] = diff;
