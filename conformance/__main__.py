@@ -354,7 +354,7 @@ def _faults(args) -> int:
     for fault in FAULTS.values():
         print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
     for fault in GPU_FAULTS.values():
-        print(f"{fault.name:<38} {fault.phase:<12} {fault.path}: {fault.description} (--gpu-table)")
+        print(f"{fault.name:<38} {' or '.join(fault.phases):<18} {fault.path}: {fault.description} (--gpu-table)")
     return EXIT_OK
 
 

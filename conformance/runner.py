@@ -217,39 +217,64 @@ def check_prover(problem: Problem, backends: list[Backend], phases=PHASES, prefe
 
 
 def _prover_runs(backend: Backend, problem: Problem, repeat: int):
-    """The backend's prover runs (ProverRun), or a BackendResult that stands for every phase."""
+    """The backend's prover runs (ProverRun), up to and including the first that raised; or a BackendResult that
+    stands for every phase. No run follows a failed one: a CUDA error such as an illegal address is sticky (every
+    later call of the process fails with it), so a later run would fail at its first phase and say nothing about it."""
     runs = []
-    for k in range(1 if backend.deterministic else max(1, repeat)):
+    for k in range(_planned_runs(backend, repeat)):
         try:
             runs.append(backend.run_prover(problem, k))
         except PhaseNotImplemented as exc:
             return BackendResult(NOT_IMPLEMENTED, message=str(exc))
         except Exception as exc:  # a failure, never a silent pass
             return BackendResult(ERROR, message=_describe_error(exc))
+        if runs[-1].error is not None:
+            break
     return runs
 
 
+def _planned_runs(backend: Backend, repeat: int) -> int:
+    return 1 if backend.deterministic else max(1, repeat)
+
+
+def _stopped_in(run) -> str | None:
+    """The phase a run that raised stopped in: the first of the prover's order whose output it did not capture."""
+    return next((p for p in PROVER_ORDER if p not in run.outputs), None) if run.error else None
+
+
 def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: int, verified: dict) -> dict:
-    """{phase: BackendResult} of one backend in prover mode (check_prover)."""
+    """{phase: BackendResult} of one backend in prover mode (check_prover).
+
+    Run 1 is judged phase by phase; if it raised, that is an error on the phase it stopped in (_blamed_phase: an
+    error after its last phase is never dropped) and the phases after it are skipped. A repeated run must give
+    run 1's outputs (_prover_drift); a repeated run that raised is one failure, on the phase it stopped in
+    (_blamed_phase), and its other outputs are not compared: with one circuit at a time, the phases before the stop
+    hold only the circuits done before it."""
     runs = _prover_runs(backend, problem, repeat)
     if isinstance(runs, BackendResult):
         return {phase: dataclasses.replace(runs) for phase in results}
     first, outcomes, own = runs[0], {}, {}
-    stopped = next((p for p in PROVER_ORDER if p not in first.outputs), None) if first.error else None
+    stopped = _stopped_in(first)
+    first_blamed = _blamed_phase(stopped, results) if first.error else None
+    failed = next((k for k, run in enumerate(runs[1:], start=2) if run.error), None)
+    blamed = _blamed_phase(_stopped_in(runs[failed - 1]), results) if failed else None
+    complete = runs[:-1] if failed else runs  # a run that raised is the last (_prover_runs)
+    planned = _planned_runs(backend, repeat)
     for phase in (p for p in PHASES if p in results):
+        if phase == first_blamed:
+            outcomes[phase] = BackendResult(ERROR, message=_run_error(first), input_source="own")
+            continue
         if phase not in first.outputs:
-            if phase == stopped:
-                outcomes[phase] = BackendResult(ERROR, message=_describe_error(first.error), input_source="own")
-            elif first.error:
+            if first.error:
                 outcomes[phase] = BackendResult(SKIPPED, message=f"the prover stopped in {stopped}", input_source="own")
             else:
                 outcomes[phase] = BackendResult(NOT_IMPLEMENTED, message=f"{backend.name}'s prover captured no {phase} output")
             continue
         output = first.outputs[phase]
         own[phase] = output
-        seconds = [r.seconds[phase] for r in runs if phase in r.seconds]
+        seconds = [r.seconds[phase] for r in complete if phase in r.seconds]
         timing = dict(seconds=min(seconds) if seconds else None, timing=first.timing, input_source="own")
-        drift = _prover_drift(phase, runs)
+        drift = _failed_run(phase, runs, failed, planned) if phase == blamed else _prover_drift(phase, complete, planned)
         if drift is not None:
             outcomes[phase] = BackendResult(FAIL, mismatch=drift[0], message=drift[1], **timing)
             continue
@@ -263,18 +288,42 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
     return outcomes
 
 
-def _prover_drift(phase: str, runs) -> tuple[Mismatch, str] | None:
-    """The first repeated run whose ``phase`` output differs from run 1's (or that did not reach the phase)."""
+def _blamed_phase(stopped: str | None, results: dict) -> str | None:
+    """Where a run's failure is reported: the phase it stopped in (_stopped_in), or, when that phase is not among
+    those judged or the run raised after its last phase (None), the next judged one in the prover's order, else the
+    last judged one: a run that raised is never dropped."""
+    judged = [p for p in PROVER_ORDER if p in results]
+    if stopped is None or not judged:
+        return judged[-1] if judged else None
+    later = [p for p in judged if PROVER_ORDER.index(p) >= PROVER_ORDER.index(stopped)]
+    return later[0] if later else judged[-1]
+
+
+def _failed_run(phase: str, runs, failed: int, planned: int) -> tuple[Mismatch, str]:
+    """Repeated run ``failed`` (1-based) raised: its error, as the outcome of ``phase``."""
+    run = runs[failed - 1]
+    how = f" ({run.label})" if run.label else ""
+    error = _describe_error(run.error)
+    where = _stopped_in(run) or "its end (after its last phase)"
+    return (Mismatch(phase, None, f"run {failed}{how}", None, "an output", error),
+            f"run {failed} of {planned}{how} failed in {where}: {error}")
+
+
+def _run_error(run) -> str:
+    """A run's error as an outcome's message; one raised after the last phase says so."""
+    error = _describe_error(run.error)
+    return error if _stopped_in(run) else f"the prover raised after its last phase: {error}"
+
+
+def _prover_drift(phase: str, runs, planned: int) -> tuple[Mismatch, str] | None:
+    """The first repeated run (all of ``runs`` completed) whose ``phase`` output differs from run 1's."""
     first = runs[0]
     for k, again in enumerate(runs[1:], start=2):
         how = f" ({again.label})" if again.label else ""
-        if phase not in again.outputs:
-            error = _describe_error(again.error) if again.error else "no output"
-            return Mismatch(phase, None, f"run {k}{how}", None, "an output", error), f"run {k} of {len(runs)}{how} failed: {error}"
         drift = first_difference(phase, first.outputs[phase], again.outputs[phase])
         if drift is not None:
             mismatch = dataclasses.replace(drift, query=f"{drift.query} (run {k}{how} vs run 1)")
-            return mismatch, f"run {k} of {len(runs)}{how} differs from run 1"
+            return mismatch, f"run {k} of {planned}{how} differs from run 1"
     return None
 
 

@@ -155,7 +155,7 @@ def test_every_gpu_fault_patch_applies_once_and_changes_the_code():
     for fault in GPU_FAULTS.values():
         text = (REPO_ROOT / fault.path).read_text()
         assert fault.path.startswith("gpu/") and patch_text(text, fault) != text
-        assert fault.phase in PHASES and fault.vectors
+        assert set(fault.phases) <= set(PHASES) and fault.phases and fault.vectors
 
 
 def test_the_patched_copy_is_the_gpu_package_a_run_imports_and_the_repository_stays_clean():
@@ -191,7 +191,8 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
                   "expected": "an output", "actual": "CudaError"}
     document = {"vectors": [{"id": "c", "phases": [{"phase": "msm_h", "backends": {"gpu": {"status": "fail", "mismatch": failed_run}}}]}]}
     assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time)")
-    rows = [FaultRow("f", "ntt_h", "v", True, "ntt_h", ""), FaultRow("g", "msm_h", "v", True, "tail_msm", ""),
-            FaultRow("none (clean copy)", "-", "v", False, None, "")]
-    assert [row.ok for row in rows] == [True, False, True]
+    rows = [FaultRow("f", ("ntt_h",), "v", True, "ntt_h", ""), FaultRow("g", ("msm_h",), "v", True, "tail_msm", ""),
+            FaultRow("none (clean copy)", (), "v", False, None, ""), FaultRow("race", ("msm_h", "tail_msm"), "v", True, "tail_msm", ""),
+            FaultRow("race", ("msm_h", "tail_msm"), "v", True, "evaluate", ""), FaultRow("h", ("ntt_h",), "v", False, None, "")]
+    assert [row.ok for row in rows] == [True, False, True, True, False, False]
     assert "| g | v | yes | tail_msm | msm_h | **NO** |" in gpu_fault_table(rows, "test device")

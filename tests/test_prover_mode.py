@@ -56,6 +56,75 @@ def test_a_prover_that_differs_between_runs_fails_even_when_its_first_run_is_rig
     assert outcome.status == FAIL and "run 2 of 2" in outcome.message and "run 2 vs run 1" in outcome.mismatch.query
 
 
+class _ScriptedGpuLike(ReferenceBackend):
+    """A non-deterministic backend (as the GPU is) whose prover runs replay the reference's outputs, cut where each
+    scripted run raised: ``script[k]`` = (phases captured, circuits captured per phase or None for all, error)."""
+
+    name = "scripted"
+    deterministic = False
+
+    def __init__(self, script):
+        self.script, self.calls = script, 0
+
+    def run_prover(self, problem, run_index=0):
+        from conformance.backends.base import ProverRun
+
+        self.calls += 1
+        phases, circuits, error = self.script[run_index]
+        outputs = _reference_outputs(problem)
+        cut = {p: outputs[p] if p == "prep" or circuits is None else outputs[p][:circuits] for p in phases}
+        return ProverRun(outputs=cut, label="one circuit at a time" if run_index % 2 else "", error=error)
+
+
+_REFERENCE_OUTPUTS: dict = {}
+
+
+def _reference_outputs(problem):
+    """The reference prover's outputs, once per problem (_problem keeps each problem, so its id stays its own)."""
+    if id(problem) not in _REFERENCE_OUTPUTS:
+        _REFERENCE_OUTPUTS[id(problem)] = ReferenceBackend().run_prover(problem).outputs
+    return _REFERENCE_OUTPUTS[id(problem)]
+
+
+def test_a_run_that_raised_is_named_where_it_stopped_and_ends_the_repeats():
+    """Run 1 stops in tail_msm with an illegal address, which CUDA keeps (sticky): a second run would fail before
+    evaluate. The failure is tail_msm's, and no run follows it."""
+    from conformance.phases import PROVER_ORDER
+
+    before_tail = PROVER_ORDER[: PROVER_ORDER.index("tail_msm")]
+    backend = _ScriptedGpuLike([(before_tail, None, RuntimeError("cudaErrorIllegalAddress")),
+                                ((), None, RuntimeError("cudaErrorIllegalAddress (sticky)"))])
+    result = check_vector(_problem(SMALL), [backend], mode="prover", repeat=2)
+    statuses = _statuses(result, backend.name)
+    assert backend.calls == 1
+    assert next(p for p in PHASES if statuses[p] != PASS) == "tail_msm" and statuses["tail_msm"] == ERROR
+    assert "cudaErrorIllegalAddress" in result.phases[PHASES.index("tail_msm")].backends[backend.name].message
+    assert statuses["assemble"] == "skipped"
+
+
+def test_a_repeated_run_that_raised_is_named_where_it_stopped_not_where_its_partial_outputs_end():
+    """Run 2 puts one circuit at a time through evaluate -> ntt_h -> msm_h and raises in msm_h of the first:
+    evaluate and ntt_h hold one circuit of four. The failure is msm_h's; the partial outputs are not differences."""
+    two_phases = ("prep", "evaluate", "ntt_h")
+    backend = _ScriptedGpuLike([(PHASES, None, None), (two_phases, 1, RuntimeError("boom"))])
+    result = check_vector(_problem(MULTI), [backend], mode="prover", repeat=2)
+    statuses = _statuses(result, backend.name)
+    assert len(_reference_outputs(_problem(MULTI))["evaluate"]) == 4
+    assert statuses == {**{p: PASS for p in PHASES}, "msm_h": FAIL}
+    outcome = result.phases[PHASES.index("msm_h")].backends[backend.name]
+    assert outcome.message.startswith("run 2 of 2 (one circuit at a time) failed in msm_h: RuntimeError: boom")
+
+
+def test_an_error_after_the_last_phase_is_an_error_not_a_pass():
+    """Every phase captured, then the prover raised (e.g. the final device check): never a silent pass."""
+    backend = _ScriptedGpuLike([(PHASES, None, RuntimeError("late kernel failure"))])
+    result = check_vector(_problem(SMALL), [backend], mode="prover", repeat=1)
+    statuses = _statuses(result, backend.name)
+    assert statuses == {**{p: PASS for p in PHASES}, "assemble": ERROR}
+    message = result.phases[PHASES.index("assemble")].backends[backend.name].message
+    assert message.startswith("the prover raised after its last phase: RuntimeError: late kernel failure")
+
+
 def test_command_line_prover_mode(tmp_path, capsys):
     assert main(["run", str(SMALL), "--backends", "reference", "--mode", "prover", "--report", str(tmp_path), "--quiet"]) == 0
     assert "porep-log05 [prover]" in capsys.readouterr().out
