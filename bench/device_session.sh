@@ -6,7 +6,7 @@
 #           gate report conformance/reports/gpu-latest.{json,md}; then the whole GPU prover's per-phase breakdown
 #           on the largest bundled vector                                            -> conformance.log, gpu-latest.*
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
-#           written to conformance/reports/faults-gpu.md                                 -> faults-gpu.md, faults.log
+#           written to conformance/reports/faults-gpu.md              -> faults-gpu.md, faults-gpu-reports/, faults.log
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
 #   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
@@ -37,6 +37,7 @@ for step in $steps; do
     faults)
       python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md > "$out/faults.log" 2>&1 || status=1
       cp conformance/reports/faults-gpu.md "$out/faults-gpu.md"
+      cp -r conformance/reports/faults-gpu-reports "$out/" 2>/dev/null
       cat "$out/faults-gpu.md"
       ;;
     slow)

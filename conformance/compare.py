@@ -28,6 +28,10 @@ PROOF_ELEMENTS = (("a", "g1"), ("b", "g2"), ("c", "g1"))
 QUERY_GROUPS = {"l": "g1", "a": "g1", "b_g1": "g1", "b_g2": "g2"}
 
 
+FAILED_RUN = "an output"
+"""Mismatch.expected of a repeated run that raised (conformance/runner.py _failed_run); its ``actual`` is the error."""
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """The first element where an output differs from the judge's value."""

@@ -502,7 +502,7 @@ def _first_gpu_failure(document: dict) -> tuple[str | None, str]:
     """(phase, 'vector phase: location') of the GPU backend's first failing phase in the report, or (None, '')."""
     from reference.prover import PHASES
 
-    from .compare import Mismatch
+    from .compare import FAILED_RUN, Mismatch
 
     for vector in document.get("vectors", []):
         by_phase = {p["phase"]: p["backends"].get("gpu", {}) for p in vector["phases"]}
@@ -511,6 +511,8 @@ def _first_gpu_failure(document: dict) -> tuple[str | None, str]:
             if outcome.get("status") in ("fail", "error"):
                 mismatch = outcome.get("mismatch")
                 where = Mismatch.from_json(mismatch).location() if mismatch else (outcome.get("message") or "")[:120]
+                if mismatch and mismatch.get("expected") == FAILED_RUN:  # a run that raised: say what it raised
+                    where += f": {str(mismatch.get('actual'))[:120]}"
                 return phase, f"{vector['id']}: {where}"
     return None, ""
 
@@ -575,18 +577,26 @@ def _device_name() -> str:
 
 
 def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: None) -> bool:
-    """Run the clean copy and every GPU fault (or those named), write the table to ``path``; True if all as expected."""
-    import tempfile
+    """Run the clean copy and every GPU fault (or those named), write the table to ``path``; True if all as expected.
+
+    The table is rewritten after each run, saying how many are still to come until the last is in, so a run cut off
+    (a device call's time limit) keeps what it measured; each run's conformance report stays beside the table, in
+    ``<table name>-reports/<fault>/`` (report.json, report.md: the full error texts the table shortens)."""
     from pathlib import Path
 
-    faults = [None] + [GPU_FAULTS[n] for n in (names or GPU_FAULTS)]
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="gpu-fault-reports-") as work:
-        for fault in faults:
-            rows.append(run_gpu_fault(fault, Path(work), say=say))
-            say(f"  -> caught: {rows[-1].caught}, named: {rows[-1].named}, as expected: {rows[-1].ok}")
     from .timing import commit
 
+    faults = [None] + [GPU_FAULTS[n] for n in (names or GPU_FAULTS)]
+    reports = Path(path).with_name(Path(path).stem + "-reports")
+    reports.mkdir(parents=True, exist_ok=True)
     measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
-    Path(path).write_text(gpu_fault_table(rows, _device_name(), measured))
+    rows = []
+    for fault in faults:
+        rows.append(run_gpu_fault(fault, reports, say=say))
+        say(f"  -> caught: {rows[-1].caught}, named: {rows[-1].named}, as expected: {rows[-1].ok}")
+        table = gpu_fault_table(rows, _device_name(), measured)
+        if len(rows) < len(faults):
+            table += f"\n**Incomplete**: {len(rows)} of {len(faults)} runs done; still to come: " + ", ".join(
+                f.name for f in faults[len(rows):]) + ".\n"
+        Path(path).write_text(table)
     return all(row.ok for row in rows)

@@ -19,7 +19,7 @@ from reference.prover import PHASES
 
 from . import oracles
 from .backends.base import Backend, PhaseNotImplemented
-from .compare import Mismatch, first_difference
+from .compare import FAILED_RUN, Mismatch, first_difference
 from .phases import PROVER, PROVER_ORDER, Problem, expected_output, plan_inputs
 
 PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE = (
@@ -305,7 +305,7 @@ def _failed_run(phase: str, runs, failed: int, planned: int) -> tuple[Mismatch, 
     how = f" ({run.label})" if run.label else ""
     error = _describe_error(run.error)
     where = _stopped_in(run) or "its end (after its last phase)"
-    return (Mismatch(phase, None, f"run {failed}{how}", None, "an output", error),
+    return (Mismatch(phase, None, f"run {failed}{how}", None, FAILED_RUN, error),
             f"run {failed} of {planned}{how} failed in {where}: {error}")
 
 

@@ -190,9 +190,41 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
     failed_run = {"phase": "msm_h", "circuit": None, "query": "run 2 (one circuit at a time)", "index": None,
                   "expected": "an output", "actual": "CudaError"}
     document = {"vectors": [{"id": "c", "phases": [{"phase": "msm_h", "backends": {"gpu": {"status": "fail", "mismatch": failed_run}}}]}]}
-    assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time)")
+    assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time): CudaError")
     rows = [FaultRow("f", ("ntt_h",), "v", True, "ntt_h", ""), FaultRow("g", ("msm_h",), "v", True, "tail_msm", ""),
             FaultRow("none (clean copy)", (), "v", False, None, ""), FaultRow("race", ("msm_h", "tail_msm"), "v", True, "tail_msm", ""),
             FaultRow("race", ("msm_h", "tail_msm"), "v", True, "evaluate", ""), FaultRow("h", ("ntt_h",), "v", False, None, "")]
     assert [row.ok for row in rows] == [True, False, True, True, False, False]
     assert "| g | v | yes | tail_msm | msm_h | **NO** |" in gpu_fault_table(rows, "test device")
+
+
+def test_gpu_fault_table_is_written_after_each_run_and_keeps_the_reports(tmp_path, monkeypatch):
+    """A run cut off after its first fault (a device call's time limit) leaves the table of what was measured, marked
+    incomplete, and each run's report beside it; a whole run leaves the table unmarked."""
+    from conformance import faults
+
+    seen = []
+
+    def fake_run(fault, work, say=lambda m: None):
+        if len(seen) == 2:
+            raise KeyboardInterrupt  # the call's time limit
+        seen.append(work)
+        (work / "report.json").write_text("{}")
+        name = fault.name if fault else "none (clean copy)"
+        return faults.FaultRow(name, fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, "")
+
+    monkeypatch.setattr(faults, "run_gpu_fault", fake_run)
+    monkeypatch.setattr(faults, "_device_name", lambda: "test device")
+    table = tmp_path / "faults-gpu.md"
+    names = ["gpu-assemble-r-s-swapped", "gpu-tail-index-off-by-one"]
+    with pytest.raises(KeyboardInterrupt):
+        faults.write_gpu_fault_table(table, names)
+    text = table.read_text()
+    assert "| gpu-assemble-r-s-swapped | v | yes | assemble | assemble | yes |" in text
+    assert "**Incomplete**: 2 of 3 runs done; still to come: gpu-tail-index-off-by-one." in text
+    assert seen[0] == tmp_path / "faults-gpu-reports" and (seen[0] / "report.json").exists()
+    seen.clear()
+    monkeypatch.setattr(faults, "run_gpu_fault", lambda fault, work, say=None: faults.FaultRow(
+        fault.name if fault else "clean", fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, ""))
+    assert faults.write_gpu_fault_table(table, names) is True
+    assert "Incomplete" not in table.read_text() and "| gpu-tail-index-off-by-one |" in table.read_text()
