@@ -210,3 +210,44 @@ def test_the_capture_hook_changes_no_proof():
     captured = prove(vector.r1cs, vector.pk, vector.witnesses, convention=vector.convention, capture=capturer)
     assert [proof_json(p) for p in captured.proofs] == [proof_json(p) for p in plain.proofs]
     assert set(capturer.outputs()) == set(PHASES)
+
+
+# ------------------------------------------------------------------ the process's end after a device error
+
+
+class _FakeCupy:
+    """Stands for CuPy in sys.modules: deviceSynchronize raises ``error`` if given."""
+
+    def __init__(self, error=None):
+        runtime = type("runtime", (), {"deviceSynchronize": staticmethod(self._sync)})
+        self.cuda = type("cuda", (), {"runtime": runtime})
+        self.error = error
+
+    def _sync(self):
+        if self.error:
+            raise self.error
+
+
+@pytest.mark.parametrize("code, expected", [(0, 1), (1, 1), (2, 2)])
+def test_a_device_in_error_at_the_end_ends_the_process_without_clean_up_and_never_with_0(code, expected, monkeypatch,
+                                                                                         capsys):
+    import conformance.__main__ as cli
+
+    ended = []
+    monkeypatch.setitem(__import__("sys").modules, "cupy", _FakeCupy(RuntimeError("cudaErrorIllegalAddress")))
+    monkeypatch.setattr(cli.os, "_exit", ended.append)
+    cli.finish(code)
+    assert ended == [expected]
+    assert ("the device is in error after the run (RuntimeError: cudaErrorIllegalAddress)" in capsys.readouterr().err) == (code == 0)
+
+
+def test_a_healthy_device_or_no_cupy_exits_normally(monkeypatch):
+    import conformance.__main__ as cli
+
+    monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("os._exit on a healthy device"))
+    monkeypatch.setitem(__import__("sys").modules, "cupy", _FakeCupy())
+    with pytest.raises(SystemExit) as done:
+        cli.finish(0)
+    assert done.value.code == 0 and cli.device_error() is None
+    monkeypatch.delitem(__import__("sys").modules, "cupy")
+    assert cli.device_error() is None
