@@ -118,6 +118,8 @@ def _add_compare_parser(sub) -> None:
     c.add_argument("new", help="the timing file to judge against it")
     c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise")
     c.add_argument("--allow-mismatch", action="store_true", help="compare the common entries of runs on other GPU models, shapes or sizes")
+    c.add_argument("--allow-unjudged", action="store_true", help="with --max-slowdown: pass over the judged entries even "
+                   "if some have too few runs to judge (named in the result); without it such a gate is INCOMPLETE, exit 1")
     c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
 
 
@@ -332,7 +334,7 @@ def _gate(args) -> int:
 def _compare(args) -> int:
     from .compare_timings import COMPARISON_FILES, compare_files, terminal_text, write_comparison_report
 
-    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown)
+    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown, args.allow_unjudged)
     sys.stdout.write(terminal_text(comparison))
     if args.report:
         folder = Path(args.report)
@@ -343,7 +345,7 @@ def _compare(args) -> int:
             raise InvalidInputError("--report", f"cannot write the comparison into {args.report}: {exc.strerror or exc}") from None
         print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
               " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
-    return EXIT_MISMATCH if comparison.result == "fail" else EXIT_OK
+    return EXIT_MISMATCH if comparison.result in ("fail", "incomplete") else EXIT_OK
 
 
 def _faults(args) -> int:
