@@ -283,6 +283,7 @@ FAULTS = {
 class FaultyBackend(ReferenceBackend):
     """The reference backend with one planted fault."""
 
+    is_reference = False  # its outputs may differ from the reference's: the reference oracle judges it
     def __init__(self, fault: PlantedFault):
         self.fault = fault
         self.name = fault.backend_name

@@ -291,6 +291,9 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
             continue
         plan = plan_inputs(phase, "end-to-end", problem.vector, verified, own)
         oracle, expected = results[phase].oracle, expected_output(problem.vector, phase)
+        if _self_judged(backend, oracle):
+            outcomes[phase] = BackendResult(SKIPPED, message=SELF_JUDGED, **timing)
+            continue
         try:
             mismatch = oracles.judge(oracle, phase, problem, plan.values, output, expected)
         except Exception as exc:  # output so malformed that the judge cannot even read it
@@ -338,6 +341,16 @@ def _prover_drift(phase: str, runs, planned: int) -> tuple[Mismatch, str] | None
     return None
 
 
+SELF_JUDGED = ("not judged: the reference is this phase's judge here (no expected value used, no independent oracle), "
+               "and it would be compared with itself")
+"""Why the reference backend's phase is skipped when its oracle is the reference (--oracle on evaluate and prep, or the
+MSM phases of a vector without a trapdoor): a comparison with itself checks nothing."""
+
+
+def _self_judged(backend: Backend, oracle: str) -> bool:
+    return backend.is_reference and oracle == oracles.REFERENCE
+
+
 def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, expected, repeat: int = 1) -> BackendResult:
     """Run one phase in one backend and judge it.
 
@@ -346,6 +359,8 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
     (the first also pays one-time costs such as compiling kernels)."""
     if plan.missing:
         return BackendResult(SKIPPED, message=plan.missing)
+    if _self_judged(backend, oracle):
+        return BackendResult(SKIPPED, message=SELF_JUDGED)
     runs = 1 if backend.deterministic else max(1, repeat)
     try:
         first = fastest = backend.run_phase(phase, problem, plan.values)

@@ -56,6 +56,9 @@ class Backend:
     name = "backend"
     deterministic = False
     """True when every run gives the same output by construction (pure Python): run each phase once."""
+    is_reference = False
+    """True for the reference implementation itself, which the 'reference' oracle cannot judge (it would compare the
+    reference with itself: conformance/runner.py SELF_JUDGED)."""
 
     def unavailable_reason(self) -> str | None:
         """None when the backend can run here, else a sentence saying why not."""
