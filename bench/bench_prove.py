@@ -263,6 +263,8 @@ def main(argv=None) -> int:
                         help="instead: the multi-GPU throughput of --circuits[-1] circuits over these devices (one block "
                         "each; a device may repeat to exercise the split on one GPU) against the first device alone")
     args = parser.parse_args(argv)
+    if args.devices and (args.check or args.key_transfer):  # the multi-GPU run has neither: it would check nothing
+        parser.error("--check and --key-transfer are for the single-device run; --devices times throughput only")
     require_gpu()
     import cupy
 
@@ -295,6 +297,9 @@ def main(argv=None) -> int:
                                      timing_entries(sizes, args.seed), timing_environment(with_gpu=True))
             args.json.write_text(json.dumps({"meta": meta, "sizes": sizes, "timings": record}, indent=1))
     print_table(meta, sizes)
+    if args.check and not any(batch.get("checks") for entry in sizes for batch in entry["batches"]):
+        print("error: --check: no batch fitted on the device, so nothing was checked", file=sys.stderr)
+        return 1
     return 0
 
 

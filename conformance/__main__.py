@@ -36,7 +36,7 @@ from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
-from .report import RunInfo, markdown_text, report_document, terminal_text, write_json
+from .report import REPORT_FILES, RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
 from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, slow_generation, split_seeded
 from .timing import conformance_timings, environment, timings_markdown
@@ -52,7 +52,6 @@ DEFAULT_REPEAT = 2
 GPU = "gpu"
 CHECKED_STATUSES = (PASS, FAIL, ERROR)
 """Statuses of a phase that was actually run and judged; a run with none of them checked nothing."""
-REPORT_FILES = ("report.json", "report.md", "chart.png")
 DEFAULT_REPORT_DIR = "conformance-report"
 """Where report files go without --report (ignored by git: see .gitignore)."""
 
@@ -94,9 +93,9 @@ def _parser() -> argparse.ArgumentParser:
                    "(all: every visible device), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), or if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py); 0 otherwise (with a notice when no report is committed).")
+    g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py), or if there is no report (nothing was checked); 0 only when the report covers the current sources.")
     g.add_argument("--report-file", help=f"the report to judge (default {GATE_REPORT}; a missing default is the 'no report' "
-                   "notice, a missing --report-file bad input)")
+                   "verdict, exit 1; a missing --report-file bad input)")
     f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
     f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
                    "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
@@ -119,6 +118,8 @@ def _add_compare_parser(sub) -> None:
     c.add_argument("new", help="the timing file to judge against it")
     c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise")
     c.add_argument("--allow-mismatch", action="store_true", help="compare the common entries of runs on other GPU models, shapes or sizes")
+    c.add_argument("--allow-unjudged", action="store_true", help="with --max-slowdown: pass over the judged entries even "
+                   "if some have too few runs to judge (named in the result); without it such a gate is INCOMPLETE, exit 1")
     c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
 
 
@@ -306,8 +307,8 @@ def _record_gate(document: dict, fingerprint_before: dict, say) -> bool:
         say(f"not recording {GATE_REPORT}: the run did not pass")
         return True
     if fingerprint() != fingerprint_before:
-        say(f"not recording {GATE_REPORT}: gpu/ changed while the suite ran; run it again")
-        return True
+        print(f"error: not recording {GATE_REPORT}: gpu/ changed while the suite ran; run it again", file=sys.stderr)
+        return False
     try:
         check_gate(document.get("coverage"))
     except UnlaunchedKernelsError as exc:
@@ -327,13 +328,13 @@ def _gate(args) -> int:
         raise InvalidInputError("--report-file", f"{args.report_file} does not exist (relative to the repository root)")
     verdict = gate_verdict(REPO_ROOT, Path(args.report_file) if args.report_file is not None else None)
     print(f"{verdict.state}: {verdict.message}")
-    return EXIT_MISMATCH if verdict.state in ("stale", "invalid") else EXIT_OK
+    return EXIT_OK if verdict.passed else EXIT_MISMATCH  # no report: nothing checked, not a pass
 
 
 def _compare(args) -> int:
     from .compare_timings import COMPARISON_FILES, compare_files, terminal_text, write_comparison_report
 
-    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown)
+    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown, args.allow_unjudged)
     sys.stdout.write(terminal_text(comparison))
     if args.report:
         folder = Path(args.report)
@@ -344,7 +345,7 @@ def _compare(args) -> int:
             raise InvalidInputError("--report", f"cannot write the comparison into {args.report}: {exc.strerror or exc}") from None
         print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
               " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
-    return EXIT_MISMATCH if comparison.result == "fail" else EXIT_OK
+    return EXIT_MISMATCH if comparison.result in ("fail", "incomplete") else EXIT_OK
 
 
 def _faults(args) -> int:

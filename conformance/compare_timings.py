@@ -10,7 +10,8 @@ Noise rule (stated once here; docs/PERFORMANCE.md cites it). For each (case, bac
     not judged    either side has fewer than MIN_TIMED_RUNS timed runs (a spread from fewer says nothing)
 
 ``beyond_noise_pct`` = (|diff| - noise) / baseline median * 100 for slower/faster entries, else 0. With
-``--max-slowdown PCT`` the comparison fails (exit 1) when any entry is slower with beyond_noise_pct > PCT.
+``--max-slowdown PCT`` the comparison fails (exit 1) when any entry is slower with beyond_noise_pct > PCT, and is
+INCOMPLETE (exit 1) when none is but some entry is not judged, unless ``--allow-unjudged`` (then PASS, naming them).
 
 Runs are comparable when they come from the same tool on the same machine model (GPU model, or CPU model for
 CPU-only runs) and time the same cases with the same shapes and the same (backend, phase) entries; otherwise
@@ -101,17 +102,26 @@ class Comparison:
     mismatches: list[str]
     environment_differences: list[str]
     max_slowdown_pct: float | None = None
+    allow_unjudged: bool = False
 
     @property
     def failing(self) -> list[Row]:
         return [r for r in self.rows if r.fails(self.max_slowdown_pct)]
 
     @property
+    def unjudged(self) -> list[Row]:
+        return [r for r in self.rows if not r.judged]
+
+    @property
     def result(self) -> str:
-        """'fail' (a gate was set and an entry is slower beyond it), 'pass' (gate set, none is), 'report' (no gate)."""
+        """'fail' (a gate was set and an entry is slower beyond it), 'incomplete' (gate set, none is, but some entry
+        could not be judged and --allow-unjudged was not given), 'pass' (gate set, every entry judged or the unjudged
+        ones allowed, none slower), 'report' (no gate)."""
         if self.max_slowdown_pct is None:
             return "report"
-        return "fail" if self.failing else "pass"
+        if self.failing:
+            return "fail"
+        return "incomplete" if self.unjudged and not self.allow_unjudged else "pass"
 
 
 def _shapes(doc: dict) -> dict[str, dict]:
@@ -153,7 +163,7 @@ def _environment_differences(baseline: dict, new: dict) -> list[str]:
 
 
 def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
-                      baseline_path: str = "baseline", new_path: str = "new") -> Comparison:
+                      baseline_path: str = "baseline", new_path: str = "new", allow_unjudged: bool = False) -> Comparison:
     """The comparison of two validated timing records (timing.check_timing_document). Raises
     InvalidInputError('mismatch', ...) when they are not comparable and allow_mismatch is False."""
     if max_slowdown_pct is not None and not (0 <= max_slowdown_pct < math.inf):  # inf: a gate that can never fail
@@ -172,7 +182,7 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
         baseline_path, new_path, baseline, new, rows,
         only_in_baseline=sorted(keys_b - set(by_key_n)), only_in_new=sorted(set(by_key_n) - keys_b),
         mismatches=problems, environment_differences=_environment_differences(baseline, new),
-        max_slowdown_pct=max_slowdown_pct,
+        max_slowdown_pct=max_slowdown_pct, allow_unjudged=allow_unjudged,
     )
     if max_slowdown_pct is not None and not any(r.judged for r in rows):
         raise InvalidInputError("--max-slowdown", f"no entry has {MIN_TIMED_RUNS} or more timed runs on both sides, so "
@@ -180,9 +190,10 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
     return comparison
 
 
-def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slowdown_pct: float | None = None) -> Comparison:
+def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
+                  allow_unjudged: bool = False) -> Comparison:
     return compare_documents(load_timings(baseline_path), load_timings(new_path), allow_mismatch, max_slowdown_pct,
-                             str(baseline_path), str(new_path))
+                             str(baseline_path), str(new_path), allow_unjudged)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,12 +241,18 @@ def summary_lines(comparison: Comparison) -> list[str]:
     if comparison.max_slowdown_pct is not None:
         failing = comparison.failing
         judged = sum(1 for r in comparison.rows if r.judged)
+        unjudged = ", ".join(f"{r.case}/{r.backend}/{r.phase}" for r in comparison.unjudged)
         if failing:
             names = ", ".join(f"{r.case}/{r.backend}/{r.phase} (+{r.beyond_noise_pct:.1f}%)" for r in failing)
             lines.append(f"result: FAIL: slower by more than {comparison.max_slowdown_pct:g}% beyond noise: {names}")
+        elif comparison.result == "incomplete":
+            lines.append(f"result: INCOMPLETE: none of the {judged} judged entries is slower by more than "
+                         f"{comparison.max_slowdown_pct:g}% beyond noise, but {len(comparison.unjudged)} could not be "
+                         f"judged: {unjudged} (record them with more runs, or gate without them: --allow-unjudged)")
         else:
             lines.append(f"result: PASS: none of the {judged} judged entries is slower by more than "
-                         f"{comparison.max_slowdown_pct:g}% beyond noise" + (f"; {counts[NOT_JUDGED]} not judged" if counts[NOT_JUDGED] else ""))
+                         f"{comparison.max_slowdown_pct:g}% beyond noise"
+                         + (f"; not judged, allowed by --allow-unjudged: {unjudged}" if unjudged else ""))
     return lines
 
 
@@ -264,7 +281,8 @@ NOISE_RULE = (f"A difference within noise = max(baseline spread, new spread, {TI
 
 def markdown_text(comparison: Comparison, chart_name: str | None, chart_note: str | None) -> str:
     escape = lambda cell: str(cell).replace("|", "\\|")
-    lines = ["# Timing comparison: " + {"report": "report only (no --max-slowdown)", "pass": "PASS", "fail": "FAIL"}[comparison.result],
+    lines = ["# Timing comparison: " + {"report": "report only (no --max-slowdown)", "pass": "PASS", "fail": "FAIL",
+                                          "incomplete": "INCOMPLETE"}[comparison.result],
              "", f"* baseline: {_run_label(comparison.baseline, comparison.baseline_path)}",
              f"* new: {_run_label(comparison.new, comparison.new_path)}", f"* noise rule: {NOISE_RULE}", ""]
     lines += [f"* {line}" for line in summary_lines(comparison)] + [""]

@@ -283,6 +283,7 @@ FAULTS = {
 class FaultyBackend(ReferenceBackend):
     """The reference backend with one planted fault."""
 
+    is_reference = False  # its outputs may differ from the reference's: the reference oracle judges it
     def __init__(self, fault: PlantedFault):
         self.fault = fault
         self.name = fault.backend_name
@@ -469,9 +470,13 @@ class FaultRow:
     named: str | None
     """The first failing phase (prover phase order) of the GPU backend, or None."""
     detail: str
+    crashed: bool = False
+    """The run ended without a report (an exit status other than 0 or 1, or no report.json): never as expected."""
 
     @property
     def ok(self) -> bool:
+        if self.crashed:
+            return False
         return self.caught and self.named in self.expected_phases if self.expected_phases else not self.caught
 
     @property
@@ -525,11 +530,14 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
     import sys
 
     from .fingerprint import REPO_ROOT
+    from .report import REPORT_FILES
 
     name, expected = (fault.name, fault.phases) if fault else ("none (clean copy)", ())
     vectors = fault.vectors if fault else (BUNDLED_SMALL, REPEATED_BASES, MULTI_PASS)
     arguments = _vector_arguments(vectors, work)
     report = work / name.split(" ")[0]
+    for stale in REPORT_FILES:  # a report left by an earlier table run must not stand for this one
+        (report / stale).unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     with patched_gpu_tree(fault) as folder:
         where = subprocess.run([sys.executable, "-c", "import gpu; print(gpu.__file__)"], cwd=folder, env=env,
@@ -540,8 +548,9 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
                    "--require-gpu", "--repeat", str(repeat), "--report", str(report), "--quiet"]
         say(f"{name}: {' '.join(command[1:])}")
         done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
-    if done.returncode not in (0, 1):
-        return FaultRow(name, expected, ", ".join(vectors), False, None, f"exit {done.returncode}: {done.stderr.strip()[-200:]}")
+    if done.returncode not in (0, 1) or not (report / "report.json").exists():  # crashed: no verdict either way
+        return FaultRow(name, expected, ", ".join(vectors), False, None,
+                        f"exit {done.returncode}, no verdict: {done.stderr.strip()[-200:]}", crashed=True)
     document = json.loads((report / "report.json").read_text())
     named, detail = _first_gpu_failure(document)
     return FaultRow(name, expected, ", ".join(vectors), done.returncode == 1, named, detail)

@@ -36,6 +36,9 @@ PROVER_ORDER = ("prep", "evaluate", "ntt_h", "msm_h", "batch_add", "tail_msm", "
 """The order gpu/prover.py runs the phases in (prep first, for its memory plan): in prover mode, an error is
 reported on the first phase of this order whose output was not captured."""
 
+FRONT_PHASES = ("evaluate", "ntt_h", "msm_h")
+"""The phases gpu/prover.py runs once for each block of circuits (its _front), between prep and batch_add."""
+
 PHASE_INPUTS: dict[str, tuple[str, ...]] = {
     "evaluate": (),
     "ntt_h": ("evaluate",),

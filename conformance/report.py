@@ -18,6 +18,9 @@ BASELINE, CONTENDER = "reference", "gpu"
 """Speed-up = baseline seconds / contender seconds."""
 NO_VALUE = "-"
 
+REPORT_FILES = ("report.json", "report.md", "chart.png")
+"""What `conformance run --report FOLDER` writes there."""
+
 
 @dataclass
 class RunInfo:

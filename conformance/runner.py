@@ -237,9 +237,18 @@ def _planned_runs(backend: Backend, repeat: int) -> int:
     return 1 if backend.deterministic else max(1, repeat)
 
 
-def _stopped_in(run) -> str | None:
-    """The phase a run that raised stopped in: the first of the prover's order whose output it did not capture."""
-    return next((p for p in PROVER_ORDER if p not in run.outputs), None) if run.error else None
+def _captured(run, phase: str, circuits: int) -> bool:
+    """Whether ``run`` captured ``phase`` for every circuit: one circuit at a time, a run that raised may hold a
+    phase's output for the circuits before the failure only (prep is captured once, for all circuits)."""
+    return phase in run.outputs and (phase == "prep" or len(run.outputs[phase]) == circuits)
+
+
+def _stopped_in(run, circuits: int) -> str | None:
+    """The phase a run that raised stopped in: where the backend says (ProverRun.stopped), else the first of the
+    prover's order it did not capture for every circuit; None when it raised after its last phase."""
+    if not run.error:
+        return None
+    return run.stopped or next((p for p in PROVER_ORDER if not _captured(run, p, circuits)), None)
 
 
 def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: int, verified: dict) -> dict:
@@ -254,17 +263,18 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
     if isinstance(runs, BackendResult):
         return {phase: dataclasses.replace(runs) for phase in results}
     first, outcomes, own = runs[0], {}, {}
-    stopped = _stopped_in(first)
+    circuits = len(problem.vector.circuits)
+    stopped = _stopped_in(first, circuits)
     first_blamed = _blamed_phase(stopped, results) if first.error else None
     failed = next((k for k, run in enumerate(runs[1:], start=2) if run.error), None)
-    blamed = _blamed_phase(_stopped_in(runs[failed - 1]), results) if failed else None
+    blamed = _blamed_phase(_stopped_in(runs[failed - 1], circuits), results) if failed else None
     complete = runs[:-1] if failed else runs  # a run that raised is the last (_prover_runs)
     planned = _planned_runs(backend, repeat)
     for phase in (p for p in PHASES if p in results):
         if phase == first_blamed:
-            outcomes[phase] = BackendResult(ERROR, message=_run_error(first), input_source="own")
+            outcomes[phase] = BackendResult(ERROR, message=_run_error(first, stopped), input_source="own")
             continue
-        if phase not in first.outputs:
+        if phase not in first.outputs or (first.error and not _captured(first, phase, circuits)):
             if first.error:
                 outcomes[phase] = BackendResult(SKIPPED, message=f"the prover stopped in {stopped}", input_source="own")
             else:
@@ -274,12 +284,16 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
         own[phase] = output
         seconds = [r.seconds[phase] for r in complete if phase in r.seconds]
         timing = dict(seconds=min(seconds) if seconds else None, timing=first.timing, input_source="own")
-        drift = _failed_run(phase, runs, failed, planned) if phase == blamed else _prover_drift(phase, complete, planned)
+        drift = (_failed_run(phase, runs, failed, planned, circuits) if phase == blamed
+                 else _prover_drift(phase, complete, planned))
         if drift is not None:
             outcomes[phase] = BackendResult(FAIL, mismatch=drift[0], message=drift[1], **timing)
             continue
         plan = plan_inputs(phase, "end-to-end", problem.vector, verified, own)
         oracle, expected = results[phase].oracle, expected_output(problem.vector, phase)
+        if _self_judged(backend, oracle):
+            outcomes[phase] = BackendResult(SKIPPED, message=SELF_JUDGED, **timing)
+            continue
         try:
             mismatch = oracles.judge(oracle, phase, problem, plan.values, output, expected)
         except Exception as exc:  # output so malformed that the judge cannot even read it
@@ -299,20 +313,20 @@ def _blamed_phase(stopped: str | None, results: dict) -> str | None:
     return later[0] if later else judged[-1]
 
 
-def _failed_run(phase: str, runs, failed: int, planned: int) -> tuple[Mismatch, str]:
+def _failed_run(phase: str, runs, failed: int, planned: int, circuits: int) -> tuple[Mismatch, str]:
     """Repeated run ``failed`` (1-based) raised: its error, as the outcome of ``phase``."""
     run = runs[failed - 1]
     how = f" ({run.label})" if run.label else ""
     error = _describe_error(run.error)
-    where = _stopped_in(run) or "its end (after its last phase)"
+    where = _stopped_in(run, circuits) or "its end (after its last phase)"
     return (Mismatch(phase, None, f"run {failed}{how}", None, FAILED_RUN, error),
             f"run {failed} of {planned}{how} failed in {where}: {error}")
 
 
-def _run_error(run) -> str:
-    """A run's error as an outcome's message; one raised after the last phase says so."""
+def _run_error(run, stopped: str | None) -> str:
+    """A run's error as an outcome's message; one raised after the last phase (``stopped`` None) says so."""
     error = _describe_error(run.error)
-    return error if _stopped_in(run) else f"the prover raised after its last phase: {error}"
+    return error if stopped else f"the prover raised after its last phase: {error}"
 
 
 def _prover_drift(phase: str, runs, planned: int) -> tuple[Mismatch, str] | None:
@@ -327,6 +341,16 @@ def _prover_drift(phase: str, runs, planned: int) -> tuple[Mismatch, str] | None
     return None
 
 
+SELF_JUDGED = ("not judged: the reference is this phase's judge here (no expected value used, no independent oracle), "
+               "and it would be compared with itself")
+"""Why the reference backend's phase is skipped when its oracle is the reference (--oracle on evaluate and prep, or the
+MSM phases of a vector without a trapdoor): a comparison with itself checks nothing."""
+
+
+def _self_judged(backend: Backend, oracle: str) -> bool:
+    return backend.is_reference and oracle == oracles.REFERENCE
+
+
 def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, expected, repeat: int = 1) -> BackendResult:
     """Run one phase in one backend and judge it.
 
@@ -335,6 +359,8 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
     (the first also pays one-time costs such as compiling kernels)."""
     if plan.missing:
         return BackendResult(SKIPPED, message=plan.missing)
+    if _self_judged(backend, oracle):
+        return BackendResult(SKIPPED, message=SELF_JUDGED)
     runs = 1 if backend.deterministic else max(1, repeat)
     try:
         first = fastest = backend.run_phase(phase, problem, plan.values)

@@ -38,3 +38,10 @@ def test_a_usage_error_comes_before_the_device_check():
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "probe_pipes.py"), "--iterations", "0"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "--iterations must be in 1 .. 2^31 - 1" in done.stderr
+
+
+def test_bench_prove_refuses_check_with_devices_before_the_device_check():
+    """--devices times multi-GPU throughput and runs no check: --check with it would print no check and exit 0."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_prove.py"), "--devices", "0,0", "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--check and --key-transfer are for the single-device run" in done.stderr

@@ -27,7 +27,7 @@ from conformance.chart import DPI, NO_MATPLOTLIB, TAB10, matplotlib_available, w
 from conformance.compare import first_difference, point_text, scalar_text
 from conformance.loading import load_shared
 from conformance.phases import Problem, expected_output, plan_inputs
-from conformance.runner import NOT_IMPLEMENTED, PASS, check_phase, check_vector
+from conformance.runner import NOT_IMPLEMENTED, PASS, SELF_JUDGED, check_phase, check_vector
 from reference.assemble import Proof
 from reference.curve import FQ
 from reference.errors import InvalidInputError
@@ -227,10 +227,14 @@ def test_reference_oracle_agrees_with_expected_and_rejects_corruption(phase, pro
     assert (mismatch.query, mismatch.index) == where
 
 
-def test_oracles_judge_every_phase_of_a_vector(problem_of):
+def test_oracles_judge_every_phase_of_a_vector_and_the_reference_never_itself(problem_of):
+    """With --oracle, evaluate and prep are judged by the reference: for the reference backend that would compare it
+    with itself, so those two are skipped, saying why; every other phase passes its independent oracle."""
     result = check_vector(problem_of(SMALL), [ReferenceBackend()], prefer_oracle=True)
     assert [p.oracle for p in result.phases] == [oracles.INDEPENDENT_ORACLE[p] for p in PHASES]
-    assert all(p.backends["reference"].status == PASS for p in result.phases)
+    statuses = {p.phase: p.backends["reference"].status for p in result.phases}
+    assert statuses == {**{p: PASS for p in PHASES}, "evaluate": "skipped", "prep": "skipped"}
+    assert result.phases[PHASES.index("prep")].backends["reference"].message == SELF_JUDGED
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,7 +336,8 @@ def test_vector_without_expected_values_is_judged_by_the_oracles(tmp_path, capsy
     assert main(["run", str(path), "--backends", "reference,fault:msm-top-carry-dropped", "--report", str(report), "--quiet"]) == 1
     phases = json.loads((report / "report.json").read_text())["vectors"][0]["phases"]
     assert [p["oracle"] for p in phases] == [oracles.INDEPENDENT_ORACLE[p] for p in PHASES]
-    assert all(p["backends"]["reference"]["status"] == "pass" for p in phases)
+    by_reference = {p["phase"]: p["backends"]["reference"]["status"] for p in phases}
+    assert by_reference == {**{p: "pass" for p in PHASES}, "evaluate": "skipped", "prep": "skipped"}  # never itself
     failing = {p["phase"] for p in phases if p["backends"]["fault:msm-top-carry-dropped"]["status"] == "fail"}
     assert "msm_h" in failing and failing <= {"msm_h", "tail_msm"}
 

@@ -23,8 +23,6 @@ from conformance.fingerprint import (
 
 def test_committed_gpu_report_covers_gpu_sources():
     verdict = gate_verdict()
-    if verdict.state == NO_REPORT:
-        pytest.skip(verdict.message)
     assert verdict.passed, verdict.message
 
 
@@ -120,15 +118,20 @@ def test_fingerprint_follows_the_gpu_imports_into_the_repository(tree):
     assert verdict.state == STALE and verdict.changes.changed == ["reference/errors.py"]
 
 
-def test_no_report_is_its_own_state_with_the_refresh_command(tree):
+def test_no_report_is_its_own_state_with_the_refresh_command_and_not_a_pass(tree, monkeypatch, capsys):
+    import conformance.__main__ as cli
+    from reference.cli import run_main
+
     verdict = gate_verdict(tree)
-    assert verdict.state == NO_REPORT
+    assert verdict.state == NO_REPORT and not verdict.passed
     assert "no committed GPU conformance report yet" in verdict.message and REFRESH_COMMAND in verdict.message
+    monkeypatch.setattr(cli, "REPO_ROOT", tree)
+    assert run_main(cli.main, ["gate"]) == 1 and capsys.readouterr().out.startswith("no report: ")
 
 
 def test_a_named_report_file_that_is_missing_is_bad_input_and_a_folder_is_invalid(tree, capsys):
-    """Only the default report may be absent (the 'no report' notice, exit 0): a --report-file that names nothing
-    judged nothing. A folder in the report's place is an invalid report, not a traceback."""
+    """Only the default report may be absent (the 'no report' verdict, exit 1): a --report-file that names nothing
+    is bad input. A folder in the report's place is an invalid report, not a traceback."""
     from conformance.__main__ import main
     from reference.cli import run_main
 

@@ -228,3 +228,29 @@ def test_gpu_fault_table_is_written_after_each_run_and_keeps_the_reports(tmp_pat
         fault.name if fault else "clean", fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, ""))
     assert faults.write_gpu_fault_table(table, names) is True
     assert "Incomplete" not in table.read_text() and "| gpu-tail-index-off-by-one |" in table.read_text()
+
+
+@pytest.mark.parametrize("exit_status", [1, 3, 137])
+def test_a_fault_run_without_a_fresh_report_is_never_as_expected(tmp_path, monkeypatch, exit_status):
+    """The clean copy crashing (exit 3, 137) or dying with a traceback (exit 1, no report written) is no verdict:
+    the row is not ok, even where 'not caught' is what the clean copy should give; a report.json left by an earlier
+    table run in the same folder is not read in its place."""
+    import subprocess
+    import types
+
+    from conformance import faults
+
+    stale = tmp_path / "none"
+    stale.mkdir()
+    (stale / "report.json").write_text('{"vectors": []}')
+
+    def fake_run(command, cwd, env, capture_output, text):
+        if command[1] == "-c":  # which gpu/ the copy imports
+            return types.SimpleNamespace(stdout=f"{cwd}/gpu/__init__.py\n", returncode=0, stderr="")
+        return types.SimpleNamespace(stdout="", returncode=exit_status, stderr="Traceback ... CUDARuntimeError")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(faults, "_vector_arguments", lambda vectors, work: ["v.json"])
+    row = faults.run_gpu_fault(None, tmp_path)
+    assert row.crashed and not row.ok and not (stale / "report.json").exists()
+    assert row.detail.startswith(f"exit {exit_status}, no verdict: ")

@@ -58,10 +58,12 @@ def test_a_prover_that_differs_between_runs_fails_even_when_its_first_run_is_rig
 
 class _ScriptedGpuLike(ReferenceBackend):
     """A non-deterministic backend (as the GPU is) whose prover runs replay the reference's outputs, cut where each
-    scripted run raised: ``script[k]`` = (phases captured, circuits captured per phase or None for all, error)."""
+    scripted run raised: ``script[k]`` = (phases captured, circuits captured per phase or None for all, error[, the
+    phase it raised in, as the GPU backend says])."""
 
     name = "scripted"
     deterministic = False
+    is_reference = False  # judged as the GPU is, by the reference where that is the oracle
 
     def __init__(self, script):
         self.script, self.calls = script, 0
@@ -70,10 +72,11 @@ class _ScriptedGpuLike(ReferenceBackend):
         from conformance.backends.base import ProverRun
 
         self.calls += 1
-        phases, circuits, error = self.script[run_index]
+        phases, circuits, error, *stopped = self.script[run_index]
         outputs = _reference_outputs(problem)
         cut = {p: outputs[p] if p == "prep" or circuits is None else outputs[p][:circuits] for p in phases}
-        return ProverRun(outputs=cut, label="one circuit at a time" if run_index % 2 else "", error=error)
+        return ProverRun(outputs=cut, label="one circuit at a time" if run_index % 2 else "", error=error,
+                         stopped=stopped[0] if stopped else None)
 
 
 _REFERENCE_OUTPUTS: dict = {}
@@ -106,13 +109,26 @@ def test_a_repeated_run_that_raised_is_named_where_it_stopped_not_where_its_part
     """Run 2 puts one circuit at a time through evaluate -> ntt_h -> msm_h and raises in msm_h of the first:
     evaluate and ntt_h hold one circuit of four. The failure is msm_h's; the partial outputs are not differences."""
     two_phases = ("prep", "evaluate", "ntt_h")
-    backend = _ScriptedGpuLike([(PHASES, None, None), (two_phases, 1, RuntimeError("boom"))])
+    backend = _ScriptedGpuLike([(PHASES, None, None), (two_phases, 1, RuntimeError("boom"), "msm_h")])
     result = check_vector(_problem(MULTI), [backend], mode="prover", repeat=2)
     statuses = _statuses(result, backend.name)
     assert len(_reference_outputs(_problem(MULTI))["evaluate"]) == 4
     assert statuses == {**{p: PASS for p in PHASES}, "msm_h": FAIL}
     outcome = result.phases[PHASES.index("msm_h")].backends[backend.name]
     assert outcome.message.startswith("run 2 of 2 (one circuit at a time) failed in msm_h: RuntimeError: boom")
+
+
+def test_a_first_run_that_raised_one_circuit_at_a_time_is_judged_on_whole_phases_only():
+    """Run 1 puts one circuit at a time through evaluate -> ntt_h -> msm_h and raises in the second circuit's evaluate
+    (where the backend says it stopped): those phases hold circuit 0 only. They are not judged on it (an oracle fed the run's own partial inputs would pass
+    one circuit of four): the error is evaluate's, the phases after it are skipped, prep (whole) is judged."""
+    backend = _ScriptedGpuLike([(("prep", "evaluate", "ntt_h", "msm_h"), 1, RuntimeError("in block 2 evaluate"),
+                                 "evaluate")])
+    result = check_vector(_problem(MULTI), [backend], mode="prover", repeat=1, prefer_oracle=True)
+    statuses = _statuses(result, backend.name)
+    assert statuses["prep"] == PASS and statuses["evaluate"] == ERROR
+    assert {statuses[p] for p in ("ntt_h", "msm_h", "batch_add", "tail_msm", "assemble")} == {"skipped"}
+    assert "in block 2 evaluate" in result.phases[PHASES.index("evaluate")].backends[backend.name].message
 
 
 def test_an_error_after_the_last_phase_is_an_error_not_a_pass():
@@ -251,3 +267,21 @@ def test_a_healthy_device_or_no_cupy_exits_normally(monkeypatch):
     assert done.value.code == 0 and cli.device_error() is None
     monkeypatch.delitem(__import__("sys").modules, "cupy")
     assert cli.device_error() is None
+
+
+def test_the_gpu_capture_order_says_where_a_run_stopped(monkeypatch):
+    """PhaseCapturer.next_phase follows gpu/prover.py's order: prep, evaluate -> ntt_h -> msm_h a block of circuits,
+    batch_add, tail_msm, assemble (CAPTURED's device-to-host conversions replaced by plain lists here)."""
+    import conformance.backends.gpu as gpu_backend
+
+    for phase in ("evaluate", "ntt_h", "msm_h", "batch_add"):
+        monkeypatch.setitem(gpu_backend.CAPTURED, phase, list)
+    monkeypatch.setitem(gpu_backend.CAPTURED, "prep", lambda splits: splits)
+    capturer = gpu_backend.PhaseCapturer()
+    seen = [capturer.next_phase(4)]
+    for phase, first, outputs in [("prep", 0, "splits"), ("evaluate", 0, [1, 2]), ("ntt_h", 0, [1, 2]),
+                                  ("msm_h", 0, [1, 2]), ("evaluate", 2, [3, 4]), ("ntt_h", 2, [3, 4]),
+                                  ("msm_h", 2, [3, 4]), ("batch_add", 0, [1, 2, 3, 4])]:
+        capturer(phase, first, outputs)
+        seen.append(capturer.next_phase(4))
+    assert seen == ["prep", "evaluate", "ntt_h", "msm_h", "evaluate", "ntt_h", "msm_h", "batch_add", "tail_msm"]

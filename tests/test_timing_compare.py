@@ -332,3 +332,17 @@ def test_without_matplotlib_compare_writes_markdown_and_json_and_says_so(tmp_pat
     assert sorted(p.name for p in (tmp_path / "cmp").iterdir()) == ["comparison.json", "comparison.md"]
     assert "no waterfall: matplotlib is not installed" in capsys.readouterr().err
     assert "Chart: matplotlib is not installed" in (tmp_path / "cmp" / "comparison.md").read_text()
+
+
+def test_a_gate_with_an_entry_it_cannot_judge_is_incomplete_unless_allowed(tmp_path, capsys):
+    """ntt_h 50x slower but timed once: the gate cannot judge it, so it is not a PASS (INCOMPLETE, exit 1, naming it);
+    --allow-unjudged passes over the judged entries and still names the unjudged one."""
+    base = dict(BASE, ntt_h=[BASE["ntt_h"][2]])
+    new = dict(BASE, ntt_h=[BASE["ntt_h"][2] * 50])
+    base_path, new_path = write(tmp_path, "b.json", record(base)), write(tmp_path, "n.json", record(new))
+    assert main(["compare", base_path, new_path, "--max-slowdown", "5"]) == 1
+    assert "result: INCOMPLETE: none of the 2 judged entries is slower by more than 5% beyond noise, but 1 could not be " \
+           "judged: porep-log10/gpu/ntt_h" in capsys.readouterr().out
+    assert main(["compare", base_path, new_path, "--max-slowdown", "5", "--allow-unjudged"]) == 0
+    assert "result: PASS: none of the 2 judged entries is slower by more than 5% beyond noise; not judged, allowed by " \
+           "--allow-unjudged: porep-log10/gpu/ntt_h" in capsys.readouterr().out

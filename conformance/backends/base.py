@@ -43,7 +43,10 @@ class ProverRun:
     label: str = ""
     """How this run differs from the others of the same vector (e.g. 'blocks of one circuit'), or ''."""
     error: BaseException | None = None
-    """What the prover raised, if it did: the first phase not in ``outputs`` is where."""
+    """What the prover raised, if it did."""
+    stopped: str | None = None
+    """Where it raised, when the backend can tell (the GPU's capture order: conformance/backends/gpu.py
+    PhaseCapturer.next_phase); else the runner takes the first phase not captured for every circuit."""
 
 
 class Backend:
@@ -53,6 +56,9 @@ class Backend:
     name = "backend"
     deterministic = False
     """True when every run gives the same output by construction (pure Python): run each phase once."""
+    is_reference = False
+    """True for the reference implementation itself, which the 'reference' oracle cannot judge (it would compare the
+    reference with itself: conformance/runner.py SELF_JUDGED)."""
 
     def unavailable_reason(self) -> str | None:
         """None when the backend can run here, else a sentence saying why not."""

@@ -75,6 +75,7 @@ class ReferenceBackend(Backend):
 
     name = "reference"
     deterministic = True
+    is_reference = True
 
     def describe(self) -> dict:
         return {"implementation": "reference/ (pure Python, py_ecc)", "python": platform.python_version(), "py_ecc": getattr(py_ecc, "__version__", "unknown")}
