@@ -272,7 +272,7 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
     planned = _planned_runs(backend, repeat)
     for phase in (p for p in PHASES if p in results):
         if phase == first_blamed:
-            outcomes[phase] = BackendResult(ERROR, message=_run_error(first, stopped), input_source="own")
+            outcomes[phase] = BackendResult(ERROR, message=_run_error(first, stopped, phase), input_source="own")
             continue
         if phase not in first.outputs or (first.error and not _captured(first, phase, circuits)):
             if first.error:
@@ -323,10 +323,13 @@ def _failed_run(phase: str, runs, failed: int, planned: int, circuits: int) -> t
             f"run {failed} of {planned}{how} failed in {where}: {error}")
 
 
-def _run_error(run, stopped: str | None) -> str:
-    """A run's error as an outcome's message; one raised after the last phase (``stopped`` None) says so."""
+def _run_error(run, stopped: str | None, blamed: str) -> str:
+    """A run's error as the message of the phase it is reported on (``blamed``), saying where the run stopped when
+    that is another phase (one not judged; None: after the last phase)."""
     error = _describe_error(run.error)
-    return error if stopped else f"the prover raised after its last phase: {error}"
+    if stopped is None:
+        return f"the prover raised after its last phase: {error}"
+    return error if stopped == blamed else f"the prover stopped in {stopped} (not judged here): {error}"
 
 
 def _prover_drift(phase: str, runs, planned: int) -> tuple[Mismatch, str] | None:

@@ -103,6 +103,10 @@ def test_a_run_that_raised_is_named_where_it_stopped_and_ends_the_repeats():
     assert next(p for p in PHASES if statuses[p] != PASS) == "tail_msm" and statuses["tail_msm"] == ERROR
     assert "cudaErrorIllegalAddress" in result.phases[PHASES.index("tail_msm")].backends[backend.name].message
     assert statuses["assemble"] == "skipped"
+    only_assemble = check_vector(_problem(SMALL), [_ScriptedGpuLike([(before_tail, None, RuntimeError("x"))])],
+                                 phases=("evaluate", "assemble"), mode="prover", repeat=1)
+    outcome = only_assemble.phases[-1].backends["scripted"]  # tail_msm not judged: its failure lands on assemble
+    assert outcome.status == ERROR and outcome.message.startswith("the prover stopped in tail_msm (not judged here)")
 
 
 def test_a_repeated_run_that_raised_is_named_where_it_stopped_not_where_its_partial_outputs_end():
