@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from reference.prover import PHASES
 
 from .oracles import H_IDENTITY, PAIRING, TRAPDOOR
-from .phases import PROVER, PROVER_ORDER
+from .phases import PROVER, PROVER_ORDER, CaptureOrder
 from .runner import ERROR, FAIL, PASS, SKIPPED, UNAVAILABLE, BackendResult, PhaseResult, VectorResult, _describe_error
 
 GENERATED_PREFIX = "generated:"
@@ -108,15 +108,12 @@ def _outcomes_from_checks(checks: list[tuple[int, object]], seconds: dict, circu
     return outcomes
 
 
-class _Progress:
-    """The last phase whose capture came (to name where an exception happened)."""
-
-    def __init__(self):
-        self.done: list[str] = []
+class _Progress(CaptureOrder):
+    """gpu/prover.py's capture hook that keeps only where the run is (to name where an exception happened)."""
 
     def __call__(self, phase: str, first_circuit: int, outputs) -> None:
-        if phase not in self.done:
-            self.done.append(phase)
+        per_circuit = outputs[0] if phase == "evaluate" else outputs  # evaluate: (a, b, c), each (block, n, 8)
+        self.record(phase, first_circuit, 0 if phase == "prep" else int(per_circuit.shape[0]))
 
 
 def _same_runs(a, b) -> str | None:
@@ -148,15 +145,17 @@ def run_case_on_gpu(case: GeneratedCase, device_index: int | None = None) -> dic
         key = generate_keys(circuit, trapdoor_from_seed(SEED), keep_scalars=True)
         del arrays
         other_block = 1 if case.max_block != 1 else None
-        runs, progress = [], _Progress()
+        runs = []
         try:
             for max_block in (case.max_block, other_block):
                 plan = BatchPlan(case.circuits, max_block, 0, 0) if max_block else None
+                progress = _Progress()  # each run's own: a failure in the second is named where the second stopped
                 runs.append(prove_on_device(circuit, key, z, rs, timer=GpuPhaseTimer(), plan=plan, capture=progress))
-        except Exception as exc:  # reported on the first phase the prover did not finish
-            stopped = next((p for p in PROVER_ORDER if p not in progress.done), PROVER_ORDER[-1])
+        except Exception as exc:  # reported on the phase the prover stopped in (after assemble: on assemble)
+            stopped = progress.next_phase(case.circuits) or PROVER_ORDER[-1]
+            run = f"run {len(runs) + 1} (blocks of {max_block or 'the plan'}): "
             return {p: BackendResult(ERROR if p == stopped else SKIPPED,
-                                     message=_describe_error(exc) if p == stopped else f"the prover stopped in {stopped}")
+                                     message=run + _describe_error(exc) if p == stopped else f"the prover stopped in {stopped}")
                     for p in PHASES}
         seconds = {p: ms / 1000.0 for p, ms in runs[0].ms.items()}
         rng = random.Random(CHECK_SEED)

@@ -39,6 +39,29 @@ reported on the first phase of this order whose output was not captured."""
 FRONT_PHASES = ("evaluate", "ntt_h", "msm_h")
 """The phases gpu/prover.py runs once for each block of circuits (its _front), between prep and batch_add."""
 
+
+class CaptureOrder:
+    """Where gpu/prover.py is, from the captures it has made (its capture hook's calls): after a run raised, the
+    phase it stopped in."""
+
+    def __init__(self):
+        self._last: tuple[str, int, int] | None = None  # (phase, first circuit, circuits) of the latest capture
+
+    def record(self, phase: str, first_circuit: int, count: int) -> None:
+        """A capture of ``phase`` for ``count`` circuits from ``first_circuit`` (prep: all, count unused)."""
+        self._last = (phase, first_circuit, count)
+
+    def next_phase(self, circuits: int) -> str | None:
+        """The phase the prover runs after the latest capture: prep, then evaluate -> ntt_h -> msm_h for each block
+        of circuits, then batch_add, tail_msm and assemble; None after assemble (the proofs' download)."""
+        if self._last is None:
+            return PROVER_ORDER[0]
+        phase, first, count = self._last
+        if phase == FRONT_PHASES[-1] and first + count < circuits:
+            return FRONT_PHASES[0]  # the next block
+        following = PROVER_ORDER.index(phase) + 1
+        return PROVER_ORDER[following] if following < len(PROVER_ORDER) else None
+
 PHASE_INPUTS: dict[str, tuple[str, ...]] = {
     "evaluate": (),
     "ntt_h": ("evaluate",),

@@ -274,18 +274,28 @@ def test_a_healthy_device_or_no_cupy_exits_normally(monkeypatch):
 
 
 def test_the_gpu_capture_order_says_where_a_run_stopped(monkeypatch):
-    """PhaseCapturer.next_phase follows gpu/prover.py's order: prep, evaluate -> ntt_h -> msm_h a block of circuits,
-    batch_add, tail_msm, assemble (CAPTURED's device-to-host conversions replaced by plain lists here)."""
+    """CaptureOrder follows gpu/prover.py's order: prep, evaluate -> ntt_h -> msm_h a block of circuits, batch_add,
+    tail_msm, assemble; the GPU backend's capturer and the generated cases' progress hook both keep one (CAPTURED's
+    device-to-host conversions replaced by plain lists here; the progress hook reads shapes)."""
+    import types
+
     import conformance.backends.gpu as gpu_backend
+    from conformance.generated import _Progress
 
     for phase in ("evaluate", "ntt_h", "msm_h", "batch_add"):
         monkeypatch.setitem(gpu_backend.CAPTURED, phase, list)
     monkeypatch.setitem(gpu_backend.CAPTURED, "prep", lambda splits: splits)
-    capturer = gpu_backend.PhaseCapturer()
-    seen = [capturer.next_phase(4)]
+    capturer, progress = gpu_backend.PhaseCapturer(), _Progress()
+    def rows(count):  # what the progress hook reads of a device array: its leading axis
+        return types.SimpleNamespace(shape=(count,))
+
+    seen, seen_progress = [capturer.order.next_phase(4)], [progress.next_phase(4)]
     for phase, first, outputs in [("prep", 0, "splits"), ("evaluate", 0, [1, 2]), ("ntt_h", 0, [1, 2]),
                                   ("msm_h", 0, [1, 2]), ("evaluate", 2, [3, 4]), ("ntt_h", 2, [3, 4]),
                                   ("msm_h", 2, [3, 4]), ("batch_add", 0, [1, 2, 3, 4])]:
         capturer(phase, first, outputs)
-        seen.append(capturer.next_phase(4))
-    assert seen == ["prep", "evaluate", "ntt_h", "msm_h", "evaluate", "ntt_h", "msm_h", "batch_add", "tail_msm"]
+        seen.append(capturer.order.next_phase(4))
+        progress(phase, first, (rows(len(outputs)),) * 3 if phase == "evaluate" else rows(len(outputs)))
+        seen_progress.append(progress.next_phase(4))
+    assert seen == seen_progress == ["prep", "evaluate", "ntt_h", "msm_h", "evaluate", "ntt_h", "msm_h", "batch_add",
+                                     "tail_msm"]

@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import time
 
-from ..phases import FRONT_PHASES, PROVER_ORDER, Problem
+from ..phases import CaptureOrder, Problem
 from .base import CUDA_EVENTS, Backend, PhaseNotImplemented, PhaseRun, ProverRun
 
 MS_PER_S = 1000.0
@@ -348,24 +348,12 @@ class PhaseCapturer:
 
     def __init__(self):
         self._parts: dict[str, list] = {}
-        self._last: tuple[str, int, int] | None = None  # (phase, first circuit, circuits) of the latest capture
+        self.order = CaptureOrder()
 
     def __call__(self, phase: str, first_circuit: int, outputs) -> None:
         captured = CAPTURED[phase](outputs)
         self._parts.setdefault(phase, []).append((first_circuit, captured))
-        self._last = (phase, first_circuit, len(captured) if phase != "prep" else 0)
-
-    def next_phase(self, circuits: int) -> str | None:
-        """The phase gpu/prover.py runs after the latest capture, so where a run that raised stopped: prep, then
-        evaluate -> ntt_h -> msm_h for each block of circuits (gpu/prover.py _front), then batch_add, tail_msm and
-        assemble; None after assemble (the proofs' download)."""
-        if self._last is None:
-            return PROVER_ORDER[0]
-        phase, first, count = self._last
-        if phase == "msm_h" and first + count < circuits:
-            return FRONT_PHASES[0]  # the next block
-        following = PROVER_ORDER.index(phase) + 1
-        return PROVER_ORDER[following] if following < len(PROVER_ORDER) else None
+        self.order.record(phase, first_circuit, len(captured) if phase != "prep" else 0)
 
     def outputs(self) -> dict:
         """{phase: output in reference types}: per-circuit lists joined in circuit order; prep as it came."""
@@ -460,7 +448,7 @@ class GpuBackend(Backend):
                 device.launch_check("prover (conformance)", sync=True)
             except Exception as exc:  # the runner reports it on the phase it stopped in
                 return ProverRun(outputs=capturer.outputs(), timing=CUDA_EVENTS, label=label, error=exc,
-                                 stopped=capturer.next_phase(len(vector.circuits)))
+                                 stopped=capturer.order.next_phase(len(vector.circuits)))
         ms = run.runs[0].ms
         return ProverRun(outputs=capturer.outputs(), seconds={p: ms[p] / MS_PER_S for p in ms}, timing=CUDA_EVENTS,
                          label=label)
