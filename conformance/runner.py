@@ -294,6 +294,10 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
         if _self_judged(backend, oracle):
             outcomes[phase] = BackendResult(SKIPPED, message=SELF_JUDGED, **timing)
             continue
+        if not _captured(first, phase, circuits):  # an oracle fed the run's own short inputs would pass the rest
+            mismatch = Mismatch(phase, None, "output", None, f"{circuits} circuits' outputs", f"{len(output)}")
+            outcomes[phase] = BackendResult(FAIL, mismatch=mismatch, message="a circuit's output is missing", **timing)
+            continue
         try:
             mismatch = oracles.judge(oracle, phase, problem, plan.values, output, expected)
         except Exception as exc:  # output so malformed that the judge cannot even read it

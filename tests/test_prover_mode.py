@@ -135,6 +135,21 @@ def test_a_first_run_that_raised_one_circuit_at_a_time_is_judged_on_whole_phases
     assert "in block 2 evaluate" in result.phases[PHASES.index("evaluate")].backends[backend.name].message
 
 
+def test_a_run_that_returns_fewer_circuits_fails_even_where_an_oracle_would_pass_its_own_inputs():
+    """No error, but ntt_h and msm_h hold one circuit of four (a capture or block bug): with --oracle the h identity and
+    the trapdoor would judge the one circuit they are given and pass; a missing circuit is a failure of its own."""
+    from conformance.backends.base import ProverRun
+
+    short = _ScriptedGpuLike([(PHASES, None, None)])
+    outputs = _reference_outputs(_problem(MULTI))
+    cut = {**outputs, "ntt_h": outputs["ntt_h"][:1], "msm_h": outputs["msm_h"][:1]}
+    short.run_prover = lambda problem, run_index=0: ProverRun(outputs=cut)
+    result = check_vector(_problem(MULTI), [short], mode="prover", repeat=1, prefer_oracle=True)
+    statuses = _statuses(result, short.name)
+    assert statuses["ntt_h"] == statuses["msm_h"] == FAIL and statuses["evaluate"] == PASS
+    assert result.phases[PHASES.index("ntt_h")].backends[short.name].message == "a circuit's output is missing"
+
+
 def test_an_error_after_the_last_phase_is_an_error_not_a_pass():
     """Every phase captured, then the prover raised (e.g. the final device check): never a silent pass."""
     backend = _ScriptedGpuLike([(PHASES, None, RuntimeError("late kernel failure"))])
