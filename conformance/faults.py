@@ -284,6 +284,7 @@ class FaultyBackend(ReferenceBackend):
     """The reference backend with one planted fault."""
 
     is_reference = False  # its outputs may differ from the reference's: the reference oracle judges it
+
     def __init__(self, fault: PlantedFault):
         self.fault = fault
         self.name = fault.backend_name
@@ -369,7 +370,7 @@ class SourceFault:
     replace: str
     description: str
     phases: tuple[str, ...]
-    """The phase the gate must name: the first failing phase in the prover's phase order. For a fault in code every
+    """The phase the gate must name (one, but see the end): the first failing phase in the prover's phase order. For a fault in code every
     phase shares (field arithmetic), the first phase whose output differs: measured on the H200, evaluate's outputs
     on porep-log05 still come out right without the Montgomery product's final subtraction (its short rows end in
     a reducing addition), and ntt_h's long chains of products are the first to go wrong. Two only for a race in code
