@@ -50,12 +50,9 @@ for side in a b; do
     start=$(date +%s%N)
     (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" --compile-only) > "$out/compile_$side.log" 2>&1 || status=1
     echo "cold compile, tree $side ($tree): $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$out/compile_$side.log"
-    table=()
-  elif [ "$tool" = ntt ]; then
-    table=("$out/ntt_$side.md")  # bench_ntt.py's first argument: where its table goes
-  else
-    table=()
   fi
+  table=()
+  [ "$tool" = ntt ] && table=("$out/ntt_$side.md")  # bench_ntt.py's first argument: where its table goes
   # shellcheck disable=SC2086  # the options are words
   (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" "${table[@]}" $options \
     --json "$out/${tool}_$side.json") > "$out/${tool}_$side.log" 2>&1 || status=1

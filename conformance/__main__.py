@@ -13,7 +13,8 @@ Exit status: 0 every check passed (phases a backend does not implement, and a mi
 because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, a witness that does not satisfy its circuit, unknown phase or backend,
 a run that would check nothing); 3 --require-gpu without a usable GPU.
-compare: 0, 1 a phase slower than --max-slowdown beyond noise, 2 bad input or runs that are not comparable.
+compare: 0, 1 a phase slower than --max-slowdown beyond noise or an entry it could not judge (INCOMPLETE, unless
+--allow-unjudged), 2 bad input or runs that are not comparable.
 """
 import argparse
 import os

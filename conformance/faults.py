@@ -600,11 +600,11 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
     reports = Path(path).with_name(Path(path).stem + "-reports")
     reports.mkdir(parents=True, exist_ok=True)
     measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
-    rows = []
+    device, rows = _device_name(), []
     for fault in faults:
         rows.append(run_gpu_fault(fault, reports, say=say))
         say(f"  -> caught: {rows[-1].caught}, named: {rows[-1].named}, as expected: {rows[-1].ok}")
-        table = gpu_fault_table(rows, _device_name(), measured)
+        table = gpu_fault_table(rows, device, measured)
         if len(rows) < len(faults):
             table += f"\n**Incomplete**: {len(rows)} of {len(faults)} runs done; still to come: " + ", ".join(
                 f.name for f in faults[len(rows):]) + ".\n"

@@ -33,8 +33,8 @@ from vectors.format import Vector
 MODES = ("isolated", "end-to-end", "prover")
 PROVER = "prover"
 PROVER_ORDER = ("prep", "evaluate", "ntt_h", "msm_h", "batch_add", "tail_msm", "assemble")
-"""The order gpu/prover.py runs the phases in (prep first, for its memory plan): in prover mode, an error is
-reported on the first phase of this order whose output was not captured."""
+"""The order gpu/prover.py runs the phases in (prep first, for its memory plan; evaluate -> ntt_h -> msm_h once a
+block of circuits, FRONT_PHASES): in prover mode an error is reported on the phase it stopped in (CaptureOrder)."""
 
 FRONT_PHASES = ("evaluate", "ntt_h", "msm_h")
 """The phases gpu/prover.py runs once for each block of circuits (its _front), between prep and batch_add."""
@@ -47,8 +47,9 @@ class CaptureOrder:
     def __init__(self):
         self._last: tuple[str, int, int] | None = None  # (phase, first circuit, circuits) of the latest capture
 
-    def record(self, phase: str, first_circuit: int, count: int) -> None:
-        """A capture of ``phase`` for ``count`` circuits from ``first_circuit`` (prep: all, count unused)."""
+    def record(self, phase: str, first_circuit: int, count: int = 0) -> None:
+        """A capture of ``phase`` from ``first_circuit``; ``count``: the block's circuits, read for the front phases
+        only (the others run once for all circuits)."""
         self._last = (phase, first_circuit, count)
 
     def next_phase(self, circuits: int) -> str | None:
@@ -61,6 +62,7 @@ class CaptureOrder:
             return FRONT_PHASES[0]  # the next block
         following = PROVER_ORDER.index(phase) + 1
         return PROVER_ORDER[following] if following < len(PROVER_ORDER) else None
+
 
 PHASE_INPUTS: dict[str, tuple[str, ...]] = {
     "evaluate": (),

@@ -6,6 +6,7 @@ Independent sources: the vectors' expected values (the reference prover's, check
 must be named, and gpu/trapdoor.py check results mapped onto phases.
 """
 import functools
+import sys
 
 import pytest
 
@@ -269,7 +270,7 @@ def test_a_device_in_error_at_the_end_ends_the_process_without_clean_up_and_neve
     import conformance.__main__ as cli
 
     ended = []
-    monkeypatch.setitem(__import__("sys").modules, "cupy", _FakeCupy(RuntimeError("cudaErrorIllegalAddress")))
+    monkeypatch.setitem(sys.modules, "cupy", _FakeCupy(RuntimeError("cudaErrorIllegalAddress")))
     monkeypatch.setattr(cli.os, "_exit", ended.append)
     cli.finish(code)
     assert ended == [expected]
@@ -280,37 +281,46 @@ def test_a_healthy_device_or_no_cupy_exits_normally(monkeypatch):
     import conformance.__main__ as cli
 
     monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("os._exit on a healthy device"))
-    monkeypatch.setitem(__import__("sys").modules, "cupy", _FakeCupy())
+    monkeypatch.setitem(sys.modules, "cupy", _FakeCupy())
     with pytest.raises(SystemExit) as done:
         cli.finish(0)
     assert done.value.code == 0 and cli.device_error() is None
-    monkeypatch.delitem(__import__("sys").modules, "cupy")
+    monkeypatch.delitem(sys.modules, "cupy")
     assert cli.device_error() is None
 
 
 def test_the_gpu_capture_order_says_where_a_run_stopped(monkeypatch):
     """CaptureOrder follows gpu/prover.py's order: prep, evaluate -> ntt_h -> msm_h a block of circuits, batch_add,
-    tail_msm, assemble; the GPU backend's capturer and the generated cases' progress hook both keep one (CAPTURED's
-    device-to-host conversions replaced by plain lists here; the progress hook reads shapes)."""
+    tail_msm, assemble. The GPU backend's capturer and the generated cases' progress hook both keep one; both are fed
+    what gpu/prover.py hands its capture hook (arrays of the real shapes, the query sums' dicts, a proofs object),
+    the capturer's device-to-host conversions replaced by per-circuit lists."""
     import types
+
+    import numpy as np
 
     import conformance.backends.gpu as gpu_backend
     from conformance.generated import _Progress
 
-    for phase in ("evaluate", "ntt_h", "msm_h", "batch_add"):
-        monkeypatch.setitem(gpu_backend.CAPTURED, phase, list)
+    circuits, n = 4, 8
     monkeypatch.setitem(gpu_backend.CAPTURED, "prep", lambda splits: splits)
+    monkeypatch.setitem(gpu_backend.CAPTURED, "evaluate", lambda abc: [None] * abc[0].shape[0])
+    for phase in ("ntt_h", "msm_h"):
+        monkeypatch.setitem(gpu_backend.CAPTURED, phase, lambda block: [None] * block.shape[0])
+    for phase in ("batch_add", "tail_msm", "assemble"):
+        monkeypatch.setitem(gpu_backend.CAPTURED, phase, lambda outputs: [None] * circuits)
+    sums = {q: np.zeros((circuits, 24), np.uint32) for q in ("l", "a", "b_g1", "b_g2")}
+    proofs = types.SimpleNamespace(a=None, b=None, c=None)  # gpu.assemble.DeviceProofs: no shape
+    captures = [("prep", 0, {"l": "split"})]
+    for first in (0, 2):  # two blocks of two circuits
+        captures += [("evaluate", first, tuple(np.zeros((2, n, 8), np.uint32) for _ in range(3))),
+                     ("ntt_h", first, np.zeros((2, n - 1, 8), np.uint32)), ("msm_h", first, np.zeros((2, 24), np.uint32))]
+    captures += [("batch_add", 0, sums), ("tail_msm", 0, sums), ("assemble", 0, proofs)]
     capturer, progress = gpu_backend.PhaseCapturer(), _Progress()
-    def rows(count):  # what the progress hook reads of a device array: its leading axis
-        return types.SimpleNamespace(shape=(count,))
-
-    seen, seen_progress = [capturer.order.next_phase(4)], [progress.next_phase(4)]
-    for phase, first, outputs in [("prep", 0, "splits"), ("evaluate", 0, [1, 2]), ("ntt_h", 0, [1, 2]),
-                                  ("msm_h", 0, [1, 2]), ("evaluate", 2, [3, 4]), ("ntt_h", 2, [3, 4]),
-                                  ("msm_h", 2, [3, 4]), ("batch_add", 0, [1, 2, 3, 4])]:
+    seen, seen_progress = [capturer.order.next_phase(circuits)], [progress.next_phase(circuits)]
+    for phase, first, outputs in captures:
         capturer(phase, first, outputs)
-        seen.append(capturer.order.next_phase(4))
-        progress(phase, first, (rows(len(outputs)),) * 3 if phase == "evaluate" else rows(len(outputs)))
-        seen_progress.append(progress.next_phase(4))
+        progress(phase, first, outputs)
+        seen.append(capturer.order.next_phase(circuits))
+        seen_progress.append(progress.next_phase(circuits))
     assert seen == seen_progress == ["prep", "evaluate", "ntt_h", "msm_h", "evaluate", "ntt_h", "msm_h", "batch_add",
-                                     "tail_msm"]
+                                     "tail_msm", "assemble", None]

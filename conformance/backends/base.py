@@ -45,8 +45,8 @@ class ProverRun:
     error: BaseException | None = None
     """What the prover raised, if it did."""
     stopped: str | None = None
-    """Where it raised, when the backend can tell (the GPU's capture order: conformance/backends/gpu.py
-    PhaseCapturer.next_phase); else the runner takes the first phase not captured for every circuit."""
+    """Where it raised, when the backend can tell (the GPU's capture order: conformance/phases.py CaptureOrder); else
+    the runner takes the first phase not captured for every circuit."""
 
 
 class Backend:
