@@ -17,7 +17,6 @@ compare: 0, 1 a phase slower than --max-slowdown beyond noise or an entry it cou
 --allow-unjudged), 2 bad input or runs that are not comparable.
 """
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -390,33 +389,9 @@ def main(argv=None) -> int:
     return {"gate": _gate, "faults": _faults, "compare": _compare}[args.command](args)
 
 
-def device_error() -> str | None:
-    """What the CUDA device reports when synchronized at the end, if CuPy was used and the device is in error: an
-    error CUDA keeps (an illegal address) fails every later call, so it shows here whatever raised it first."""
-    cupy = sys.modules.get("cupy")
-    if cupy is None:
-        return None
-    try:
-        cupy.cuda.runtime.deviceSynchronize()
-    except Exception as exc:  # CUDARuntimeError: the context is unusable
-        return f"{type(exc).__name__}: {exc}"
-    return None
-
-
-def finish(code: int) -> None:
-    """Exit with ``code``, but never 0 over a device in error. After an error CUDA keeps, CuPy's clean-up at
-    interpreter exit (unloading modules, freeing memory) fails once more for each object, printing tracebacks after
-    the verdict; the report is written by then, so the process ends without that clean-up (os._exit)."""
-    error = device_error()
-    if error is None:
-        sys.exit(code)
-    if code == EXIT_OK:
-        print(f"error: gpu: the device is in error after the run ({error}): its results are not trusted", file=sys.stderr)
-        code = EXIT_MISMATCH
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
 if __name__ == "__main__":
-    finish(run_main(main))
+    status = run_main(main)
+    # (imported after the run: imported before it, gpu.device's module-level lines would miss the gate's line coverage)
+    from gpu.device import finish
+
+    finish(status, failed=EXIT_MISMATCH)

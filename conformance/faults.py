@@ -523,6 +523,10 @@ def _first_gpu_failure(document: dict) -> tuple[str | None, str]:
     return None, ""
 
 
+STDERR_FILE = "stderr.txt"
+"""A fault run's standard error, kept beside its report (what it raised, and anything printed after the verdict)."""
+
+
 def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m: None) -> FaultRow:
     """The GPU conformance gate (prover mode, --require-gpu) from a copy of gpu/ with ``fault`` applied."""
     import json
@@ -537,7 +541,7 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
     vectors = fault.vectors if fault else (BUNDLED_SMALL, REPEATED_BASES, MULTI_PASS)
     arguments = _vector_arguments(vectors, work)
     report = work / name.split(" ")[0]
-    for stale in REPORT_FILES:  # a report left by an earlier table run must not stand for this one
+    for stale in (*REPORT_FILES, STDERR_FILE):  # what an earlier table run left must not stand for this one
         (report / stale).unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     with patched_gpu_tree(fault) as folder:
@@ -549,6 +553,8 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
                    "--require-gpu", "--repeat", str(repeat), "--report", str(report), "--quiet"]
         say(f"{name}: {' '.join(command[1:])}")
         done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    report.mkdir(parents=True, exist_ok=True)
+    (report / STDERR_FILE).write_text(done.stderr)  # (the table shortens it; a maintainer reads it whole here)
     if done.returncode not in (0, 1) or not (report / "report.json").exists():  # crashed: no verdict either way
         return FaultRow(name, expected, ", ".join(vectors), False, None,
                         f"exit {done.returncode}, no verdict: {done.stderr.strip()[-200:]}", crashed=True)
@@ -591,7 +597,7 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
 
     The table is rewritten after each run, saying how many are still to come until the last is in, so a run cut off
     (a device call's time limit) keeps what it measured; each run's conformance report stays beside the table, in
-    ``<table name>-reports/<fault>/`` (report.json, report.md: the full error texts the table shortens)."""
+    ``<table name>-reports/<fault>/`` (report.json, report.md, and the run's stderr.txt: the full texts the table shortens)."""
     from pathlib import Path
 
     from .timing import commit

@@ -13,12 +13,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from reference.cli import EXIT_OK, Progress, proofs_document, run_main
+from reference.cli import EXIT_BAD_INPUT, EXIT_OK, Progress, proofs_document, run_main
 from reference.errors import InvalidInputError, ToolkitError
 from reference.proof_files import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from vectors.format import load_vector
 
-from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, free_device_memory
+from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, finish, free_device_memory
 from .multi import prove_multi, resolve_devices
 from .staging import PAGEABLE, STAGINGS, StageTimer, stage_kind, upload_keys
 
@@ -152,4 +152,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))
+    finish(run_main(main), failed=EXIT_BAD_INPUT)  # (the status run_main gives any GPU error)

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from py_ecc.optimized_bls12_381 import b, b2, is_on_curve
+
 from reference.assemble import Proof
 from reference.field import R
 
+from .device import GpuKernelError
 from .limbs import FR, ints_to_limbs
 from .points import G1_GROUP, G2_GROUP, Group, backend, download_points, launch, points_to_words, u32
 
@@ -58,9 +61,19 @@ class DeviceProofs:
 
 
 def download_proofs(proofs: DeviceProofs) -> list[Proof]:
-    """The proofs as py_ecc points on the host (the device-to-host copy and the decoding of the words)."""
-    a, b, c = (download_points(x, g) for x, g in ((proofs.a, G1_GROUP), (proofs.b, G2_GROUP), (proofs.c, G1_GROUP)))
-    return [Proof(a=a[k], b=b[k], c=c[k]) for k in range(len(a))]
+    """The proofs as py_ecc points on the host (the device-to-host copy and the decoding of the words).
+
+    Every point is checked to be on its curve: a kernel that wrote garbage raises GpuKernelError here instead of
+    handing over a proof that no encoder or verifier was meant to see."""
+    downloaded = {}
+    for name, words, group, coefficient in (("A", proofs.a, G1_GROUP, b), ("B", proofs.b, G2_GROUP, b2),
+                                            ("C", proofs.c, G1_GROUP, b)):
+        points = download_points(words, group)
+        for k, point in enumerate(points):
+            if not is_on_curve(point, coefficient):
+                raise GpuKernelError(f"assemble: proof {name} of circuit {k} is not on the curve (corrupt kernel output)")
+        downloaded[name] = points
+    return [Proof(a=a, b=b_, c=c) for a, b_, c in zip(downloaded["A"], downloaded["B"], downloaded["C"])]
 
 
 def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) -> DeviceProofs:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
 """Where the .cu and .cuh sources live; also the include path handed to NVRTC."""
@@ -251,3 +253,33 @@ def launch(kernel, grid, block, args, what: str, shared_mem: int = 0) -> None:
     except Exception as exc:
         raise GpuKernelError(f"{what}: launch failed: {exc}") from exc
     launch_check(what)
+
+
+def device_error() -> str | None:
+    """What the CUDA device reports when synchronized at the end, if CuPy was used and the device is in error: an
+    error CUDA keeps (an illegal address) fails every later call, so it shows here whatever raised it first."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return None
+    try:
+        cupy.cuda.runtime.deviceSynchronize()
+    except Exception as exc:  # CUDARuntimeError: the context is unusable
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def finish(code: int, failed: int) -> NoReturn:
+    """End a command line with exit status ``code``, but never 0 over a device in error (then ``failed``).
+
+    After an error CUDA keeps, CuPy's clean-up at interpreter exit (unloading modules, freeing memory) fails once
+    more for each object, printing tracebacks after the verdict; the outputs are written by then, so the process
+    ends without that clean-up (os._exit)."""
+    error = device_error()
+    if error is None:
+        sys.exit(code)
+    if code == 0:
+        print(f"error: gpu: the device is in error after the run ({error}): its results are not trusted", file=sys.stderr)
+        code = failed
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

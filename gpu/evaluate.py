@@ -29,7 +29,7 @@ from reference.errors import SizeMismatchError, UnsatisfiedConstraintError
 from reference.r1cs import R1CS
 
 from . import device
-from .field import apply_op, to_ints, to_montgomery_
+from .field import apply_op, to_ints, to_montgomery, to_montgomery_
 from .limbs import FR, ints_to_limbs
 
 MATRICES = ("a", "b", "c")
@@ -134,8 +134,7 @@ def evaluate(csr: DeviceR1cs, z_plain, convention: DomainConvention = BELLMAN, f
         raise SizeMismatchError("witnesses", f"has {z_plain.shape[0]} circuits; give 1..{MAX_CIRCUITS}")
     circuits, n = z_plain.shape[0], 1 << csr.log_n
     device.check_free_memory(3 * circuits * n * FR.element_bytes, f"evaluate for {circuits} circuit(s) at n = 2^{csr.log_n}")
-    z = z_plain.copy()
-    to_montgomery_(z)
+    z = to_montgomery(z_plain)
     out = cupy.empty((len(MATRICES), circuits, n, FR.num_limbs), dtype=np.uint32)
     blocks = (len(MATRICES) * n + EVALUATE_THREADS - 1) // EVALUATE_THREADS
     kernel = device.load_module("evaluate.cu").get_function("evaluate_rows")

@@ -51,25 +51,48 @@ def check_device_array(x, field: FieldSpec, name: str):
         raise InvalidInputError(name, "must be C-contiguous")
 
 
-def _elementwise(kernel_name: str, x, field: FieldSpec) -> None:
+def _elementwise(kernel_name: str, x, out, field: FieldSpec) -> None:
     count = x.size // field.num_limbs
     if count == 0:
         return
     kernel = _kernel(kernel_name, field)
     blocks = (count + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
-    device.launch(kernel, blocks, THREADS_PER_BLOCK, (x, np.uint64(count)), f"{field.name} {kernel_name}")
+    device.launch(kernel, blocks, THREADS_PER_BLOCK, (x, out, np.uint64(count)), f"{field.name} {kernel_name}")
+
+
+def _conversion_output(x, field: FieldSpec):
+    """A new array shaped like x for an out-of-place conversion: one pass over memory instead of a copy and then an
+    in-place pass (the witnesses of a 2^27 circuit are gigabytes)."""
+    import cupy
+
+    check_device_array(x, field, "x")
+    return cupy.empty_like(x)
+
+
+def to_montgomery(x, field: FieldSpec = FR):
+    """A new device array of x_i R mod m (plain limbs -> Montgomery form); x is not modified."""
+    out = _conversion_output(x, field)
+    _elementwise("{f}_to_mont", x, out, field)
+    return out
 
 
 def to_montgomery_(x, field: FieldSpec = FR) -> None:
     """x_i <- x_i R mod m in place (plain limbs -> Montgomery form), on the device."""
     check_device_array(x, field, "x")
-    _elementwise("{f}_to_mont", x, field)
+    _elementwise("{f}_to_mont", x, x, field)
+
+
+def from_montgomery(x, field: FieldSpec = FR):
+    """A new device array of x_i R^-1 mod m (Montgomery form -> plain limbs); x is not modified."""
+    out = _conversion_output(x, field)
+    _elementwise("{f}_from_mont", x, out, field)
+    return out
 
 
 def from_montgomery_(x, field: FieldSpec = FR) -> None:
     """x_i <- x_i R^-1 mod m in place (Montgomery form -> plain limbs), on the device."""
     check_device_array(x, field, "x")
-    _elementwise("{f}_from_mont", x, field)
+    _elementwise("{f}_from_mont", x, x, field)
 
 
 def limbs_to_device(limbs: np.ndarray, field: FieldSpec = FR):
@@ -88,10 +111,8 @@ def to_device(values, field: FieldSpec = FR, name: str = "values"):
 
 
 def to_host_limbs(x, field: FieldSpec = FR) -> np.ndarray:
-    """Plain limbs of a Montgomery-form device array (converted on a device copy), as numpy."""
-    check_device_array(x, field, "x")
-    plain = x.copy()
-    from_montgomery_(plain, field)
+    """Plain limbs of a Montgomery-form device array (converted into a new device array), as numpy."""
+    plain = from_montgomery(x, field)
     device.launch_check("copy back", sync=True)
     return plain.get()
 

@@ -12,6 +12,7 @@ the host it runs on numpy for tests and for callers that keep witnesses in host 
 Scalars are canonical (not Montgomery) little-endian uint32 limbs, shape (circuits, variables, 8),
 as ``gpu.limbs`` produces them from vector data.
 """
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,18 +68,16 @@ def _classify(l0, l1, l2, l3, l4, l5, l6, l7):
     return high_zero & (l0 == 1), ~high_zero | (l0 > 1)
 
 
-_FUSED: dict = {}
-
-
 def _fused(xp, function):
     """``function`` as one fused kernel when ``xp`` is CuPy (gpu.device.fused, made once and kept), else itself."""
-    if xp is np:
-        return function
-    if function not in _FUSED:
-        from gpu import device
+    return function if xp is np else _device_fused(function)
 
-        _FUSED[function] = device.fused(function, f"prep: {function.__name__} (fused)")
-    return _FUSED[function]
+
+@functools.cache
+def _device_fused(function):
+    from gpu import device
+
+    return device.fused(function, f"prep: {function.__name__} (fused)")
 
 
 @dataclass

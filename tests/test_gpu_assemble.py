@@ -68,6 +68,24 @@ def test_linear_combinations_special_cases(emulated):
     assert encode_g2(g2[0]) == encode_g2(add(multiply(t, R - 2), multiply(G2, 5)))
 
 
+@pytest.mark.parametrize("point", ["a", "b", "c"])
+def test_a_proof_point_off_its_curve_is_a_kernel_error(emulated, point):
+    """download_proofs refuses corrupt kernel output instead of handing over a point no verifier was meant to see:
+    one word of y changed moves a proof point off its curve (x^3 + 4, or + 4(u + 1) in G2)."""
+    import numpy as np
+
+    from gpu.assemble import DeviceProofs, download_proofs
+    from gpu.device import GpuKernelError
+
+    words = {"a": points_to_words([G1, multiply(G1, 2)], G1_GROUP), "b": points_to_words([G2, multiply(G2, 3)], G2_GROUP),
+             "c": points_to_words([multiply(G1, 5), G1], G1_GROUP)}
+    assert len(download_proofs(DeviceProofs(**words))) == 2
+    corrupt = dict(words, **{point: np.array(words[point])})
+    corrupt[point][1, -1] ^= 1  # (the top limb of y's last coefficient)
+    with pytest.raises(GpuKernelError, match=f"proof {point.upper()} of circuit 1 is not on the curve"):
+        download_proofs(DeviceProofs(**corrupt))
+
+
 @pytest.mark.gpu
 def test_device_assembly_equals_the_reference_on_the_gpu():
     for name in ("porep-log06", "multi-circuit-log07", "edge-scalars"):

@@ -292,15 +292,19 @@ def test_device_predicates(name):
 def test_device_montgomery_conversion(name):
     import cupy
 
-    from gpu.field import from_montgomery_, to_device, to_ints
+    from gpu.field import from_montgomery, from_montgomery_, to_device, to_ints, to_montgomery
 
     field = FIELDS[name]
     rng = random.Random(SEED + 13)
     values = edge_values(field.modulus) + [rng.randrange(field.modulus) for _ in range(1000)]
+    montgomery = [v * field.montgomery_radix % field.modulus for v in values]
     x = to_device(values, field)
-    raw = limbs_to_ints(cupy.asnumpy(x))
-    assert raw == [v * field.montgomery_radix % field.modulus for v in values]
+    assert limbs_to_ints(cupy.asnumpy(x)) == montgomery
     assert to_ints(x, field) == values
+    plain = from_montgomery(x, field)  # out of place: x is kept
+    assert limbs_to_ints(cupy.asnumpy(plain)) == values and limbs_to_ints(cupy.asnumpy(x)) == montgomery
+    again = to_montgomery(plain, field)
+    assert limbs_to_ints(cupy.asnumpy(again)) == montgomery and limbs_to_ints(cupy.asnumpy(plain)) == values
     from_montgomery_(x, field)
     assert limbs_to_ints(cupy.asnumpy(x)) == values
 

@@ -112,3 +112,23 @@ def test_keys_equal_the_reference_setup_on_the_gpu():
         vector = load_vector(DATA_DIR / f"{name}.json")
         circuit = DeviceCircuit.from_r1cs(vector.r1cs)
         assert_same_keys(to_proving_key(generate_keys(circuit, vector.trapdoor), circuit), vector.pk)
+
+
+@pytest.mark.parametrize("g2", [False, True])
+def test_the_trapdoor_point_check_compares_every_coordinate(g2):
+    """A compressed encoding keeps x and y's sign only: a point whose y is off by one encodes like the right point (the
+    check used to compare encodings, and passed it); gpu.trapdoor compares coordinates, and fails it."""
+    from py_ecc.optimized_bls12_381 import FQ, FQ2, G1, G2, multiply
+
+    from gpu.trapdoor import _point_check
+    from reference.encoding import encode_g1, encode_g2
+
+    right = multiply(G2 if g2 else G1, 7)
+    x, y, z = right
+    wrong = (x, y + (FQ2([1, 0]) if g2 else FQ(1)) * z, z)  # (affine y + 1)
+    encode = encode_g2 if g2 else encode_g1
+    assert encode(wrong) == encode(right)
+    assert _point_check("right", right, 7, g2).ok
+    result = _point_check("wrong", wrong, 7, g2)
+    assert not result.ok and "expected affine" in result.detail
+    assert not _point_check("identity", multiply(G1, 0), 7, g2=False).ok

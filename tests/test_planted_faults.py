@@ -254,3 +254,4 @@ def test_a_fault_run_without_a_fresh_report_is_never_as_expected(tmp_path, monke
     row = faults.run_gpu_fault(None, tmp_path)
     assert row.crashed and not row.ok and not (stale / "report.json").exists()
     assert row.detail.startswith(f"exit {exit_status}, no verdict: ")
+    assert (stale / faults.STDERR_FILE).read_text() == "Traceback ... CUDARuntimeError"  # kept whole

@@ -267,26 +267,43 @@ class _FakeCupy:
 @pytest.mark.parametrize("code, expected", [(0, 1), (1, 1), (2, 2)])
 def test_a_device_in_error_at_the_end_ends_the_process_without_clean_up_and_never_with_0(code, expected, monkeypatch,
                                                                                          capsys):
-    import conformance.__main__ as cli
+    import gpu.device as cli
 
     ended = []
     monkeypatch.setitem(sys.modules, "cupy", _FakeCupy(RuntimeError("cudaErrorIllegalAddress")))
     monkeypatch.setattr(cli.os, "_exit", ended.append)
-    cli.finish(code)
+    cli.finish(code, failed=1)
     assert ended == [expected]
     assert ("the device is in error after the run (RuntimeError: cudaErrorIllegalAddress)" in capsys.readouterr().err) == (code == 0)
 
 
 def test_a_healthy_device_or_no_cupy_exits_normally(monkeypatch):
-    import conformance.__main__ as cli
+    import gpu.device as cli
 
     monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("os._exit on a healthy device"))
     monkeypatch.setitem(sys.modules, "cupy", _FakeCupy())
     with pytest.raises(SystemExit) as done:
-        cli.finish(0)
+        cli.finish(0, failed=1)
     assert done.value.code == 0 and cli.device_error() is None
     monkeypatch.delitem(sys.modules, "cupy")
     assert cli.device_error() is None
+
+
+@pytest.mark.parametrize("module, argv, failed", [("conformance", ["gate", "--report-file", "no-such-report.json"], 1),
+                                                   ("gpu", ["prove", "no-such-vector.json"], 2)])
+def test_both_command_lines_end_through_finish_with_their_failure_status(module, argv, failed, monkeypatch):
+    """python -m conformance (a failed check: 1) and python -m gpu (a GPU error: 2) both end through gpu.device.finish,
+    so neither exits 0 over a device in error."""
+    import runpy
+
+    import gpu.device
+
+    ended = []
+    monkeypatch.setattr(gpu.device, "finish", lambda code, failed: ended.append((code, failed)))
+    monkeypatch.setattr(sys, "argv", [module, *argv])
+    monkeypatch.delitem(sys.modules, f"{module}.__main__", raising=False)  # (run afresh, as python -m does)
+    runpy.run_module(module, run_name="__main__")
+    assert ended == [(2, failed)]  # (bad input: exit 2 either way)
 
 
 def test_the_gpu_capture_order_says_where_a_run_stopped(monkeypatch):

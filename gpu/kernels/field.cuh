@@ -800,18 +800,18 @@ __device__ __forceinline__ u64 element_index() {
     return (u64)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-// x[i] = x[i] R mod m (plain limbs -> Montgomery form), in place.
+// out[i] = x[i] R mod m (plain limbs -> Montgomery form); out may be x (in place).
 template <class F>
-__device__ __forceinline__ void to_mont_body(F* x, u64 count) {
+__device__ __forceinline__ void to_mont_body(const F* x, F* out, u64 count) {
     u64 i = element_index();
-    if (i < count) x[i] = x[i].to_mont();
+    if (i < count) out[i] = x[i].to_mont();
 }
 
-// x[i] = x[i] R^-1 mod m (Montgomery form -> plain limbs), in place.
+// out[i] = x[i] R^-1 mod m (Montgomery form -> plain limbs); out may be x (in place).
 template <class F>
-__device__ __forceinline__ void from_mont_body(F* x, u64 count) {
+__device__ __forceinline__ void from_mont_body(const F* x, F* out, u64 count) {
     u64 i = element_index();
-    if (i < count) x[i] = x[i].from_mont();
+    if (i < count) out[i] = x[i].from_mont();
 }
 
 // out[i] = op(a[i], b[i]) on Montgomery-form inputs; EQ and IS_ZERO write 0 or 1 (as Montgomery
@@ -849,10 +849,10 @@ __device__ __forceinline__ void mul_chain_body(F* x, u64 count, u32 iters) {
 
 extern "C" __global__ void fr_mul_chain(fr_t* x, u64 count, u32 iters) { mul_chain_body(x, count, iters); }
 extern "C" __global__ void fq_mul_chain(fq_t* x, u64 count, u32 iters) { mul_chain_body(x, count, iters); }
-extern "C" __global__ void fr_to_mont(fr_t* x, u64 count) { to_mont_body(x, count); }
-extern "C" __global__ void fr_from_mont(fr_t* x, u64 count) { from_mont_body(x, count); }
-extern "C" __global__ void fq_to_mont(fq_t* x, u64 count) { to_mont_body(x, count); }
-extern "C" __global__ void fq_from_mont(fq_t* x, u64 count) { from_mont_body(x, count); }
+extern "C" __global__ void fr_to_mont(const fr_t* x, fr_t* out, u64 count) { to_mont_body(x, out, count); }
+extern "C" __global__ void fr_from_mont(const fr_t* x, fr_t* out, u64 count) { from_mont_body(x, out, count); }
+extern "C" __global__ void fq_to_mont(const fq_t* x, fq_t* out, u64 count) { to_mont_body(x, out, count); }
+extern "C" __global__ void fq_from_mont(const fq_t* x, fq_t* out, u64 count) { from_mont_body(x, out, count); }
 extern "C" __global__ void field_op_fr(int op, const fr_t* a, const fr_t* b, fr_t* out, u64 count) {
     field_op_body(op, a, b, out, count);
 }
