@@ -7,6 +7,7 @@
 #           on the largest bundled vector                                            -> conformance.log, gpu-latest.*
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
 #           written to conformance/reports/faults-gpu.md              -> faults-gpu.md, faults-gpu-reports/, faults.log
+#   tests+gate  the two at once: the tests in the background beside the gate         -> both steps' files
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
 #   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
@@ -17,6 +18,12 @@
 # it the reference ntt_h, and prover mode repeats the key upload, 72 s). The gate does not fit one 600 s call with
 # anything else: start it detached (setsid nohup ... &) in one call and collect it from the next, back to back.
 # Tree 566cf71: the gate recorded in 469 s (484 s with its check) beside the tests step (403 passed, 58 s).
+# Tree 24c601e (2026-12-04): tests+gate in one call, 441 s (the tests 72 s of it, 406 passed); faults 8 runs take
+# about 500 s (5 of them in 340 s, the other 3 and a clean copy in 158 s): give faults a call of its own, or split it
+# with FAULTS_ONLY=name,name (python -m conformance faults --only).
+# The gate builds its seeded 2^16 and 2^20 vectors with the fast library: build the wheelhouse with it
+# (../shared/device/wheelhouse.sh py-arkworks-bls12381), or the gate refuses to start (exit 2, in 1 s).
+# Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 out=${1:?output folder}
 shift
@@ -28,6 +35,12 @@ for step in $steps; do
       GPU_SYNC_CHECK=1 python3 -m pytest -q -p no:cacheprovider -n 8 --require-gpu -m "gpu and not slow" tests/ > "$out/gpu-tests.log" 2>&1 || status=1
       tail -6 "$out/gpu-tests.log"
       ;;
+    tests+gate)
+      bash "$0" "$out" tests > /dev/null &
+      bash "$0" "$out" gate || status=1
+      wait $! || status=1
+      tail -6 "$out/gpu-tests.log"
+      ;;
     gate)
       python3 -m conformance run --backends reference,gpu --record-gate --report /tmp/conformance-report > "$out/conformance.log" 2>&1 || status=1
       tail -30 "$out/conformance.log"
@@ -35,7 +48,8 @@ for step in $steps; do
       python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings --out /tmp/proof-log10.json 2>&1 | tail -12 | tee -a "$out/conformance.log"
       ;;
     faults)
-      python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md > "$out/faults.log" 2>&1 || status=1
+      python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md ${FAULTS_ONLY:+--only "$FAULTS_ONLY"} \
+        > "$out/faults.log" 2>&1 || status=1
       cp conformance/reports/faults-gpu.md "$out/faults-gpu.md"
       cp -r conformance/reports/faults-gpu-reports "$out/" 2>/dev/null
       cat "$out/faults-gpu.md"
@@ -51,7 +65,7 @@ for step in $steps; do
         head -4 "$out/tail-kernels-${c:-auto}.md"
       done
       ;;
-    *) echo "unknown step $step (gate, faults, slow, tail)"; exit 2 ;;
+    *) echo "unknown step $step (tests, gate, tests+gate, faults, slow, tail)"; exit 2 ;;
   esac
 done
 exit $status
