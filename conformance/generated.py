@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from reference.prover import PHASES
 
 from .oracles import H_IDENTITY, PAIRING, TRAPDOOR
-from .phases import FRONT_PHASES, PROVER, PROVER_ORDER, CaptureOrder
+from .phases import PROVER, PROVER_ORDER, CaptureOrder
 from .runner import ERROR, FAIL, PASS, SKIPPED, UNAVAILABLE, BackendResult, PhaseResult, VectorResult, _describe_error
 
 GENERATED_PREFIX = "generated:"
@@ -108,17 +108,6 @@ def _outcomes_from_checks(checks: list[tuple[int, object]], seconds: dict, circu
     return outcomes
 
 
-class _Progress(CaptureOrder):
-    """gpu/prover.py's capture hook that keeps only where the run is (to name where an exception happened)."""
-
-    def __call__(self, phase: str, first_circuit: int, outputs) -> None:
-        if phase not in FRONT_PHASES:  # prep's splits, the query sums' dicts, the proofs: one capture for all circuits
-            self.record(phase, first_circuit)
-            return
-        block = outputs[0] if phase == "evaluate" else outputs  # evaluate: (a, b, c); ntt_h, msm_h: one array
-        self.record(phase, first_circuit, int(block.shape[0]))
-
-
 def _same_runs(a, b) -> str | None:
     """None when two prover runs gave the same proofs and MSM sums, else what differs."""
     from reference.cli import proof_json
@@ -151,7 +140,7 @@ def run_case_on_gpu(case: GeneratedCase, device_index: int | None = None) -> dic
         runs = []
         try:
             for max_block in (case.max_block, other_block):
-                progress = _Progress()  # each run's own: a failure in the second is named where the second stopped
+                progress = CaptureOrder()  # each run's own: a failure in the second is named where the second stopped
                 plan = BatchPlan(case.circuits, max_block, 0, 0) if max_block else None
                 runs.append(prove_on_device(circuit, key, z, rs, timer=GpuPhaseTimer(), plan=plan, capture=progress))
         except Exception as exc:  # reported on the phase the prover stopped in (after assemble: on assemble)

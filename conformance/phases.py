@@ -41,15 +41,19 @@ FRONT_PHASES = ("evaluate", "ntt_h", "msm_h")
 
 
 class CaptureOrder:
-    """Where gpu/prover.py is, from the captures it has made (its capture hook's calls): after a run raised, the
-    phase it stopped in."""
+    """Where gpu/prover.py is, from the captures it has made: a capture hook of its own (gpu.prover's ``capture``
+    argument), or fed each capture by one; after a run raised, ``next_phase`` is the phase it stopped in."""
 
     def __init__(self):
         self._last: tuple[str, int, int] | None = None  # (phase, first circuit, circuits) of the latest capture
 
-    def record(self, phase: str, first_circuit: int, count: int = 0) -> None:
-        """A capture of ``phase`` from ``first_circuit``; ``count``: the block's circuits, read for the front phases
-        only (the others run once for all circuits)."""
+    def __call__(self, phase: str, first_circuit: int, outputs) -> None:
+        """A capture of ``phase`` from ``first_circuit`` with gpu/prover.py's ``outputs``: for the front phases a
+        block's device arrays ((a, b, c) for evaluate), whose first axis is the block's circuits; the other phases run
+        once for all circuits (prep's splits, the query sums' dicts, the proofs), so their outputs are not read."""
+        count = 0
+        if phase in FRONT_PHASES:
+            count = int((outputs[0] if phase == "evaluate" else outputs).shape[0])
         self._last = (phase, first_circuit, count)
 
     def next_phase(self, circuits: int) -> str | None:

@@ -308,15 +308,15 @@ def test_both_command_lines_end_through_finish_with_their_failure_status(module,
 
 def test_the_gpu_capture_order_says_where_a_run_stopped(monkeypatch):
     """CaptureOrder follows gpu/prover.py's order: prep, evaluate -> ntt_h -> msm_h a block of circuits, batch_add,
-    tail_msm, assemble. The GPU backend's capturer and the generated cases' progress hook both keep one; both are fed
-    what gpu/prover.py hands its capture hook (arrays of the real shapes, the query sums' dicts, a proofs object),
-    the capturer's device-to-host conversions replaced by per-circuit lists."""
+    tail_msm, assemble. The GPU backend's capturer feeds it every capture, the generated cases use it as the capture
+    hook itself; both are fed what gpu/prover.py hands its capture hook (arrays of the real shapes, the query sums'
+    dicts, a proofs object), the capturer's device-to-host conversions replaced by per-circuit lists."""
     import types
 
     import numpy as np
 
     import conformance.backends.gpu as gpu_backend
-    from conformance.generated import _Progress
+    from conformance.phases import CaptureOrder
 
     circuits, n = 4, 8
     monkeypatch.setitem(gpu_backend.CAPTURED, "prep", lambda splits: splits)
@@ -332,12 +332,12 @@ def test_the_gpu_capture_order_says_where_a_run_stopped(monkeypatch):
         captures += [("evaluate", first, tuple(np.zeros((2, n, 8), np.uint32) for _ in range(3))),
                      ("ntt_h", first, np.zeros((2, n - 1, 8), np.uint32)), ("msm_h", first, np.zeros((2, 24), np.uint32))]
     captures += [("batch_add", 0, sums), ("tail_msm", 0, sums), ("assemble", 0, proofs)]
-    capturer, progress = gpu_backend.PhaseCapturer(), _Progress()
-    seen, seen_progress = [capturer.order.next_phase(circuits)], [progress.next_phase(circuits)]
+    capturer, hook = gpu_backend.PhaseCapturer(), CaptureOrder()
+    seen, seen_hook = [capturer.order.next_phase(circuits)], [hook.next_phase(circuits)]
     for phase, first, outputs in captures:
         capturer(phase, first, outputs)
-        progress(phase, first, outputs)
+        hook(phase, first, outputs)
         seen.append(capturer.order.next_phase(circuits))
-        seen_progress.append(progress.next_phase(circuits))
-    assert seen == seen_progress == ["prep", "evaluate", "ntt_h", "msm_h", "evaluate", "ntt_h", "msm_h", "batch_add",
-                                     "tail_msm", "assemble", None]
+        seen_hook.append(hook.next_phase(circuits))
+    assert seen == seen_hook == ["prep", "evaluate", "ntt_h", "msm_h", "evaluate", "ntt_h", "msm_h", "batch_add",
+                                 "tail_msm", "assemble", None]

@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import time
 
-from ..phases import FRONT_PHASES, CaptureOrder, Problem
+from ..phases import CaptureOrder, Problem
 from .base import CUDA_EVENTS, Backend, PhaseNotImplemented, PhaseRun, ProverRun
 
 MS_PER_S = 1000.0
@@ -351,9 +351,8 @@ class PhaseCapturer:
         self.order = CaptureOrder()
 
     def __call__(self, phase: str, first_circuit: int, outputs) -> None:
-        captured = CAPTURED[phase](outputs)
-        self._parts.setdefault(phase, []).append((first_circuit, captured))
-        self.order.record(phase, first_circuit, len(captured) if phase in FRONT_PHASES else 0)
+        self._parts.setdefault(phase, []).append((first_circuit, CAPTURED[phase](outputs)))
+        self.order(phase, first_circuit, outputs)
 
     def outputs(self) -> dict:
         """{phase: output in reference types}: per-circuit lists joined in circuit order; prep as it came."""
