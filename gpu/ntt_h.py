@@ -42,7 +42,7 @@ from .ntt import Scale, table_bytes, transform, transform_in_pair, vector_shape
 from .limbs import FR
 
 WORK_BUFFERS = 4
-"""Device buffers of a, b, c's size that ntt_h allocates: A, B, C and one scratch."""
+"""Device buffers of a, b, c's size that ntt_h allocates: A, B, c's coefficients (snarkjs: C) and one scratch."""
 
 ELEMENTWISE_THREADS = 256
 
