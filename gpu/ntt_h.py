@@ -1,23 +1,34 @@
-"""Phase ``ntt_h`` on the device: h = (a b - c) / Z, the same computation as reference/ntt_h.py.
+"""Phase ``ntt_h`` on the device: h = (a b - c) / Z, the same values as reference/ntt_h.py.
 
-For a domain of size n = 2^log_n (omega = 7^((r-1)/n), coset generator g = 7):
+For a domain of size n = 2^log_n (omega = 7^((r-1)/n), coset generator g = 7), reference/ntt_h.py (bellman's
+order) makes seven transforms:
 
     A = coset_NTT(INTT(a)),  B = ..., C = ...          (values on the coset g*H)
     E_j = (A_j B_j - C_j) (g^n - 1)^-1                (Z(x) = x^n - 1 equals g^n - 1 on g*H)
     h = coset_INTT(E), first n - 1 coefficients       (h_{n-1} must be zero: checked, then dropped)
 
+Here six: coset_INTT is linear, Z is one constant on the coset and coset_INTT(coset_NTT(x)) = x, so
+
+    h = coset_INTT(A B) (g^n - 1)^-1 - INTT(c) (g^n - 1)^-1
+
+c needs its INTT only: its coset NTT and the inverse transform of C cancel. Every step is exact arithmetic in Fr,
+so h is the reference's to the last bit, h_{n-1} included (also when a b - c is not divisible by Z).
+
 Fused on the device (each is a per-element factor applied in a pass the transform makes anyway):
-INTT's 1/n and coset_NTT's g^i become one output factor g^i / n of the INTT's last pass, and
-coset_INTT's 1/n, g^-i and the constant (g^n - 1)^-1 become one factor g^-i / (n (g^n - 1)).
-Everything stays on the device; h is copied back only by ``h_to_ints``. The check that h_{n-1} is zero
-(reference/ntt_h.py: QuotientNotPolynomialError) copies back the batch's top coefficients only, one row each.
+INTT's 1/n and coset_NTT's g^i become one output factor g^i / n of the INTT's last pass (a and b); c's INTT gets
+the constant 1 / (n (g^n - 1)); the final transform's 1/n, g^-i and (g^n - 1)^-1 become one factor
+g^-i / (n (g^n - 1)). Then one pass subtracts c's scaled coefficients. Everything stays on the device; h is copied
+back only by ``h_to_ints``. The check that h_{n-1} is zero (reference/ntt_h.py: QuotientNotPolynomialError) copies
+back the batch's top coefficients only, one row each.
 
 The snarkjs convention (reference/domain.py SNARKJS: omega = 5^((r-1)/n), g = omega_2n =
-5^((r-1)/2n), quotient basis COSET) runs the same first half with root generator 5 and
+5^((r-1)/2n), quotient basis COSET) runs the first half on all three with root generator 5 and
 g = omega_2n, and stops at E: its n values A_j B_j - C_j on the odd powers of omega_2n leave the
 phase undivided (snarkjs folds Z(g) = -2 into its H query), exactly as reference/ntt_h.py does.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,23 +42,30 @@ from .ntt import Scale, table_bytes, transform, transform_in_pair, vector_shape
 from .limbs import FR
 
 WORK_BUFFERS = 4
-"""Device buffers of a, b, c's size that ntt_h allocates: A, B, C and one scratch."""
+"""Device buffers of a, b, c's size that ntt_h allocates: A, B, c's coefficients (snarkjs: C) and one scratch."""
 
-MUL_SUB_THREADS = 256
+ELEMENTWISE_THREADS = 256
 
 
-def ntt_h_scales(log_n: int, convention: DomainConvention = BELLMAN) -> tuple[Scale, Scale]:
-    """(factor after INTT = g^i / n, factor after the final inverse transform = g^-i / (n (g^n - 1))).
+@dataclass(frozen=True)
+class NttHScales:
+    """The factors ntt_h fuses into its transforms' last passes (module docstring); g = convention.coset_shift(log_n):
+    7 for bellman, omega_2n = 5^((r-1)/2n) for snarkjs (whose ntt_h stops before the final inverse transform)."""
 
-    g = convention.coset_shift(log_n): 7 for bellman, omega_2n = 5^((r-1)/2n) for snarkjs (whose ntt_h
-    stops before the final inverse transform and uses only the first factor)."""
+    to_coset: Scale
+    """After INTT(a), INTT(b) (and snarkjs's INTT(c)): g^i / n."""
+    c_coefficients: Scale
+    """After bellman's INTT(c): 1 / (n (g^n - 1))."""
+    from_coset: Scale
+    """After the final inverse transform: g^-i / (n (g^n - 1))."""
+
+
+def ntt_h_scales(log_n: int, convention: DomainConvention = BELLMAN) -> NttHScales:
     n = 1 << log_n
     n_inv = pow(n, -1, R)
     g = convention.coset_shift(log_n)
-    z_on_coset = (pow(g, n, R) - 1) % R
-    to_coset = Scale(n_inv, g)
-    from_coset = Scale(n_inv * pow(z_on_coset, -1, R) % R, pow(g, -1, R))
-    return to_coset, from_coset
+    n_z_inv = n_inv * pow((pow(g, n, R) - 1) % R, -1, R) % R
+    return NttHScales(to_coset=Scale(n_inv, g), c_coefficients=Scale(n_z_inv), from_coset=Scale(n_z_inv, pow(g, -1, R)))
 
 
 def memory_needed(batch: int, log_n: int, consume: bool = False) -> int:
@@ -73,14 +91,14 @@ def _check_inputs(a, b, c, log_n: int) -> int:
     return batch
 
 
-def _mul_sub_(e, b, c) -> None:
-    """e_i <- e_i b_i - c_i (Montgomery Fr arrays of one shape), in place."""
+def _elementwise(kernel_name: str, what: str, *arrays) -> None:
+    """One of ntt.cu's element-wise kernels over Montgomery Fr arrays of one shape; the first is updated in place."""
     from .ntt import _module
 
-    count = e.size // FR.num_limbs
-    blocks = (count + MUL_SUB_THREADS - 1) // MUL_SUB_THREADS
-    kernel = _module().get_function("fr_mul_sub")
-    device.launch(kernel, blocks, MUL_SUB_THREADS, (e, b, c, np.uint64(count)), "ntt_h A*B - C")
+    count = arrays[0].size // FR.num_limbs
+    blocks = (count + ELEMENTWISE_THREADS - 1) // ELEMENTWISE_THREADS
+    kernel = _module().get_function(kernel_name)
+    device.launch(kernel, blocks, ELEMENTWISE_THREADS, (*arrays, np.uint64(count)), what)
 
 
 def check_top_coefficients(h, first_circuit: int = 0) -> None:
@@ -118,25 +136,32 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     device.require_device()
     batch = _check_inputs(a, b, c, log_n)
     require_memory(batch, log_n, consume)
-    to_coset, from_coset = ntt_h_scales(log_n, convention)
+    scales = ntt_h_scales(log_n, convention)
     root = convention.root_generator
 
     spare = cupy.empty_like(a)
-    on_coset = []
-    for x in (a, b, c):
-        coefficients = transform(
-            x, inverse=True, out_scale=to_coset, out=x if consume else cupy.empty_like(a), scratch=spare,
-            root_generator=root,
-        )
+
+    def to_coset(x):
+        """x's values on the coset: INTT with g^i / n fused, then NTT; in x's buffer (or a new one) or in spare."""
+        nonlocal spare
+        coefficients = transform(x, inverse=True, out_scale=scales.to_coset, out=x if consume else cupy.empty_like(a),
+                                 scratch=spare, root_generator=root)
         values = transform_in_pair(coefficients, spare, root_generator=root)  # coset NTT: the g^i is already applied
-        on_coset.append(values)
         spare = coefficients if values is spare else spare
-    e, b_values, c_values = on_coset
-    _mul_sub_(e, b_values, c_values)
-    if convention.quotient_basis is Basis.COSET:  # snarkjs: E itself leaves the phase (Z(g) is in the H query)
+        return values
+
+    a_values, b_values = to_coset(a), to_coset(b)
+    if convention.quotient_basis is Basis.COSET:  # snarkjs: E = A B - C itself leaves the phase (Z(g) is in the H query)
+        e = a_values
+        _elementwise("fr_mul_sub", "ntt_h A*B - C", e, b_values, to_coset(c))
         device.launch_check(f"ntt_h ({convention.name}) at n = 2^{log_n}", sync=True)
         return e
-    h = transform(e, inverse=True, out_scale=from_coset, out=b_values, scratch=c_values, root_generator=root)
+    # bellman: h = coset_INTT(A B) / Z(g) - INTT(c) / Z(g) (module docstring: C on the coset is never needed)
+    c_scaled = transform(c, inverse=True, out_scale=scales.c_coefficients, out=c if consume else cupy.empty_like(a),
+                         scratch=spare, root_generator=root)
+    _elementwise("fr_mul_assign", "ntt_h A*B", a_values, b_values)
+    h = transform(a_values, inverse=True, out_scale=scales.from_coset, out=b_values, scratch=spare, root_generator=root)
+    _elementwise("fr_sub_assign", "ntt_h h - c / Z(g)", h, c_scaled)
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
     check_top_coefficients(h, first_circuit)
     return h[..., : (1 << log_n) - 1, :]

@@ -102,9 +102,30 @@ def sparse_terms(n: int, count: int, rng: random.Random) -> dict:
 # ---------------------------------------------------------------- CPU: the algebra ntt_h fuses
 
 
-def test_fused_scales_reproduce_reference_ntt_h():
-    """INTT then *g^i/n ... then *g^-i/(n(g^n-1)): the factors gpu/ntt_h.py fuses, replayed with reference NTTs."""
+def _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, ntt):
+    """gpu/ntt_h.py's bellman route with the factors it fuses: A, B on the coset; c's INTT alone; then
+    coset_INTT(A B) / Z(g) - INTT(c) / Z(g). ``intt_raw(x)``: sum_j x_j omega^(-ij) (no 1/n); ``ntt``: the forward DFT."""
     from gpu.ntt_h import ntt_h_scales
+
+    scales = ntt_h_scales(log_n)
+    apply = lambda scale, xs: [x * scale.constant * pow(scale.base, i, R) % R for i, x in enumerate(xs)]  # noqa: E731
+    a_values, b_values = (ntt(apply(scales.to_coset, intt_raw(x))) for x in (a, b))
+    c_scaled = apply(scales.c_coefficients, intt_raw(c))
+    h = apply(scales.from_coset, intt_raw([x * y % R for x, y in zip(a_values, b_values)]))
+    return [(x - y) % R for x, y in zip(h, c_scaled)]
+
+
+def _bellman_ntt_h_by_seven_transforms(a, b, c, domain):
+    """reference/ntt_h.py's seven transforms, without its check of h_(n-1): every one of the n coefficients."""
+    a_c, b_c, c_c = (domain.coset_ntt(domain.intt(x)) for x in (a, b, c))
+    z_inv = pow(domain.z_at(domain.g), -1, R)
+    return domain.coset_intt([(x * y - z) * z_inv % R for x, y, z in zip(a_c, b_c, c_c)])
+
+
+def test_six_transforms_give_the_reference_ntt_h():
+    """The route gpu/ntt_h.py takes (six transforms: c is never put on the coset) with the factors it fuses, replayed
+    with reference NTTs: equal to reference/ntt_h.py for satisfying rows, and to all n coefficients of its seven
+    transforms for rows that are not (h_(n-1) != 0 there, which the reference refuses)."""
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
 
@@ -112,18 +133,13 @@ def test_fused_scales_reproduce_reference_ntt_h():
     for log_n in (1, 2, 5, 8):
         n = 1 << log_n
         domain = EvaluationDomain(log_n)
-        to_coset, from_coset = ntt_h_scales(log_n)
-        a, b = random_ints(n, rng), random_ints(n, rng)
+        intt_raw = lambda x: domain.ntt(x[:1] + x[1:][::-1])  # noqa: E731  (sum_j x_j omega^(-ij) = sum_j x_(-j) omega^(ij))
+        a, b, junk = random_ints(n, rng), random_ints(n, rng), random_ints(n, rng)
         c = [x * y % R for x, y in zip(a, b)]  # a satisfying row set: the reference refuses a non-zero h_(n-1)
-        on_coset = []
-        for values in (a, b, c):
-            n_times_intt = domain.ntt(values[:1] + values[1:][::-1])  # sum_j e_j omega^(-ij) = sum_j e_(-j) omega^(ij)
-            scaled = [x * to_coset.constant * pow(to_coset.base, i, R) % R for i, x in enumerate(n_times_intt)]
-            on_coset.append(domain.ntt(scaled))
-        e = [(x * y - z) % R for x, y, z in zip(*on_coset)]
-        n_times_intt = domain.ntt(e[:1] + e[1:][::-1])
-        h = [x * from_coset.constant * pow(from_coset.base, i, R) % R for i, x in enumerate(n_times_intt)]
+        h = _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, domain.ntt)
         assert h[n - 1] == 0 and h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain))
+        unsatisfied = _bellman_ntt_h_by_six_transforms(a, b, junk, log_n, intt_raw, domain.ntt)
+        assert unsatisfied == _bellman_ntt_h_by_seven_transforms(a, b, junk, domain) and unsatisfied[n - 1] != 0
 
 
 def test_snarkjs_scales_put_values_on_the_odd_powers_of_omega_2n():
@@ -135,7 +151,7 @@ def test_snarkjs_scales_put_values_on_the_odd_powers_of_omega_2n():
     for log_n in (1, 2, 4, 6):
         n = 1 << log_n
         w_n, w_2n = omega(log_n, SNARKJS_ROOT_GENERATOR), omega(log_n + 1, SNARKJS_ROOT_GENERATOR)
-        to_coset, _ = ntt_h_scales(log_n, SNARKJS)
+        to_coset = ntt_h_scales(log_n, SNARKJS).to_coset
         values = random_ints(n, rng)
         n_times_intt = naive_dft(values, pow(w_n, -1, R))
         scaled = [x * to_coset.constant * pow(to_coset.base, i, R) % R for i, x in enumerate(n_times_intt)]
@@ -229,7 +245,7 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
     for log_n in range(1, min(largest, EMULATED_SNARKJS_MAX_LOG_N) + 1):
         n = 1 << log_n
         a, b, c = (random_ints(n, rng) for _ in range(3))
-        to_coset, _ = ntt_h_scales(log_n, SNARKJS)
+        to_coset = ntt_h_scales(log_n, SNARKJS).to_coset
         root_5 = dict(root_generator=SNARKJS_ROOT_GENERATOR)
         scale = (2, to_coset.constant, to_coset.base)
         coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, out_scale=scale, **root_5)
@@ -237,6 +253,29 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
         a_, b_, c_ = (on_coset[k * n : (k + 1) * n] for k in range(3))
         e = [(x * y - z) % R for x, y, z in zip(a_, b_, c_)]
         assert e == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, SNARKJS))), log_n
+
+
+def test_emulated_bellman_ntt_h_matches_reference(emulator):
+    """gpu/ntt_h.py's bellman route (module docstring: six transforms), its transforms the ntt.cu kernels run on the
+    CPU with the scales gpu/ntt_h.py fuses, against reference/ntt_h.py (satisfying rows) and against all n
+    coefficients of the reference's seven transforms (rows that are not)."""
+    from reference.evaluate import Evaluations
+    from reference.ntt_h import ntt_h as reference_ntt_h
+
+    config, binary = emulator
+    max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
+    rng = random.Random(SEED + 400 + max_log_radix)
+    for log_n in range(1, min(largest, EMULATED_SNARKJS_MAX_LOG_N) + 1):
+        n = 1 << log_n
+        domain = EvaluationDomain(log_n)
+        intt_raw = lambda x: emulate(binary, log_n, x, max_log_radix, inverse=True)  # noqa: E731
+        ntt = lambda x: emulate(binary, log_n, x, max_log_radix)  # noqa: E731
+        a, b, junk = (random_ints(n, rng) for _ in range(3))
+        c = [x * y % R for x, y in zip(a, b)]
+        h = _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, ntt)
+        assert h[n - 1] == 0 and h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain)), log_n
+        assert _bellman_ntt_h_by_six_transforms(a, b, junk, log_n, intt_raw, ntt) == _bellman_ntt_h_by_seven_transforms(
+            a, b, junk, domain), log_n
 
 
 # ---------------------------------------------------------------- GPU: small sizes, exact

@@ -247,10 +247,24 @@ extern "C" __global__ void fr_powers(fr_t* __restrict__ out, u64 count, const fr
     out[i] = acc;
 }
 
-// a[i] = a[i] * b[i] - c[i]: the numerator A B - C of h on the coset, in place.
+// a[i] = a[i] * b[i] - c[i]: the numerator A B - C on the coset (snarkjs's ntt_h), in place.
 extern "C" __global__ void fr_mul_sub(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
                                       u64 count) {
     u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     a[i] = a[i] * b[i] - c[i];
+}
+
+// a[i] = a[i] * b[i]: the product A B on the coset (bellman's ntt_h), in place.
+extern "C" __global__ void fr_mul_assign(fr_t* __restrict__ a, const fr_t* __restrict__ b, u64 count) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    a[i] = a[i] * b[i];
+}
+
+// a[i] = a[i] - b[i]: bellman's ntt_h takes c's scaled coefficients from the transformed product, in place.
+extern "C" __global__ void fr_sub_assign(fr_t* __restrict__ a, const fr_t* __restrict__ b, u64 count) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    a[i] = a[i] - b[i];
 }
