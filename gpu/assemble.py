@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from py_ecc.optimized_bls12_381 import b, b2, is_on_curve
-
 from reference.assemble import Proof
+from reference.curve import g1_is_on_curve, g2_is_on_curve
 from reference.field import R
 
 from .device import GpuKernelError
@@ -66,14 +65,14 @@ def download_proofs(proofs: DeviceProofs) -> list[Proof]:
     Every point is checked to be on its curve: a kernel that wrote garbage raises GpuKernelError here instead of
     handing over a proof that no encoder or verifier was meant to see."""
     downloaded = {}
-    for name, words, group, coefficient in (("A", proofs.a, G1_GROUP, b), ("B", proofs.b, G2_GROUP, b2),
-                                            ("C", proofs.c, G1_GROUP, b)):
+    for name, words, group, on_curve in (("A", proofs.a, G1_GROUP, g1_is_on_curve), ("B", proofs.b, G2_GROUP, g2_is_on_curve),
+                                         ("C", proofs.c, G1_GROUP, g1_is_on_curve)):
         points = download_points(words, group)
         for k, point in enumerate(points):
-            if not is_on_curve(point, coefficient):
+            if not on_curve(point):
                 raise GpuKernelError(f"assemble: proof {name} of circuit {k} is not on the curve (corrupt kernel output)")
         downloaded[name] = points
-    return [Proof(a=a, b=b_, c=c) for a, b_, c in zip(downloaded["A"], downloaded["B"], downloaded["C"])]
+    return [Proof(a=a, b=b, c=c) for a, b, c in zip(downloaded["A"], downloaded["B"], downloaded["C"])]
 
 
 def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) -> DeviceProofs:
