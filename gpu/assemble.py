@@ -107,7 +107,9 @@ def _delta_chunk_words(delta_key: tuple, g2: bool):
         multiples.append(point)
         for _ in range(DELTA_CHUNK_BITS):
             point = double(point)
-    return points_to_words(multiples, group)
+    words = points_to_words(multiples, group)
+    words.setflags(write=False)  # (cached and shared: the host backend's asarray hands out this very array)
+    return words
 
 
 def delta_chunks(delta, g2: bool = False):

@@ -76,6 +76,8 @@ def test_delta_chunks_are_the_multiples_2_to_the_32k_of_delta(emulated, g2):
     delta = multiply(G2 if g2 else G1, 987654321)
     expected = [multiply(delta, 1 << (DELTA_CHUNK_BITS * k)) for k in range(DELTA_CHUNKS)]
     got = delta_chunks(delta, g2)
+    with pytest.raises(ValueError, match="read-only"):  # the cached words cannot be changed through a caller
+        got[0, 0] = 0
     assert got.tolist() == points_to_words(expected, G2_GROUP if g2 else G1_GROUP).tolist()
     r = R - 12345
     assert sum(chunk << (DELTA_CHUNK_BITS * j) for j, chunk in enumerate(_chunks(r))) == r
