@@ -21,8 +21,9 @@ import random
 from dataclasses import dataclass
 
 import numpy as np
-from py_ecc.optimized_bls12_381 import G1, G2, eq, is_inf, multiply, normalize
+from py_ecc.optimized_bls12_381 import G1, G2, multiply
 
+from reference.curve import is_identity, points_eq, to_affine_batch
 from reference.field import R
 from reference.verifier import verify
 
@@ -63,17 +64,17 @@ def fr_dot(a, b) -> int:
 
 
 def _point_check(name: str, got, log: int, g2: bool = False) -> CheckResult:
-    """Every coordinate is compared (py_ecc's eq), not an encoding: a compressed encoding keeps only y's sign, so a
+    """Every coordinate is compared (reference.curve.points_eq), not an encoding: a compressed encoding keeps only y's sign, so a
     point with a wrong y could encode like the right one."""
     expected = multiply(G2 if g2 else G1, log)
-    ok = eq(got, expected)
+    ok = points_eq(got, expected)
     return CheckResult(name, ok, "" if ok else f"expected affine {_short(expected)}, got {_short(got)}")
 
 
 def _short(point) -> str:
-    if is_inf(point):
+    if is_identity(point):
         return "the identity"
-    x, y = normalize(point)
+    x, y = to_affine_batch([point])[0]
     return f"(x = {str(x)[:20]}..., y = {str(y)[:20]}...)"
 
 

@@ -68,6 +68,22 @@ def test_linear_combinations_special_cases(emulated):
     assert encode_g2(g2[0]) == encode_g2(add(multiply(t, R - 2), multiply(G2, 5)))
 
 
+@pytest.mark.parametrize("g2", [False, True])
+def test_delta_chunks_are_the_multiples_2_to_the_32k_of_delta(emulated, g2):
+    """assemble's fixed-base chunks against py_ecc's multiply, and the 32-bit chunks of r recombining to r."""
+    from gpu.assemble import DELTA_CHUNK_BITS, DELTA_CHUNKS, _chunks, delta_chunks
+
+    delta = multiply(G2 if g2 else G1, 987654321)
+    expected = [multiply(delta, 1 << (DELTA_CHUNK_BITS * k)) for k in range(DELTA_CHUNKS)]
+    got = delta_chunks(delta, g2)
+    with pytest.raises(ValueError, match="read-only"):  # the cached words cannot be changed through a caller
+        got[0, 0] = 0
+    assert got.tolist() == points_to_words(expected, G2_GROUP if g2 else G1_GROUP).tolist()
+    r = R - 12345
+    assert sum(chunk << (DELTA_CHUNK_BITS * j) for j, chunk in enumerate(_chunks(r))) == r
+    assert all(chunk < 1 << DELTA_CHUNK_BITS for chunk in _chunks(r))
+
+
 @pytest.mark.parametrize("point", ["a", "b", "c"])
 def test_a_proof_point_off_its_curve_is_a_kernel_error(emulated, point):
     """download_proofs refuses corrupt kernel output instead of handing over a point no verifier was meant to see:
