@@ -29,7 +29,7 @@ from vectors.bellman import (
     proof_bytes,
     verifying_key_bytes,
 )
-from vectors.bundled import DATA_DIR
+from vectors.bundled import DATA_DIR, SNARKJS_INTEROP
 from vectors.format import load_vector, vector_document
 from vectors.snarkjs import parse_r1cs, parse_wtns, split_witness, vector_from_key
 
@@ -221,7 +221,7 @@ def test_bad_proofs_are_refused(small):
 
 def test_export_refuses_the_snarkjs_convention_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "out"
-    rc = run_main(vectors_main, ["export-bellman", str(INTEROP / "vector.json"), "--out", str(out), "--quiet"])
+    rc = run_main(vectors_main, ["export-bellman", str(SNARKJS_INTEROP), "--out", str(out), "--quiet"])
     assert rc == EXIT_BAD_INPUT
     assert "error: domain.convention: is 'snarkjs'; a bellman Parameters file holds the bellman convention's keys only" in capsys.readouterr().err
     assert not out.exists()

@@ -24,6 +24,7 @@ from reference.r1cs import witness_vector
 from reference.setup import derive_scalar, h_query_scalars, setup, trapdoor_from_seed
 from reference.verifier import verify
 from vectors.__main__ import main as vectors_main
+from vectors.bundled import SNARKJS_INTEROP
 from vectors.format import document_bytes, load_vector, vector_document
 from vectors.generate import synthetic_circuit, synthetic_witness
 from vectors.snarkjs import (
@@ -47,7 +48,7 @@ from vectors.snarkjs import (
 INTEROP = Path(__file__).resolve().parents[1] / "interop" / "snarkjs"
 SNARKJS_VERSION = json.loads((INTEROP / "package.json").read_text())["dependencies"]["snarkjs"]
 FIXTURE_SEED = "interop-snarkjs"
-"""The --seed regenerate.sh gives import-snarkjs for vector.json."""
+"""The --seed regenerate.sh gives import-snarkjs for vectors.bundled.SNARKJS_INTEROP."""
 P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
 
 
@@ -71,7 +72,7 @@ def zkey():
 
 @pytest.fixture(scope="module")
 def vector():
-    return load_vector(fixture("vector.json"))
+    return load_vector(SNARKJS_INTEROP)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def test_import_reproduces_the_checked_in_vector(tmp_path, capsys):
     args = ["import-snarkjs", *(str(fixture(f)) for f in ("circuit.r1cs", "witness.wtns", "circuit.zkey"))]
     args += ["--witness", str(fixture("witness2.wtns")), "--seed", FIXTURE_SEED, "--id", "snarkjs-interop", "--reference", "--out", str(out), "--quiet"]
     assert vectors_main(args) == EXIT_OK
-    assert out.read_bytes() == fixture("vector.json").read_bytes(), "regenerate with interop/snarkjs/regenerate.sh"
+    assert out.read_bytes() == SNARKJS_INTEROP.read_bytes(), "regenerate with interop/snarkjs/regenerate.sh"
 
 
 def test_reference_proofs_verify_with_snarkjs_verification_key(vector):
@@ -278,7 +279,7 @@ def test_our_verifier_accepts_snarkjs_own_proof(vector):
 
 def test_prove_and_verify_cli_in_snarkjs_format(vector, tmp_path, capsys):
     proof, public = tmp_path / "proof.json", tmp_path / "public.json"
-    args = ["prove", str(fixture("vector.json")), "--format", "snarkjs", "--out", str(proof), "--public", str(public), "--quiet"]
+    args = ["prove", str(SNARKJS_INTEROP), "--format", "snarkjs", "--out", str(proof), "--public", str(public), "--quiet"]
     assert reference_main(args) == EXIT_OK
     proofs = json.loads(proof.read_text())
     assert proofs == [proof_to_json(case.expected.assemble) for case in vector.circuits]
@@ -294,7 +295,7 @@ def test_prove_and_verify_cli_in_snarkjs_format(vector, tmp_path, capsys):
     capsys.readouterr()
     assert run_main(reference_main, ["verify", key, str(fixture("proof.json")), "--quiet"]) == EXIT_BAD_INPUT
     assert "error: --public: is required with a snarkjs verification key" in capsys.readouterr().err
-    assert run_main(reference_main, ["prove", str(fixture("vector.json")), "--public", str(public), "--quiet"]) == EXIT_BAD_INPUT
+    assert run_main(reference_main, ["prove", str(SNARKJS_INTEROP), "--public", str(public), "--quiet"]) == EXIT_BAD_INPUT
     assert "error: --public: goes with --format snarkjs" in capsys.readouterr().err
 
 

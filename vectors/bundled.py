@@ -1,7 +1,8 @@
 """The generated vectors checked in under vectors/data/, each with the exact command that made it (BUNDLED); the
-edge-* vectors beside them are made by vectors/edge_cases.py, and bundled_paths lists both.
+edge-* vectors beside them are made by vectors/edge_cases.py, SNARKJS_INTEROP is imported from snarkjs's files, and
+bundled_paths lists them all.
 
-`python -m vectors regenerate` rewrites them all; `python -m vectors regenerate --check` (and the
+`python -m vectors regenerate` rewrites the generated and edge-case ones; `python -m vectors regenerate --check` (and the
 test suite) regenerates each in memory and demands the same bytes as the checked-in files.
 """
 import shlex
@@ -46,6 +47,12 @@ BUNDLED = (
 )
 
 
+SNARKJS_INTEROP = DATA_DIR / "snarkjs-interop.json"
+"""The one imported vector: circom and snarkjs's own files (interop/snarkjs/) through `python -m vectors import-snarkjs`,
+made by interop/snarkjs/regenerate.sh and checked bit for bit by tests/test_snarkjs.py. It is the only vector in the
+snarkjs convention, so the conformance gate runs that convention's phases (evaluate's c = a b, ntt_h's coset values)."""
+
+
 def bundled_paths() -> list[Path]:
-    """Every checked-in vector JSON file (bundled and edge-case), sorted by name."""
+    """Every checked-in vector JSON file (bundled, edge-case and SNARKJS_INTEROP), sorted by name."""
     return sorted(DATA_DIR.glob("*.json"))
