@@ -20,7 +20,7 @@ from reference.msm import REFERENCE_CURVE
 from reference.prover import CURVE_PHASES, PHASES
 from vectors import fast_library
 from vectors.__main__ import main as vectors_main
-from vectors.bundled import DATA_DIR
+from vectors.bundled import DATA_DIR, SNARKJS_INTEROP
 from vectors.checking import check_vector_values
 from vectors.format import load_vector
 
@@ -169,7 +169,7 @@ def test_computed_by_is_optional_and_kept_on_rewrite(tmp_path):
 
 def test_imported_keys_are_not_claimed_as_computed():
     """An importer did not compute the keys: the snarkjs fixture names the phases' implementations only."""
-    vector = load_vector(DATA_DIR.parents[1] / "interop" / "snarkjs" / "vector.json")
+    vector = load_vector(SNARKJS_INTEROP)
     assert vector.computed_by == {p: REFERENCE_CURVE.name for p in PHASES}
 
 

@@ -27,6 +27,7 @@ import pytest
 from reference.domain import SNARKJS, EvaluationDomain
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.field import R
+from vectors.bundled import SNARKJS_INTEROP
 
 ROOT = Path(__file__).resolve().parent.parent
 EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
@@ -44,7 +45,6 @@ SNARKJS_ROOT_GENERATOR = 5
 """ffjavascript's Fr.w: omega_n = 5^((r-1)/n) (reference/domain.py SNARKJS)."""
 SNARKJS_LOG_NS = range(1, 13)
 EMULATED_SNARKJS_MAX_LOG_N = 10
-SNARKJS_VECTOR = ROOT / "interop" / "snarkjs" / "vector.json"
 
 
 def omega(log_n: int, root_generator: int = BELLMAN_ROOT_GENERATOR) -> int:
@@ -651,7 +651,7 @@ def test_snarkjs_evaluate_sets_c_to_a_times_b():
     from reference.r1cs import witness_vector
     from vectors.format import load_vector
 
-    vector = load_vector(SNARKJS_VECTOR)
+    vector = load_vector(SNARKJS_INTEROP)
     r1cs = vector.r1cs
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, k) for k, w in enumerate(vector.witnesses)]
     expected = [reference_evaluate(r1cs, z, SNARKJS, k) for k, z in enumerate(zs)]

@@ -10,14 +10,13 @@ from reference.cli import proof_json
 from reference.errors import UnsatisfiedConstraintError
 from reference.field import R
 from reference.prover import Witness
-from vectors.bundled import bundled_paths
+from vectors.bundled import SNARKJS_INTEROP, bundled_paths
 from vectors.format import load_vector
 
 pytestmark = pytest.mark.gpu
 
 VECTORS = bundled_paths()
 SNARKJS_DIR = Path(__file__).resolve().parent.parent / "interop" / "snarkjs"
-SNARKJS_VECTOR = SNARKJS_DIR / "vector.json"
 
 
 @pytest.fixture(scope="module")
@@ -53,12 +52,12 @@ def test_unsatisfied_witness_is_refused(gpu_prove):
 
 
 def test_snarkjs_vector_proofs_equal_its_expected_proofs(gpu_prove):
-    """interop/snarkjs/vector.json (snarkjs convention: omega = 5^((r-1)/n), c = a*b, h on the odd powers of omega_2n)
+    """vectors.bundled.SNARKJS_INTEROP (snarkjs convention: omega = 5^((r-1)/n), c = a*b, h on the odd powers of omega_2n)
     proved on the GPU: the vector's expected proofs, each accepted by the pairing check with snarkjs's verifying key."""
     from reference.verifier import verify
     from vectors.snarkjs import verifying_key_from_json
 
-    vector = load_vector(SNARKJS_VECTOR)
+    vector = load_vector(SNARKJS_INTEROP)
     assert vector.convention.name == "snarkjs"
     run = gpu_prove(vector.r1cs, vector.pk, vector.witnesses, convention=vector.convention)
     assert [proof_json(p) for p in run.proofs] == [proof_json(c.expected.assemble) for c in vector.circuits]
@@ -73,11 +72,11 @@ def test_cli_snarkjs_format_writes_what_the_reference_writes(tmp_path):
     from reference.errors import InvalidInputError
     from vectors.snarkjs import proof_to_json, public_to_json
 
-    vector = load_vector(SNARKJS_VECTOR)
+    vector = load_vector(SNARKJS_INTEROP)
     proofs, public = tmp_path / "proof.json", tmp_path / "public.json"
-    argv = ["prove", str(SNARKJS_VECTOR), "--format", "snarkjs", "--out", str(proofs), "--public", str(public), "--quiet"]
+    argv = ["prove", str(SNARKJS_INTEROP), "--format", "snarkjs", "--out", str(proofs), "--public", str(public), "--quiet"]
     assert main(argv) == 0
     assert json.loads(proofs.read_text()) == [proof_to_json(c.expected.assemble) for c in vector.circuits]
     assert json.loads(public.read_text()) == [public_to_json(w.public_inputs) for w in vector.witnesses]
     with pytest.raises(InvalidInputError, match="--public"):
-        main(["prove", str(SNARKJS_VECTOR), "--public", str(public), "--quiet"])
+        main(["prove", str(SNARKJS_INTEROP), "--public", str(public), "--quiet"])

@@ -26,7 +26,7 @@ from reference.keys import check_proving_key, check_verifying_key
 from reference.safe_files import MAX_JSON_DEPTH, parse_json
 from vectors.__main__ import main as vectors_main
 from vectors.bellman import export_bellman, parse_verifying_key, verifying_key_bytes
-from vectors.bundled import DATA_DIR
+from vectors.bundled import DATA_DIR, SNARKJS_INTEROP
 from vectors.format import load_vector
 from vectors.generate import vector_from_key
 from vectors.snarkjs import g2_to_zkey, parse_zkey
@@ -236,8 +236,8 @@ def test_optional_sections_are_all_or_none(tmp_path, capsys):
 
 
 def test_check_passes_a_snarkjs_vector_fully_and_fast(capsys):
-    assert run_main(vectors_main, ["check", str(INTEROP / "vector.json"), "--quiet"]) == EXIT_OK
-    assert run_main(vectors_main, ["check", "--fast", str(INTEROP / "vector.json"), "--quiet"]) == EXIT_OK
+    assert run_main(vectors_main, ["check", str(SNARKJS_INTEROP), "--quiet"]) == EXIT_OK
+    assert run_main(vectors_main, ["check", "--fast", str(SNARKJS_INTEROP), "--quiet"]) == EXIT_OK
     assert capsys.readouterr().out.count("ok  ") == 2
 
 
