@@ -121,3 +121,13 @@ def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
     assert run_main(vectors_main, ["check", str(DATA_DIR / "porep-log03.json"), str(bad), "--quiet"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "error: circuits[0].r:" in err
+
+
+def test_every_domain_convention_has_a_bundled_vector():
+    """The conformance gate runs the bundled vectors (vectors.bundled.bundled_paths); a convention none of them uses is
+    never checked on the GPU (its kernels, e.g. ntt.cu's fr_mul_sub for snarkjs, go unlaunched)."""
+    from reference.domain import CONVENTIONS
+    from vectors.bundled import bundled_paths
+
+    used = {json.loads(path.read_text())["domain"]["convention"] for path in bundled_paths()}
+    assert used == set(CONVENTIONS)
