@@ -533,12 +533,14 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
     import os
     import subprocess
     import sys
+    from pathlib import Path
 
     from .fingerprint import REPO_ROOT
     from .report import REPORT_FILES
 
     name, expected = (fault.name, fault.phases) if fault else ("none (clean copy)", ())
     vectors = fault.vectors if fault else (BUNDLED_SMALL, REPEATED_BASES, MULTI_PASS)
+    work = Path(work).resolve()  # the run's working directory is the copy of gpu/, not this one
     arguments = _vector_arguments(vectors, work)
     report = work / name.split(" ")[0]
     for stale in (*REPORT_FILES, STDERR_FILE):  # what an earlier table run left must not stand for this one
@@ -603,7 +605,8 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
     from .timing import commit
 
     faults = [None] + [GPU_FAULTS[n] for n in (names or GPU_FAULTS)]
-    reports = Path(path).with_name(Path(path).stem + "-reports")
+    path = Path(path).resolve()  # each run's working directory is its copy of gpu/: a relative path would land there
+    reports = path.with_name(path.stem + "-reports")
     reports.mkdir(parents=True, exist_ok=True)
     measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
     device, rows = _device_name(), []

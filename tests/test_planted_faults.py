@@ -7,6 +7,7 @@ file is modified. Vectors: porep-log05 (bundled, 32-point domain) and ``repeated
 (built in memory: repeated key points, bitmaps longer than one 64-bit word).
 """
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -255,3 +256,31 @@ def test_a_fault_run_without_a_fresh_report_is_never_as_expected(tmp_path, monke
     assert row.crashed and not row.ok and not (stale / "report.json").exists()
     assert row.detail.startswith(f"exit {exit_status}, no verdict: ")
     assert (stale / faults.STDERR_FILE).read_text() == "Traceback ... CUDARuntimeError"  # kept whole
+
+
+def test_a_fault_run_given_relative_paths_hands_its_subprocess_absolute_ones(tmp_path, monkeypatch):
+    """The run's working directory is the temporary copy of gpu/: a relative table folder made the repeated-bases
+    vector and the report land there, and every row read 'no verdict' (found on the H200, 2026-12-04)."""
+    import subprocess
+    import types
+
+    from conformance import faults
+
+    commands = []
+
+    def fake_run(command, cwd, env, capture_output, text):
+        if command[1] == "-c":
+            return types.SimpleNamespace(stdout=f"{cwd}/gpu/__init__.py\n", returncode=0, stderr="")
+        commands.append(command)
+        return types.SimpleNamespace(stdout="", returncode=1, stderr="")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(faults, "repeated_bases_vector", lambda: None)
+    monkeypatch.setattr("vectors.format.write_vector", lambda vector, path: Path(path).write_text("{}"))
+    monkeypatch.chdir(tmp_path)
+    Path("reports").mkdir()  # (the table's writer makes it)
+    faults.run_gpu_fault(None, Path("reports"))
+    command = commands[0]
+    paths = [command[command.index("--report") + 1]] + [a for a in command if a.endswith(".json")]
+    assert len(paths) == 3 and all(Path(p).is_absolute() for p in paths), paths
+    assert Path(paths[0]) == tmp_path / "reports" / "none"
