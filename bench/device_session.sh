@@ -23,6 +23,9 @@
 # with FAULTS_ONLY=name,name (python -m conformance faults --only).
 # The gate builds its seeded 2^16 and 2^20 vectors with the fast library: build the wheelhouse with it
 # (../shared/device/wheelhouse.sh py-arkworks-bls12381), or the gate refuses to start (exit 2, in 1 s).
+# Tree cand-s15 (2026-12-04): tests+gate 533 s once and over 585 s on another machine (the tests slow the seeded
+# 2^20 build, 241-281 s); the gate alone passed every phase by 496 s and had not finished at 515 s. Give the gate a
+# call of its own with the whole 590 s, and run the tests in another call.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 out=${1:?output folder}
