@@ -21,10 +21,13 @@
 # Tree 24c601e (2026-12-04): tests+gate in one call, 441 s (the tests 72 s of it, 406 passed); faults 8 runs take
 # about 500 s (5 of them in 340 s, the other 3 and a clean copy in 158 s): give faults a call of its own, or split it
 # with FAULTS_ONLY=name,name (python -m conformance faults --only).
-# Tree 106a389 (2026-12-04): the gate alone 532 s (give it a call of its own, timeout_s 600); tests 43 s (414 passed);
-# faults, all 8 runs, 324 s in a call of their own.
 # The gate builds its seeded 2^16 and 2^20 vectors with the fast library: build the wheelhouse with it
 # (../shared/device/wheelhouse.sh py-arkworks-bls12381), or the gate refuses to start (exit 2, in 1 s).
+# Tree cand-s15 (2026-12-04): tests+gate 533 s once and over 585 s on another machine (the tests slow the seeded
+# 2^20 build, 241-281 s); the gate alone passed every phase by 496 s and had not finished at 515 s. Give the gate a
+# call of its own with the whole 590 s, and run the tests in another call.
+# Tree 106a389 (cand-s15 with the fault table's fix, 2026-12-04): the gate alone recorded in 532 s (timeout 588 in a
+# call of timeout_s 600); tests 43 s (414 passed); faults, all 8 runs, 324 s in a call of their own.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 out=${1:?output folder}
