@@ -38,7 +38,7 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import REPORT_FILES, RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
-from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, slow_generation, split_seeded
+from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, slow_generation, split_seeded, start_builds
 from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 from vectors.format import check_witnesses_satisfied
@@ -239,31 +239,33 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         gpu_fingerprint=fingerprint_before,
     )
     modes = [args.mode] + ([PROVER] if args.record_gate else [])  # the gate also runs the real prover entry point
-    vectors = []
-    for path in paths:
-        start = time.perf_counter()
-        vector = load_cached(path, progress=say)
-        info.load_seconds[vector.id] = round(time.perf_counter() - start, 3)
-        check_witnesses_satisfied(vector)  # in every mode: an unsatisfied witness is bad input, not a backend's fault
-        vectors.append((path, vector))
-    results = []
-    for path, vector in vectors:
-        problem = Problem.from_vector(vector)
-        for mode in modes:
-            results.append(
-                check_vector(
-                    problem, running, phases, mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat,
-                    oracle_library=args.oracle_library,
+    with start_builds(seeded, running, say) as builds:  # the large seeded vectors build while the bundled ones are checked
+        vectors = []
+        for path in paths:
+            start = time.perf_counter()
+            vector = load_cached(path, progress=say)
+            info.load_seconds[vector.id] = round(time.perf_counter() - start, 3)
+            check_witnesses_satisfied(vector)  # in every mode: an unsatisfied witness is bad input, not a backend's fault
+            vectors.append((path, vector))
+        results = []
+        for path, vector in vectors:
+            problem = Problem.from_vector(vector)
+            for mode in modes:
+                results.append(
+                    check_vector(
+                        problem, running, phases, mode, args.oracle, str(path), progress=say, unavailable=unavailable, repeat=args.repeat,
+                        oracle_library=args.oracle_library,
+                    )
                 )
-            )
 
-    seeded_records = []
-    for spec in seeded:  # built here, checked in every mode, then let go (a 2^20 vector is several GiB of py_ecc points)
-        checked, record = check_seeded(spec, running, phases, modes, args.oracle, unavailable, args.repeat, args.oracle_library, say)
-        results.extend(checked)
-        if record is not None:
-            seeded_records.append(record)
-            info.load_seconds[spec.label] = record["generation_seconds"]
+        seeded_records = []
+        for spec in seeded:  # built here (or in the background), checked in every mode, then let go (2^20: GiBs of points)
+            checked, record = check_seeded(spec, running, phases, modes, args.oracle, unavailable, args.repeat, args.oracle_library, say,
+                                           background=builds.get(spec))
+            results.extend(checked)
+            if record is not None:
+                seeded_records.append(record)
+                info.load_seconds[spec.label] = record["generation_seconds"]
 
     for case in generated:
         results.append(check_generated(case, running, unavailable, progress=say))

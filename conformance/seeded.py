@@ -15,6 +15,11 @@ plan_passes; the bundled random-log11 has the smallest, 2^6 x 2^5).
 The oracle-judged cases of conformance/generated.py reach further (2^21, three passes) at sizes no expected
 values are made for.
 
+Where they are built: from BACKGROUND_MIN_LOG_N up, each in a child process started with the run (start_builds), so
+that the build overlaps the checks of the bundled vectors instead of following them; the child hands the vector back
+pickled. Smaller ones take seconds and are built in line when their turn comes. Either way the vector comes from the
+one function ``build`` and is checked by the run itself.
+
 Who checks what: above REFERENCE_MAX_LOG_N only GPU backends run (the pure-Python reference takes hours at
 2^20). The reference side of such a vector is its expected values: vectors.generate computes the phases with the
 reference prover, the MSM sums with the library its ``computed_by`` names (the optional fast library, or the
@@ -24,6 +29,8 @@ enough to recompute. At or below REFERENCE_MAX_LOG_N every backend runs, so the 
 """
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import re
 import time
 from dataclasses import dataclass
@@ -43,6 +50,12 @@ where the reference takes seconds (hours at 2^20)."""
 NAME = re.compile(r"porep-log(\d{1,2})(?:-c(\d{1,2}))?")
 """porep-log<K>[-c<C>]."""
 NOT_WRITTEN = "not written to disk"
+BACKGROUND_MIN_LOG_N = 12
+"""From this size a seeded vector is built in a child process started with the run (module docstring). The gate's
+2^20 vector took 241 s of one core on the H200's host (its pure-Python ntt_h 125 s), nearly half of a 530 s gate
+(2026-12-04). Handing it over costs about 47 s after the build (pickled in the child, unpickled here; measured on a
+2-core CPU machine where the build took 290 s), about 5 GB in each process. Below this size a build takes seconds,
+less than starting a Python process and handing the vector over."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +150,107 @@ def build(spec: SeededVector, say):
     return vector
 
 
+class GenerationFailed(Exception):
+    """A seeded vector's build that raised or whose process ended without a result: ``why``, after ``seconds``."""
+
+    def __init__(self, why: str, seconds: float):
+        super().__init__(why)
+        self.why, self.seconds = why, seconds
+
+
+def build_timed(spec: SeededVector, say) -> tuple:
+    """(the vector from ``build``, the seconds it took); GenerationFailed saying what it raised."""
+    start = time.perf_counter()
+    try:
+        return build(spec, say), time.perf_counter() - start
+    except Exception as exc:
+        raise GenerationFailed(_describe_error(exc), time.perf_counter() - start) from exc
+
+
+def _build_in_child(spec: SeededVector, send, say) -> None:
+    """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds)."""
+    try:
+        vector, seconds = build_timed(spec, say)
+        outcome = ("vector", vector, seconds)
+    except GenerationFailed as failed:
+        outcome = ("failed", failed.why, failed.seconds)
+    send.send(outcome)
+    send.close()
+    # A multiprocessing child skips atexit functions, the fast library's pool shutdown among them, and at its end
+    # joins the processes it started: its idle pool workers would hold it (and the run, joining it) for ever.
+    for process in multiprocessing.active_children():
+        process.terminate()
+
+
+CHILD_EXIT_SECONDS = 60
+"""How long a build process may take to end after handing over its result (it has only to end its own children)."""
+
+
+class BackgroundBuild:
+    """One seeded vector built by ``build`` in a child process from the moment this is made; ``result`` waits for it.
+    The child is spawned, not forked: a fresh interpreter holds none of the run's threads (the fast library's pool,
+    CUDA's) that a fork would copy without them running. Its progress lines go to the same standard error: ``say``
+    travels with it, pickled, so it must be picklable (reference.cli.Progress is, and carries the run's clock)."""
+
+    def __init__(self, spec: SeededVector, say):
+        context = multiprocessing.get_context("spawn")
+        self.spec = spec
+        self._receive, send = context.Pipe(duplex=False)
+        # not a daemon: the fast library's process pool lives in it (start_builds ends it if the run stops early)
+        self._process = context.Process(target=_build_in_child, args=(spec, send, say), name=f"build {spec.label}")
+        self._process.start()
+        send.close()  # the child holds the sending end: its exit without a result reads here as end of file
+
+    def result(self, say) -> tuple:
+        """(vector, build seconds), once the child hands it over; GenerationFailed if the build raised or the
+        process ended without a result (killed, out of memory)."""
+        say(f"{self.spec.label}: waiting for its build process")
+        start = time.perf_counter()
+        try:
+            outcome = self._receive.recv()
+        except EOFError:
+            self._process.join()
+            raise GenerationFailed(f"its build process ended without a result (exit code {self._process.exitcode})",
+                                   time.perf_counter() - start) from None
+        finally:
+            self._receive.close()
+        self._process.join(CHILD_EXIT_SECONDS)
+        if self._process.exitcode is None:  # a harness bug (a process the child left holding it), bounded, never a hang
+            self.stop()
+            raise GenerationFailed(f"its build process had not ended {CHILD_EXIT_SECONDS} s after handing over its result",
+                                   time.perf_counter() - start)
+        kind, value, seconds = outcome
+        if kind == "failed":
+            raise GenerationFailed(value, seconds)
+        say(f"{self.spec.label}: handed over by its build process ({time.perf_counter() - start:.1f} s of waiting and unpickling)")
+        return value, seconds
+
+    def stop(self) -> None:
+        """End the child if it still runs (the run stopped before using it; a pool it started is left to the
+        machine)."""
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join()
+        self._receive.close()
+
+
+@contextlib.contextmanager
+def start_builds(specs, backends, say):
+    """{spec: BackgroundBuild} for the specs of BACKGROUND_MIN_LOG_N and up that a backend here judges (the others are
+    built in line, or not at all), each started now; on leaving, the children still running are ended."""
+    builds = {}
+    try:
+        for spec in specs:
+            if spec.log_n >= BACKGROUND_MIN_LOG_N and any(_judges(b, spec.log_n) for b in backends):
+                say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) "
+                    f"from seed {SEED!r} in a background process (vectors.generate.build_vector; {NOT_WRITTEN})")
+                builds[spec] = BackgroundBuild(spec, say)
+        yield builds
+    finally:
+        for build in builds.values():
+            build.stop()
+
+
 def _record(spec: SeededVector, seconds: float, vector=None, error: str | None = None) -> dict:
     """The report's entry for one seeded vector (REPORT_SCHEMA.md, seeded_vectors)."""
     record = {"id": spec.label, "seed": SEED, "shape": SHAPE, "log_n": spec.log_n, "circuits": spec.circuits,
@@ -166,9 +280,11 @@ def _every_phase(spec: SeededVector, mode: str, statuses: dict, phases, unavaila
 
 
 def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: bool = False, unavailable: dict | None = None,
-                 repeat: int = 1, oracle_library: str | None = None, progress=None) -> tuple[list[VectorResult], dict | None]:
-    """Build the vector, check it in each of ``modes`` with the backends that run at its size (the others: skipped),
-    and let it go. Returns the results (one per mode) and the seeded_vectors record (None when nothing ran it)."""
+                 repeat: int = 1, oracle_library: str | None = None, progress=None,
+                 background: BackgroundBuild | None = None) -> tuple[list[VectorResult], dict | None]:
+    """Build the vector (or take it from its ``background`` build), check it in each of ``modes`` with the backends
+    that run at its size (the others: skipped), and let it go. Returns the results (one per mode) and the
+    seeded_vectors record (None when nothing ran it)."""
     say = progress or (lambda message: None)
     unavailable = unavailable or {}
     judging = [b for b in backends if _judges(b, spec.log_n)]
@@ -177,19 +293,21 @@ def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: boo
     if not judging:
         say(f"{spec.label}: not generated: no backend here runs at 2^{spec.log_n} ({too_slow})")
         return [_every_phase(spec, mode, {b: (SKIPPED, too_slow) for b in skipped}, phases, unavailable) for mode in modes], None
-    say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
-        f"{SEED!r} (vectors.generate.build_vector; {NOT_WRITTEN})")
-    start = time.perf_counter()
+    if background is None:
+        say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
+            f"{SEED!r} (vectors.generate.build_vector; {NOT_WRITTEN})")
     try:
-        vector = build(spec, say)
-        problem = Problem.from_vector(vector)
-    except Exception as exc:  # a generator that fails checked nothing: an error, never a pass
-        seconds, why = time.perf_counter() - start, _describe_error(exc)
+        vector, seconds = background.result(say) if background else build_timed(spec, say)
+        try:
+            problem = Problem.from_vector(vector)
+        except Exception as exc:
+            raise GenerationFailed(_describe_error(exc), seconds) from exc
+    except GenerationFailed as failed:  # a generator that fails checked nothing: an error, never a pass
+        seconds, why = failed.seconds, failed.why
         say(f"{spec.label}: generation failed after {seconds:.1f} s: {why}")
         statuses = {b: (ERROR, f"generating the vector failed: {why}") for b in judging}
         statuses.update({b: (SKIPPED, too_slow) for b in skipped})
         return [_every_phase(spec, mode, statuses, phases, unavailable) for mode in modes], _record(spec, seconds, error=why)
-    seconds = time.perf_counter() - start
     record = _record(spec, seconds, vector)
     say(f"{spec.label}: generated in {seconds:.1f} s ({record['constraints']} constraints, {record['aux']} aux; "
         f"expected values computed by: {record['computed_by'] or 'not recorded by the vector'})")

@@ -180,3 +180,64 @@ def test_record_gate_refuses_to_start_a_generation_of_hours_without_the_fast_lib
     assert "pip install -e '.[fast]'" in err
     assert main(["run", "seeded:porep-log12", "--backends", "gpu"]) == 0
     assert "warning: seeded:porep-log12-c1: without the fast library" in capsys.readouterr().err
+
+
+def test_a_background_build_hands_over_the_vector_the_inline_build_makes(capfd):
+    """The child process (spawned: a fresh interpreter) builds with the same function and seed; its progress lines
+    reach the run's standard error, on the run's clock."""
+    from conformance.seeded import BackgroundBuild, build
+    from reference.cli import Progress
+
+    spec = SeededVector(3, 2)
+    say = Progress()
+    vector, seconds = BackgroundBuild(spec, say).result(say)
+    assert vector == build(spec, lambda message: None) and seconds > 0
+    err = capfd.readouterr().err
+    assert f"{spec.label}: generating: setup for 2^3" in err and f"{spec.label}: handed over by its build process" in err
+
+
+def test_a_background_build_that_raises_or_dies_is_a_generation_failure_never_a_vector():
+    from conformance.seeded import BackgroundBuild, GenerationFailed
+    from reference.cli import Progress
+
+    quiet = Progress(quiet=True)  # (it travels to the child: pickled)
+    with pytest.raises(GenerationFailed, match=r"^InvalidInputError: .*log-n: must be in 1\.\.20"):
+        BackgroundBuild(SeededVector(21, 1), quiet).result(quiet)  # past parse_name's range check: build_vector refuses it
+    dying = BackgroundBuild(SeededVector(10, 1), quiet)
+    dying._process.kill()  # killed mid-build, as the out-of-memory killer would
+    with pytest.raises(GenerationFailed, match=r"its build process ended without a result \(exit code -9\)"):
+        dying.result(quiet)
+
+
+def test_a_run_builds_the_large_seeded_vectors_in_the_background_and_checks_them_the_same(tmp_path, capsys, monkeypatch):
+    """From BACKGROUND_MIN_LOG_N up the build starts with the run, before the bundled vectors are loaded; the vector
+    is then checked and recorded as an inline build is (here at 2^4, the threshold lowered)."""
+    import conformance.seeded as seeded
+
+    monkeypatch.setattr(seeded, "BACKGROUND_MIN_LOG_N", 4)
+    bundled = "vectors/data/porep-log05.json"
+    assert main(["run", bundled, SMALL, "--backends", "reference", "--report", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    started = err.index(f"{SMALL}: generating a porep-shaped vector of 2^4 with 2 circuit(s) from seed {SEED!r} in a background process")
+    assert started < err.index("porep-log05") < err.index(f"{SMALL}: waiting for its build process")
+    document = _report(tmp_path)
+    assert _statuses(document, SMALL) == {p: {"reference": "pass"} for p in PHASES}
+    [record] = document["seeded_vectors"]
+    assert record["error"] is None and record["generation_seconds"] > 0
+
+
+def test_a_background_build_may_start_the_fast_librarys_process_pool():
+    """From POOL_MIN_POINTS multiples on, the fast library's setup works in a process pool, which a daemonic child
+    may not start (the first try on 2^20 failed so: 'daemonic processes are not allowed to have children'), and
+    whose idle workers a child must end itself (the second try handed the vector over, then hung at the child's exit:
+    result() now refuses a child that has not ended within CHILD_EXIT_SECONDS)."""
+    from conformance.seeded import BackgroundBuild
+    from reference.cli import Progress
+    from vectors import fast_library
+
+    if fast_library.unavailable_reason() is not None:
+        pytest.skip(f"the fast library is not installed: {fast_library.unavailable_reason()}")
+    log_n = fast_library.POOL_MIN_POINTS.bit_length()  # an H query of 2^log_n - 1 >= POOL_MIN_POINTS points
+    quiet = Progress(quiet=True)
+    vector, _ = BackgroundBuild(SeededVector(log_n, 1), quiet).result(quiet)
+    assert len(vector.pk.h) == (1 << log_n) - 1 >= fast_library.POOL_MIN_POINTS
