@@ -258,6 +258,9 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
                     )
                 )
 
+        for case in generated:  # first: they need no build, and the large seeded vectors' builds are still running
+            results.append(check_generated(case, running, unavailable, progress=say))
+
         seeded_records = []
         for spec in seeded:  # built here (or in the background), checked in every mode, then let go (2^20: GiBs of points)
             checked, record = check_seeded(spec, running, phases, modes, args.oracle, unavailable, args.repeat, args.oracle_library, say,
@@ -266,9 +269,6 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
             if record is not None:
                 seeded_records.append(record)
                 info.load_seconds[spec.label] = record["generation_seconds"]
-
-    for case in generated:
-        results.append(check_generated(case, running, unavailable, progress=say))
 
     if not any(r.status in CHECKED_STATUSES for v in results for p in v.phases for r in p.backends.values()):
         raise InvalidInputError("--backends", "the run checked nothing (every phase not implemented, skipped or unavailable): a run that checks nothing is an error")
