@@ -210,7 +210,9 @@ class BackgroundBuild:
             outcome = self._receive.recv()
         except EOFError:
             self._process.join()
-            raise GenerationFailed(f"its build process ended without a result (exit code {self._process.exitcode})",
+            raise GenerationFailed(f"its build process ended without a result (exit code {self._process.exitcode}; its "
+                                   "standard error says why: killed, out of memory, or a calling script without "
+                                   "`if __name__ == '__main__':`, which the spawned child imports again)",
                                    time.perf_counter() - start) from None
         finally:
             self._receive.close()
