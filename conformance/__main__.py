@@ -1,4 +1,4 @@
-"""python -m conformance {run,gate,faults,compare}: the phase-by-phase conformance suite.
+"""python -m conformance {run,gate,faults,compare,pool}: the phase-by-phase conformance suite.
 
     python -m conformance run                                   # bundled vectors, reference and GPU
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
@@ -7,6 +7,7 @@
     python -m conformance gate                                  # is the committed GPU report current?
     python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
     python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
+    python -m conformance pool A.json A1.json A2.json           # one record of a tree's rounds (A-B-B-A comparisons)
 
 Exit status: 0 every check passed (phases a backend does not implement, and a missing GPU without
 --require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale or invalid gate, or --record-gate refused
@@ -102,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                    "(exit 1 unless every fault is caught and named as expected)")
     f.add_argument("--only", metavar="NAMES", help="comma-separated GPU faults for --gpu-table (default: all)")
     _add_compare_parser(sub)
+    _add_pool_parser(sub)
     return p
 
 
@@ -121,6 +123,18 @@ def _add_compare_parser(sub) -> None:
     c.add_argument("--allow-unjudged", action="store_true", help="with --max-slowdown: pass over the judged entries even "
                    "if some have too few runs to judge (named in the result); without it such a gate is INCOMPLETE, exit 1")
     c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
+
+
+def _add_pool_parser(sub) -> None:
+    c = sub.add_parser(
+        "pool",
+        help="pool the timed runs of several rounds of one tree into one timing record (A-B-B-A comparisons)",
+        description="Writes OUT: one timing record whose entries hold the runs of every ROUND in order (the rounds: "
+        "timing records of one tool, machine model, commit, cases and entries; bench/ab.sh AB_ORDER=abba makes them). "
+        "Exit 0, 2 bad input or rounds that cannot be pooled.",
+    )
+    c.add_argument("out", help="the pooled timing record to write (JSON)")
+    c.add_argument("rounds", nargs="+", metavar="ROUND", help="the rounds' timing files (two or more)")
 
 
 def _split(text: str) -> list[str]:
@@ -350,6 +364,21 @@ def _compare(args) -> int:
     return EXIT_MISMATCH if comparison.result in ("fail", "incomplete") else EXIT_OK
 
 
+def _pool(args) -> int:
+    from .compare_timings import pooled_document
+
+    check_outputs({"out": args.out}, {f"round {k + 1}": path for k, path in enumerate(args.rounds)})
+    document = pooled_document(args.rounds)
+    try:
+        write_json(document, Path(args.out))
+    except OSError as exc:
+        raise InvalidInputError("out", f"cannot write {args.out}: {exc.strerror or exc}") from None
+    runs = {len(e["runs"]) for e in document["entries"]}
+    print(f"wrote {args.out}: {len(document['entries'])} entries, {'/'.join(map(str, sorted(runs)))} timed runs each, "
+          f"from {len(args.rounds)} rounds", file=sys.stderr)
+    return EXIT_OK
+
+
 def _faults(args) -> int:
     if args.gpu_table:
         return _gpu_fault_table(args)
@@ -388,7 +417,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "run":
         return _run(args, argv)
-    return {"gate": _gate, "faults": _faults, "compare": _compare}[args.command](args)
+    return {"gate": _gate, "faults": _faults, "compare": _compare, "pool": _pool}[args.command](args)
 
 
 if __name__ == "__main__":

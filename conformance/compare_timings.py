@@ -27,7 +27,7 @@ from pathlib import Path
 
 from reference.errors import InvalidInputError
 
-from .timing import Stats, entry_key, load_timings, machine_label
+from .timing import Stats, entry, entry_key, load_timings, machine_label, timing_document
 
 SCHEMA_NAME = "groth16-timing-comparison"
 SCHEMA_VERSION = 1
@@ -194,6 +194,33 @@ def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slo
                   allow_unjudged: bool = False) -> Comparison:
     return compare_documents(load_timings(baseline_path), load_timings(new_path), allow_mismatch, max_slowdown_pct,
                              str(baseline_path), str(new_path), allow_unjudged)
+
+
+def pooled_document(paths) -> dict:
+    """One timing record holding the timed runs of several rounds of one tree (bench/ab.sh AB_ORDER=abba runs A B B A
+    and pools each tree's two rounds): each entry's runs in the rounds' order, their warm-ups counted together. The
+    rounds must be comparable (``mismatches``: one tool, machine model, cases, shapes and entries) and of one commit.
+    A drift between rounds (clocks, heat, the machine's other work) then widens both sides' spread, which the noise
+    rule reads as noise, instead of landing on whichever tree ran second."""
+    if len(paths) < 2:
+        raise InvalidInputError("rounds", f"pooling needs two or more timing records, got {len(paths)}")
+    rounds = [load_timings(path) for path in paths]
+    first = rounds[0]
+    for path, other in zip(paths[1:], rounds[1:]):
+        problems = mismatches(first, other)
+        commits = first["environment"].get("commit"), other["environment"].get("commit")
+        if commits[0] != commits[1]:
+            problems.append(f"commit: {commits[0]} and {commits[1]} (rounds of one tree only)")
+        if problems:
+            raise InvalidInputError(str(path), f"cannot be pooled with {paths[0]}: " + "; ".join(problems))
+    by_key = [{entry_key(e): e["stats"] for e in other["entries"]} for other in rounds]
+    entries = []
+    for e in first["entries"]:
+        parts = [keyed[entry_key(e)] for keyed in by_key]
+        stats = Stats(tuple(run for part in parts for run in part.runs), sum(part.warmup_runs for part in parts))
+        entries.append(entry(e["case"], e["backend"], e["phase"], stats, e["kind"], e["shape"]))
+    return timing_document(first["tool"], " && ".join(r["command"] for r in rounds), entries, first["environment"],
+                           pooled_from=[{"path": str(path), "date": r["environment"].get("date")} for path, r in zip(paths, rounds)])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,8 +4,11 @@ builder: timing_record, or bench_prove's timing_entries), the comparison's verdi
 the usage errors. (On the device the trees are real checkouts.)"""
 import importlib.util
 import json
+import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "ab_msm.sh"
@@ -125,3 +128,54 @@ def test_ab_refuses_a_tree_that_is_not_a_checkout_before_any_work(tmp_path):
                               text=True, timeout=30)
         assert done.returncode == 2 and "missing: not a checkout of this repository" in done.stderr
         assert not (tmp_path / "out").exists()
+
+
+ROUND_STUB = """import json, pathlib, sys
+args = sys.argv[1:]
+if "--compile-only" in args:
+    sys.exit(0)
+counter = pathlib.Path(__file__).with_name("round")
+k = int(counter.read_text()) if counter.exists() else 0
+counter.write_text(str(k + 1))
+open(args[args.index("--json") + 1], "w").write(json.dumps({documents!r}[k]))
+"""
+
+
+def _rounds_tree(tmp_path: Path, name: str, runs_per_round: list) -> Path:
+    """A stub tree whose bench_msm.py writes its k-th record on its k-th call (G1 2^24 with the given runs)."""
+    bench = _bench("msm")
+    documents = [{"timings": bench.timing_record([_msm("g1", 24, runs)], "bench/bench_msm.py", ENV)} for runs in runs_per_round]
+    tree = tmp_path / name
+    (tree / "bench").mkdir(parents=True)
+    (tree / "bench" / "bench_msm.py").write_text(ROUND_STUB.format(documents=documents))
+    return tree
+
+
+def test_ab_abba_pools_each_trees_rounds_so_a_drift_in_the_call_is_noise_not_a_regression(tmp_path):
+    """Every round 2 ms slower than the one before it (A 100, B 104, B 106, A 110 ms; the code unchanged): run once
+    in the order A B, B is 'slower'; in the order A B B A each side pools to a median of 105 ms and the drift is
+    within the noise rule. The pooled records hold both rounds' runs in order."""
+    def trees(folder):
+        return (_rounds_tree(folder, "a", [[100.0] * 5, [110.0] * 5]), _rounds_tree(folder, "b", [[104.0] * 5, [106.0] * 5]))
+
+    verdicts = {}
+    for order in ("ab", "abba"):
+        out = tmp_path / order / "out"
+        done = subprocess.run(["bash", str(AB), "msm", str(out), *map(str, trees(tmp_path / order))],
+                              env={**os.environ, "AB_ORDER": order}, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [row] = json.loads((out / "compare" / "comparison.json").read_text())["rows"]
+        verdicts[order] = row["verdict"]
+    assert verdicts == {"ab": "slower", "abba": "within noise"}
+    pooled = json.loads((tmp_path / "abba" / "out" / "msm_a.json").read_text())
+    [entry] = pooled["entries"]
+    assert entry["runs"] == [0.1] * 5 + [0.11] * 5 and entry["median"] == pytest.approx(0.105)
+    assert [Path(r["path"]).name for r in pooled["pooled_from"]] == ["msm_a1.json", "msm_a2.json"]
+    assert all((tmp_path / "abba" / "out" / f"msm_{r}.json").exists() for r in ("a1", "b1", "b2", "a2"))
+
+
+def test_ab_refuses_an_unknown_order(tmp_path):
+    a = _tree(tmp_path, "a", [_msm("g1", 24, [1.0] * 5)])
+    done = subprocess.run(["bash", str(AB), "msm", str(tmp_path / "out"), str(a), str(a)],
+                          env={**os.environ, "AB_ORDER": "ba"}, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and done.stderr.startswith("error: AB_ORDER: 'ba' is not ab or abba")

@@ -346,3 +346,43 @@ def test_a_gate_with_an_entry_it_cannot_judge_is_incomplete_unless_allowed(tmp_p
     assert main(["compare", base_path, new_path, "--max-slowdown", "5", "--allow-unjudged"]) == 0
     assert "result: PASS: none of the 2 judged entries is slower by more than 5% beyond noise; not judged, allowed by " \
            "--allow-unjudged: porep-log10/gpu/ntt_h" in capsys.readouterr().out
+
+
+def test_pooled_rounds_hold_every_run_in_order_with_the_statistics_of_all_of_them(tmp_path, capsys):
+    """python -m conformance pool (bench/ab.sh AB_ORDER=abba): the median, min, max and spread of the pooled runs
+    are those of the two rounds' runs together (statistics module), warm-ups counted together; compare reads it."""
+    first = {"evaluate": [0.010, 0.012, 0.011], "ntt_h": [0.100, 0.104, 0.102], "msm_h": [0.5, 0.52, 0.51]}
+    second = {"evaluate": [0.013, 0.015, 0.014], "ntt_h": [0.098, 0.099, 0.097], "msm_h": [0.53, 0.5, 0.49]}
+    rounds = [write(tmp_path, "r1.json", record(first)), write(tmp_path, "r2.json", record(second))]
+    out = tmp_path / "pooled.json"
+    assert main(["pool", str(out), *rounds]) == 0
+    assert "3 entries, 6 timed runs each, from 2 rounds" in capsys.readouterr().err
+    pooled = load_timings(out)
+    for e in pooled["entries"]:
+        runs = first[e["phase"]] + second[e["phase"]]
+        assert e["runs"] == runs and e["warmup_runs"] == 2
+        assert (e["median"], e["min"], e["max"]) == (statistics.median(runs), min(runs), max(runs))
+    assert [r["path"] for r in pooled["pooled_from"]] == rounds
+    assert compare_files(out, rounds[0]).rows
+
+
+@pytest.mark.parametrize(("second", "message"), [
+    (record(BASE, env={**H200, "commit": "def"}), "r1.json: commit: abc and def (rounds of one tree only)"),
+    (record(BASE, env={**H200, "gpu": {"name": "NVIDIA A100"}}), "r1.json: machine: baseline GPU NVIDIA H200, new GPU NVIDIA A100"),
+    (record({"evaluate": BASE["evaluate"]}), "r1.json: timed phases: 2 (case, backend, phase) entries are in one run only"),
+])
+def test_rounds_of_other_code_machines_or_entries_are_not_pooled(tmp_path, capsys, second, message):
+    rounds = [write(tmp_path, "r1.json", record(BASE)), write(tmp_path, "r2.json", second)]
+    assert run_main(main, ["pool", str(tmp_path / "pooled.json"), *rounds]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {rounds[1]}: cannot be pooled with ") and message in err, err
+    assert not (tmp_path / "pooled.json").exists()
+
+
+def test_pooling_one_round_or_over_a_round_is_bad_input(tmp_path, capsys):
+    one = write(tmp_path, "r1.json", record(BASE))
+    assert run_main(main, ["pool", str(tmp_path / "pooled.json"), one]) == 2
+    assert "error: rounds: pooling needs two or more timing records, got 1" in capsys.readouterr().err
+    assert run_main(main, ["pool", one, one, write(tmp_path, "r2.json", record(BASE))]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    assert load_timings(one)["entries"]  # the round it would have overwritten is intact
