@@ -301,6 +301,7 @@ def test_deep_nesting_is_an_error_not_a_segfault(tmp_path):
         ["vectors", "check", str(deep)],
         ["conformance", "run", str(deep)],
         ["conformance", "compare", str(deep), str(deep)],
+        ["conformance", "pool", str(tmp_path / "pooled.json"), str(deep), str(deep)],
     )
     for argv in commands:
         done = subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -426,10 +427,12 @@ def test_sidecar_fifo_is_refused_without_blocking(tmp_path, capsys):
 @pytest.mark.parametrize("command", [
     lambda folder: (vectors_main, ["check", folder]),
     lambda folder: (conformance_main, ["compare", folder, folder]),
+    lambda folder: (conformance_main, ["pool", os.path.join(folder, "pooled.json"), folder, folder]),
     lambda folder: (conformance_main, ["run", folder, "--backends", "reference"]),
     lambda folder: (reference_main, ["verify", folder, folder]),
     lambda folder: (reference_main, ["prove", folder, "--out", os.path.join(folder, "p.json")]),
-], ids=["vectors-check", "conformance-compare", "conformance-run-empty-folder", "reference-verify", "reference-prove"])
+], ids=["vectors-check", "conformance-compare", "conformance-pool", "conformance-run-empty-folder", "reference-verify",
+        "reference-prove"])
 def test_a_folder_given_as_an_input_file_is_refused(command, tmp_path, capsys):
     main, argv = command(str(tmp_path))
     before = len(os.listdir("/proc/self/fd"))
