@@ -52,8 +52,8 @@ NAME = re.compile(r"porep-log(\d{1,2})(?:-c(\d{1,2}))?")
 NOT_WRITTEN = "not written to disk"
 BACKGROUND_MIN_LOG_N = 12
 """From this size a seeded vector is built in a child process started with the run (module docstring). The gate's
-2^20 vector took 241 s of one core on the H200's host (its pure-Python ntt_h 125 s), nearly half of a 530 s gate
-(2026-12-04). Handing it over costs about 47 s after the build (pickled in the child, unpickled here; measured on a
+2^20 vector took 228 s of one core on the H200's host (its pure-Python ntt_h 124 s), 43% of a 532 s gate, and its 2^16
+one 34 s (2026-12-04, bench/RESULTS_gate_106a389.log; 241 s for 2^20 in another call). Handing it over costs about 47 s after the build (pickled in the child, unpickled here; measured on a
 2-core CPU machine where the build took 290 s), about 5 GB in each process. Below this size a build takes seconds,
 less than starting a Python process and handing the vector over."""
 
