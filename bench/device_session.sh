@@ -6,11 +6,13 @@
 #           gate report conformance/reports/gpu-latest.{json,md}; then the whole GPU prover's per-phase breakdown
 #           on the largest bundled vector                                            -> conformance.log, gpu-latest.*
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
-#           written to conformance/reports/faults-gpu.md              -> faults-gpu.md, faults-gpu-reports/, faults.log
+#           written to conformance/reports/faults-gpu.md        -> faults-gpu.md, faults-gpu-reports.tgz, faults.log
 #   tests+gate  the two at once: the tests in the background beside the gate         -> both steps' files
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
 #   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
+#   prove   whole PoRep-shaped proofs at 2^27, one and ten circuits, 5 timed runs, pairing and trapdoor checks
+#           (bench/bench_prove.py; 215 s at 106a389)                                          -> prove.json, prove.log
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
 # (default: tests gate faults slow).
 # Measured on an H200 (2026-12-03, tree c8d49e1): tests 61 s; tests and faults side by side 282 s; the gate alone
@@ -59,7 +61,7 @@ for step in $steps; do
       python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md ${FAULTS_ONLY:+--only "$FAULTS_ONLY"} \
         > "$out/faults.log" 2>&1 || status=1
       cp conformance/reports/faults-gpu.md "$out/faults-gpu.md"
-      cp -r conformance/reports/faults-gpu-reports "$out/" 2>/dev/null
+      tar czf "$out/faults-gpu-reports.tgz" -C conformance/reports faults-gpu-reports  # one file: a call brings back 8
       cat "$out/faults-gpu.md"
       ;;
     slow)
@@ -73,7 +75,11 @@ for step in $steps; do
         head -4 "$out/tail-kernels-${c:-auto}.md"
       done
       ;;
-    *) echo "unknown step $step (tests, gate, tests+gate, faults, slow, tail)"; exit 2 ;;
+    prove)
+      python3 bench/bench_prove.py --log-n 27 --circuits 1 10 --runs 5 --check --json "$out/prove.json" > "$out/prove.log" 2>&1 || status=1
+      tail -4 "$out/prove.log"
+      ;;
+    *) echo "unknown step $step (tests, gate, tests+gate, faults, slow, tail, prove)"; exit 2 ;;
   esac
 done
 exit $status

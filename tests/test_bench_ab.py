@@ -179,3 +179,11 @@ def test_ab_refuses_an_unknown_order(tmp_path):
     done = subprocess.run(["bash", str(AB), "msm", str(tmp_path / "out"), str(a), str(a)],
                           env={**os.environ, "AB_ORDER": "ba"}, capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and done.stderr.startswith("error: AB_ORDER: 'ba' is not ab or abba")
+
+
+def test_device_session_refuses_an_unknown_step_naming_the_steps_it_has(tmp_path):
+    """bench/device_session.sh (its steps run only on the device): a mistyped step costs no device time."""
+    done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "gates"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stdout.strip() == "unknown step gates (tests, gate, tests+gate, faults, slow, tail, prove)"
