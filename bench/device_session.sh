@@ -38,6 +38,10 @@ set -uo pipefail
 out=${1:?output folder}
 shift
 steps=${*:-tests gate faults slow}
+known="tests gate tests+gate faults slow tail prove"
+for step in $steps; do  # all checked before any runs: a mistyped later step must not cost the earlier ones' device time
+  [[ " $known " == *" $step "* ]] || { echo "error: step: '$step' is not one of: $known" >&2; exit 2; }
+done
 status=0
 for step in $steps; do
   case $step in
@@ -79,7 +83,6 @@ for step in $steps; do
       python3 bench/bench_prove.py --log-n 27 --circuits 1 10 --runs 5 --check --json "$out/prove.json" > "$out/prove.log" 2>&1 || status=1
       tail -4 "$out/prove.log"
       ;;
-    *) echo "unknown step $step (tests, gate, tests+gate, faults, slow, tail, prove)"; exit 2 ;;
   esac
 done
 exit $status

@@ -181,9 +181,11 @@ def test_ab_refuses_an_unknown_order(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("error: AB_ORDER: 'ba' is not ab or abba")
 
 
-def test_device_session_refuses_an_unknown_step_naming_the_steps_it_has(tmp_path):
-    """bench/device_session.sh (its steps run only on the device): a mistyped step costs no device time."""
-    done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "gates"],
+def test_device_session_refuses_an_unknown_step_before_running_any(tmp_path):
+    """bench/device_session.sh (its steps run only on the device): a mistyped step, even after a good one, costs no
+    device time: nothing runs, exit 2, the steps it has named."""
+    done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "tests", "gates"],
                           capture_output=True, text=True, timeout=30)
-    assert done.returncode == 2
-    assert done.stdout.strip() == "unknown step gates (tests, gate, tests+gate, faults, slow, tail, prove)"
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: step: 'gates' is not one of: tests gate tests+gate faults slow tail prove\n"
+    assert not any(tmp_path.iterdir())
