@@ -33,6 +33,8 @@
 # From 627f8e9 the gate builds its seeded 2^16 and 2^20 vectors in child processes that start with the run and checks
 # the generated cases before them (conformance/seeded.py BACKGROUND_MIN_LOG_N): expected about 100-140 s less, not yet
 # measured on a GPU. Its log says when the 2^20 vector was handed over ('handed over by its build process').
+# If that holds (gate about 400 s), a candidate's whole cycle is two calls of timeout_s 600: `gate tests` (about 460
+# s, one after the other), then `faults prove` (about 540 s at 106a389's sizes). Check the first call's time first.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 out=${1:?output folder}
