@@ -170,16 +170,18 @@ def build_timed(spec: SeededVector, say) -> tuple:
 def _build_in_child(spec: SeededVector, send, say) -> None:
     """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds)."""
     try:
-        vector, seconds = build_timed(spec, say)
-        outcome = ("vector", vector, seconds)
-    except GenerationFailed as failed:
-        outcome = ("failed", failed.why, failed.seconds)
-    send.send(outcome)
-    send.close()
-    # A multiprocessing child skips atexit functions, the fast library's pool shutdown among them, and at its end
-    # joins the processes it started: its idle pool workers would hold it (and the run, joining it) for ever.
-    for process in multiprocessing.active_children():
-        process.terminate()
+        try:
+            vector, seconds = build_timed(spec, say)
+            outcome = ("vector", vector, seconds)
+        except GenerationFailed as failed:
+            outcome = ("failed", failed.why, failed.seconds)
+        send.send(outcome)
+    finally:  # also when sending fails: the run then reads end of file, never waits on a child that cannot end
+        send.close()
+        # A multiprocessing child skips atexit functions, the fast library's pool shutdown among them, and at its end
+        # joins the processes it started: its idle pool workers would hold it (and the run, joining it) for ever.
+        for process in multiprocessing.active_children():
+            process.terminate()
 
 
 CHILD_EXIT_SECONDS = 60

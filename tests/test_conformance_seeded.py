@@ -241,3 +241,24 @@ def test_a_background_build_may_start_the_fast_librarys_process_pool():
     quiet = Progress(quiet=True)
     vector, _ = BackgroundBuild(SeededVector(log_n, 1), quiet).result(quiet)
     assert len(vector.pk.h) == (1 << log_n) - 1 >= fast_library.POOL_MIN_POINTS
+
+
+def test_a_build_process_that_cannot_send_its_result_still_closes_its_end(monkeypatch):
+    """(Run here in-process: the child's function.) A result that cannot be sent (pickling fails, the pipe broke)
+    must still close the sending end, so the run reads end of file instead of waiting for ever."""
+    import conformance.seeded as seeded
+
+    class BrokenPipe:
+        closed = False
+
+        def send(self, outcome):
+            raise BrokenPipeError("the run went away")
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(seeded, "build_timed", lambda spec, say: ("a vector", 1.0))
+    pipe = BrokenPipe()
+    with pytest.raises(BrokenPipeError):
+        seeded._build_in_child(SeededVector(3, 1), pipe, lambda message: None)
+    assert pipe.closed
