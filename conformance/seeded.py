@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import re
+import signal
 import time
 from dataclasses import dataclass
 
@@ -168,7 +170,9 @@ def build_timed(spec: SeededVector, say) -> tuple:
 
 
 def _build_in_child(spec: SeededVector, send, say) -> None:
-    """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds)."""
+    """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds). It leads
+    a process group of its own, so that BackgroundBuild.stop ends it with the pool workers it may have started."""
+    os.setpgrp()
     try:
         try:
             vector, seconds = build_timed(spec, say)
@@ -230,9 +234,11 @@ class BackgroundBuild:
         return value, seconds
 
     def stop(self) -> None:
-        """End the child if it still runs (the run stopped before using it; a pool it started is left to the
-        machine)."""
+        """End the child if it still runs (the run stopped before using it), and the processes of its group: the fast
+        library's pool workers, which would otherwise outlive it."""
         if self._process.is_alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # (it may end, or not yet lead its group)
+                os.killpg(self._process.pid, signal.SIGTERM)
             self._process.terminate()
         self._process.join()
         self._receive.close()

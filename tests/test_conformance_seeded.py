@@ -262,3 +262,43 @@ def test_a_build_process_that_cannot_send_its_result_still_closes_its_end(monkey
     with pytest.raises(BrokenPipeError):
         seeded._build_in_child(SeededVector(3, 1), pipe, lambda message: None)
     assert pipe.closed
+
+
+def _live_processes_of_group(group: int) -> list[int]:
+    """The pids of the live (not zombie) processes in process group ``group``, from /proc."""
+    from pathlib import Path
+
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after 'pid (comm)': state, ppid, pgrp, ...
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def test_stopping_a_background_build_ends_the_pool_workers_it_started_too():
+    """A run that stops early (an error, Ctrl-C) ends the build's whole process group: the fast library's pool
+    workers (forked by the child) do not outlive it."""
+    import time
+
+    from conformance.seeded import BackgroundBuild
+    from reference.cli import Progress
+    from vectors import fast_library
+
+    if fast_library.unavailable_reason() is not None:
+        pytest.skip(f"the fast library is not installed: {fast_library.unavailable_reason()}")
+    quiet = Progress(quiet=True)
+    build = BackgroundBuild(SeededVector(fast_library.POOL_MIN_POINTS.bit_length(), 1), quiet)
+    group = build._process.pid
+    deadline = time.monotonic() + 120
+    while len(_live_processes_of_group(group)) < 2 and time.monotonic() < deadline:  # the child and its pool
+        time.sleep(0.2)
+    assert len(_live_processes_of_group(group)) >= 2, "the build never started its pool"
+    build.stop()
+    deadline = time.monotonic() + 10
+    while _live_processes_of_group(group) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _live_processes_of_group(group) == []
