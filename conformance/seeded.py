@@ -169,10 +169,17 @@ def build_timed(spec: SeededVector, say) -> tuple:
         raise GenerationFailed(_describe_error(exc), time.perf_counter() - start) from exc
 
 
+def _end_with_children(signum, frame) -> None:
+    """The child's SIGTERM handler (BackgroundBuild.stop): end the pool workers it started, then itself."""
+    for process in multiprocessing.active_children():
+        process.terminate()
+    os._exit(128 + signum)
+
+
 def _build_in_child(spec: SeededVector, send, say) -> None:
-    """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds). It leads
-    a process group of its own, so that BackgroundBuild.stop ends it with the pool workers it may have started."""
-    os.setpgrp()
+    """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds). It stays
+    in the run's process group, so that a signal to the group (Ctrl-C, `timeout`) reaches it and its pool workers."""
+    signal.signal(signal.SIGTERM, _end_with_children)
     try:
         try:
             vector, seconds = build_timed(spec, say)
@@ -234,12 +241,14 @@ class BackgroundBuild:
         return value, seconds
 
     def stop(self) -> None:
-        """End the child if it still runs (the run stopped before using it), and the processes of its group: the fast
-        library's pool workers, which would otherwise outlive it."""
+        """End the child if it still runs (the run stopped before using it): SIGTERM, on which it ends the fast
+        library's pool workers it started, then itself; SIGKILL if it has not ended within CHILD_EXIT_SECONDS (its
+        handler waits for a long library call to return)."""
         if self._process.is_alive():
-            with contextlib.suppress(ProcessLookupError, PermissionError):  # (it may end, or not yet lead its group)
-                os.killpg(self._process.pid, signal.SIGTERM)
             self._process.terminate()
+            self._process.join(CHILD_EXIT_SECONDS)
+            if self._process.is_alive():
+                self._process.kill()
         self._process.join()
         self._receive.close()
 
