@@ -67,7 +67,7 @@ for round in $rounds; do
   (cd "$tree" && PYTHONPATH="$tree${PYTHONPATH:+:$PYTHONPATH}" python3 "$script" "${table[@]}" $options \
     --json "$out/${tool}_$round.json") > "$out/${tool}_$round.log" 2>&1 || status=1
 done
-if [ "$rounds" != "a b" ]; then
+if [ "${AB_ORDER:-ab}" = abba ]; then
   for side in a b; do
     (cd "$root" && python3 -m conformance pool "$out/${tool}_$side.json" "$out/${tool}_${side}1.json" "$out/${tool}_${side}2.json") || status=1
   done

@@ -605,8 +605,7 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
     from .timing import commit
 
     faults = [None] + [GPU_FAULTS[n] for n in (names or GPU_FAULTS)]
-    path = Path(path).resolve()  # each run's working directory is its copy of gpu/: a relative path would land there
-    reports = path.with_name(path.stem + "-reports")
+    reports = Path(path).with_name(Path(path).stem + "-reports")  # (run_gpu_fault makes it absolute for its run)
     reports.mkdir(parents=True, exist_ok=True)
     measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
     device, rows = _device_name(), []

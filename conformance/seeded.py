@@ -55,9 +55,10 @@ NOT_WRITTEN = "not written to disk"
 BACKGROUND_MIN_LOG_N = 12
 """From this size a seeded vector is built in a child process started with the run (module docstring). The gate's
 2^20 vector took 228 s of one core on the H200's host (its pure-Python ntt_h 124 s), 43% of a 532 s gate, and its 2^16
-one 34 s (2026-12-04, bench/RESULTS_gate_106a389.log; 241 s for 2^20 in another call). Handing it over costs about 47 s after the build (pickled in the child, unpickled here; measured on a
-2-core CPU machine where the build took 290 s), about 5 GB in each process. Below this size a build takes seconds,
-less than starting a Python process and handing the vector over."""
+one 34 s (2026-12-04, bench/RESULTS_gate_106a389.log; 241 s for 2^20 in another call). Handing it over costs about 47 s
+after the build (pickled in the child, unpickled here; measured on a 2-core CPU machine where the build took 290 s),
+about 5 GB in each process. Below this size a build takes seconds, less than starting a Python process and handing the
+vector over."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,11 @@ def build(spec: SeededVector, say):
     return vector
 
 
+def _announce_generation(spec: SeededVector, say, where: str = "") -> None:
+    say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
+        f"{SEED!r}{where} (vectors.generate.build_vector; {NOT_WRITTEN})")
+
+
 class GenerationFailed(Exception):
     """A seeded vector's build that raised or whose process ended without a result: ``why``, after ``seconds``."""
 
@@ -169,10 +175,17 @@ def build_timed(spec: SeededVector, say) -> tuple:
         raise GenerationFailed(_describe_error(exc), time.perf_counter() - start) from exc
 
 
-def _end_with_children(signum, frame) -> None:
-    """The child's SIGTERM handler (BackgroundBuild.stop): end the pool workers it started, then itself."""
+def _end_pool_workers() -> None:
+    """End the processes this child started (the fast library's pool). A multiprocessing child skips atexit functions,
+    the pool's shutdown among them, and at its end joins the processes it started: idle workers would hold it (and the
+    run, joining it) for ever."""
     for process in multiprocessing.active_children():
         process.terminate()
+
+
+def _end_with_children(signum, frame) -> None:
+    """The child's SIGTERM handler (BackgroundBuild.stop): end the pool workers it started, then itself."""
+    _end_pool_workers()
     os._exit(128 + signum)
 
 
@@ -189,14 +202,12 @@ def _build_in_child(spec: SeededVector, send, say) -> None:
         send.send(outcome)
     finally:  # also when sending fails: the run then reads end of file, never waits on a child that cannot end
         send.close()
-        # A multiprocessing child skips atexit functions, the fast library's pool shutdown among them, and at its end
-        # joins the processes it started: its idle pool workers would hold it (and the run, joining it) for ever.
-        for process in multiprocessing.active_children():
-            process.terminate()
+        _end_pool_workers()
 
 
 CHILD_EXIT_SECONDS = 60
-"""How long a build process may take to end after handing over its result (it has only to end its own children)."""
+"""How long a build process may take to end after closing its end of the pipe, or after stop()'s SIGTERM (it has only
+to end its own children)."""
 
 
 class BackgroundBuild:
@@ -221,18 +232,19 @@ class BackgroundBuild:
         start = time.perf_counter()
         try:
             outcome = self._receive.recv()
-        except EOFError:
-            self._process.join()
-            raise GenerationFailed(f"its build process ended without a result (exit code {self._process.exitcode}; its "
-                                   "standard error says why: killed, out of memory, or a calling script without "
-                                   "`if __name__ == '__main__':`, which the spawned child imports again)",
-                                   time.perf_counter() - start) from None
+        except EOFError:  # the child closed its end without sending: it died, or sending failed
+            outcome = None
         finally:
             self._receive.close()
         self._process.join(CHILD_EXIT_SECONDS)
         if self._process.exitcode is None:  # a harness bug (a process the child left holding it), bounded, never a hang
             self.stop()
-            raise GenerationFailed(f"its build process had not ended {CHILD_EXIT_SECONDS} s after handing over its result",
+            raise GenerationFailed(f"its build process had not ended {CHILD_EXIT_SECONDS} s after closing its end",
+                                   time.perf_counter() - start)
+        if outcome is None:
+            raise GenerationFailed(f"its build process ended without a result (exit code {self._process.exitcode}; its "
+                                   "standard error says why: killed, out of memory, or a calling script without "
+                                   "`if __name__ == '__main__':`, which the spawned child imports again)",
                                    time.perf_counter() - start)
         kind, value, seconds = outcome
         if kind == "failed":
@@ -261,8 +273,7 @@ def start_builds(specs, backends, say):
     try:
         for spec in specs:
             if spec.log_n >= BACKGROUND_MIN_LOG_N and any(_judges(b, spec.log_n) for b in backends):
-                say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) "
-                    f"from seed {SEED!r} in a background process (vectors.generate.build_vector; {NOT_WRITTEN})")
+                _announce_generation(spec, say, " in a background process")
                 builds[spec] = BackgroundBuild(spec, say)
         yield builds
     finally:
@@ -312,9 +323,8 @@ def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: boo
     if not judging:
         say(f"{spec.label}: not generated: no backend here runs at 2^{spec.log_n} ({too_slow})")
         return [_every_phase(spec, mode, {b: (SKIPPED, too_slow) for b in skipped}, phases, unavailable) for mode in modes], None
-    if background is None:
-        say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
-            f"{SEED!r} (vectors.generate.build_vector; {NOT_WRITTEN})")
+    if background is None:  # (start_builds announced it when it started)
+        _announce_generation(spec, say)
     try:
         vector, seconds = background.result(say) if background else build_timed(spec, say)
         try:
