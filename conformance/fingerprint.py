@@ -7,7 +7,10 @@ files are found, not listed by hand (``gpu_source_files``): every gpu/ source (*
 kernels and headers NVRTC compiles; caches excluded), then every repository module reachable from them
 through their import statements (module-level or inside functions, absolute or relative), with the
 __init__.py of each package on the way: reference/ modules such as the domain conventions, vectors/
-modules such as the PoRep array circuits. A GPU run that passes can be recorded as the committed gate
+modules such as the PoRep array circuits. Beside them, ``GPU_ONLY_FILES``: the harness files only a GPU run executes
+(the GPU backend's adapter, which drives the GPU prover and hands its outputs to the comparison). CI, without a GPU,
+never runs them, so a change to one is as unchecked as a change to gpu/; their own imports are the harness that CI
+tests with the reference backend, and are not followed. A GPU run that passes can be recorded as the committed gate
 report (``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
 (tests/test_conformance_gate.py, ``python -m conformance gate``) fails when any of these files differs
 from the recorded ones, and names the files that changed; it also fails ('invalid') on a report that is not a
@@ -30,6 +33,10 @@ GPU_SOURCE_SUFFIXES = (".py", ".cu", ".cuh")
 IGNORED_DIRS = ("__pycache__",)
 GATE_REPORT = Path("conformance") / "reports" / "gpu-latest.json"
 """The committed report of the last passing GPU run, relative to the repository root."""
+GPU_ONLY_FILES = (Path("conformance") / "backends" / "gpu.py",)
+"""Harness files only a GPU run executes, fingerprinted as files (module docstring), relative to the repository root."""
+SOURCES = "the GPU prover's sources (gpu/, the modules it imports and the GPU adapter)"
+"""How the gate's messages name what the fingerprint covers."""
 REFRESH_COMMAND = "python -m conformance run --require-gpu --record-gate"
 """What to run on a GPU machine (repository root) to refresh GATE_REPORT; then commit it."""
 
@@ -82,7 +89,8 @@ def _imported_names(path: Path, root: Path) -> set[str]:
 
 
 def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
-    """Every file the GPU prover imports or compiles (module docstring), sorted by repository-relative POSIX path."""
+    """Every file the GPU prover imports or compiles, and GPU_ONLY_FILES (module docstring), sorted by
+    repository-relative POSIX path."""
     found = set(_gpu_files(root))
     pending = [p for p in found if p.suffix == ".py"]
     while pending:
@@ -91,6 +99,7 @@ def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
             if module is not None and module not in found:
                 found.add(module)
                 pending.append(module)
+    found.update(root / path for path in GPU_ONLY_FILES if (root / path).is_file())
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
@@ -166,11 +175,11 @@ def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> Gat
     recorded = report["gpu_fingerprint"]
     current = fingerprint(root)
     if recorded.get("sha256") == current["sha256"]:
-        return GateVerdict(UP_TO_DATE, f"the GPU prover's sources (gpu/ and the modules it imports) match the GPU conformance report {rel} ({_recorded_on(report)})")
+        return GateVerdict(UP_TO_DATE, f"{SOURCES} match the GPU conformance report {rel} ({_recorded_on(report)})")
     changes = compare_fingerprints(recorded, current)
     return GateVerdict(
         STALE,
-        f"the GPU prover's sources (gpu/ and the modules it imports) changed after the last passing GPU conformance report {rel} ({_recorded_on(report)}): "
+        f"{SOURCES} changed after the last passing GPU conformance report {rel} ({_recorded_on(report)}): "
         f"{changes.describe()}. The GPU code that CI would accept has not been checked on a GPU. {refresh}",
         changes,
     )

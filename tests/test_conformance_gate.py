@@ -142,6 +142,25 @@ def test_a_named_report_file_that_is_missing_is_bad_input_and_a_folder_is_invali
     assert verdict.state == INVALID and "the report is not a regular file" in verdict.message
 
 
+def test_the_gpu_adapter_is_fingerprinted_without_its_imports(tree):
+    """conformance/backends/gpu.py runs only on a GPU, so editing it makes the gate stale, as a gpu/ edit does; the
+    harness it imports runs in CI and is not fingerprinted."""
+    (tree / "conformance" / "backends").mkdir(parents=True)
+    (tree / "conformance" / "__init__.py").write_text("")
+    (tree / "conformance" / "phases.py").write_text("P = 1\n")
+    (tree / "conformance" / "backends" / "__init__.py").write_text("")
+    (tree / "conformance" / "backends" / "gpu.py").write_text("from ..phases import P\n")
+    assert sorted(fingerprint(tree)["files"]) == [
+        "conformance/backends/gpu.py", "gpu/kernels/ec.cuh", "gpu/kernels/msm.cu", "gpu/msm.py"]
+    _write_report(tree, fingerprint(tree))
+    (tree / "conformance" / "phases.py").write_text("P = 2\n")
+    assert gate_verdict(tree).state == UP_TO_DATE
+    (tree / "conformance" / "backends" / "gpu.py").write_text("from ..phases import P  # edited\n")
+    verdict = gate_verdict(tree)
+    assert verdict.state == STALE and verdict.changes.changed == ["conformance/backends/gpu.py"]
+    assert "changed: conformance/backends/gpu.py" in verdict.message
+
+
 def test_unchanged_sources_pass(tree):
     _write_report(tree, fingerprint(tree))
     (tree / "gpu" / "__pycache__" / "msm.cpython-311.pyc").write_bytes(b"\0other cache")
