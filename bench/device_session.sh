@@ -13,6 +13,9 @@
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
 #   prove   whole PoRep-shaped proofs at 2^27, one and ten circuits, 5 timed runs, pairing and trapdoor checks
 #           (bench/bench_prove.py; 215 s at 106a389)                                          -> prove.json, prove.log
+#   coldstart  the whole GPU prover's first use: a fresh process and an empty CuPy cache (every kernel module
+#           compiled), `python -m gpu prove` on porep-log10 with --timings, wall clock; COLD_TREES names other trees
+#           (folders holding gpu/, reference/, vectors/) to time the same way, in the order A B B A  -> coldstart.log
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
 # (default: tests gate faults slow).
 # Measured on an H200 (2026-12-03, tree c8d49e1): tests 61 s; tests and faults side by side 282 s; the gate alone
@@ -40,7 +43,7 @@ set -uo pipefail
 out=${1:?output folder}
 shift
 steps=${*:-tests gate faults slow}
-known="tests gate tests+gate faults slow tail prove"
+known="tests gate tests+gate faults slow tail prove coldstart"
 for step in $steps; do  # all checked before any runs: a mistyped later step must not cost the earlier ones' device time
   [[ " $known " == *" $step "* ]] || { echo "error: step: '$step' is not one of: $known" >&2; exit 2; }
 done
@@ -84,6 +87,20 @@ for step in $steps; do
     prove)
       python3 bench/bench_prove.py --log-n 27 --circuits 1 10 --runs 5 --check --json "$out/prove.json" > "$out/prove.log" 2>&1 || status=1
       tail -4 "$out/prove.log"
+      ;;
+    coldstart)
+      trees=". ${COLD_TREES:-}"
+      order="$trees $(echo $trees | tr ' ' '\n' | tac | tr '\n' ' ')"  # A B B A: drift shows as a difference
+      for tree in $order; do
+        cache=$(mktemp -d)
+        start=$(date +%s.%N)
+        (cd "$tree" && CUPY_CACHE_DIR="$cache" python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings \
+          --out /tmp/coldstart-proof.json) >> "$out/coldstart.log" 2>&1 || status=1
+        end=$(date +%s.%N)
+        echo "cold start, tree $tree: $(python3 -c "print(f'{$end - $start:.1f}')") s (fresh process, empty cache $cache)" \
+          | tee -a "$out/coldstart.log"
+        rm -rf "$cache"
+      done
       ;;
   esac
 done

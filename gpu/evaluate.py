@@ -137,7 +137,7 @@ def evaluate(csr: DeviceR1cs, z_plain, convention: DomainConvention = BELLMAN, f
     z = to_montgomery(z_plain)
     out = cupy.empty((len(MATRICES), circuits, n, FR.num_limbs), dtype=np.uint32)
     blocks = (len(MATRICES) * n + EVALUATE_THREADS - 1) // EVALUATE_THREADS
-    kernel = device.load_module("evaluate.cu").get_function("evaluate_rows")
+    kernel = kernel_module().get_function("evaluate_rows")
     args = (csr.row_start, csr.var, csr.coeff, z, np.uint64(csr.num_variables), np.uint64(n), out)
     device.launch(kernel, (blocks, circuits), EVALUATE_THREADS, args, "evaluate")
     device.launch_check("evaluate", sync=True)
@@ -148,6 +148,11 @@ def evaluate(csr: DeviceR1cs, z_plain, convention: DomainConvention = BELLMAN, f
         c[...] = apply_op("mul", a, b)
         device.launch_check(f"evaluate ({convention.name}: c = a * b)", sync=True)
     return a, b, c
+
+
+def kernel_module():
+    """The module of evaluate's kernel (gpu/kernels/evaluate.cu)."""
+    return device.load_module("evaluate.cu")
 
 
 def check_rows(a, b, c, num_rows: int, first_circuit: int = 0) -> None:

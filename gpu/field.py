@@ -29,10 +29,15 @@ _KERNEL_SOURCE = '#define FIELD_KERNELS\n#include "field.cuh"\n'
 _PREFIX = {FR.name: "fr", FQ.name: "fq"}
 
 
-def _kernel(name: str, field: FieldSpec, build: str = "ptx"):
+def kernel_module(build: str = "ptx"):
+    """The module of field.cuh's kernels, in one of BUILDS."""
     if build not in BUILDS:
         raise InvalidInputError("build", f"{build!r} is not one of {sorted(BUILDS)}")
-    module = device.compile_source(_KERNEL_SOURCE, BUILDS[build])
+    return device.compile_source(_KERNEL_SOURCE, BUILDS[build])
+
+
+def _kernel(name: str, field: FieldSpec, build: str = "ptx"):
+    module = kernel_module(build)
     prefix = _PREFIX[field.name]
     return module.get_function(name.format(f=prefix))
 

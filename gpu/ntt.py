@@ -89,7 +89,8 @@ class Scale:
         return SCALE_CONST if self.base == 1 else SCALE_TABLE
 
 
-def _module():
+def kernel_module():
+    """The module of the NTT kernels (gpu/kernels/ntt.cu)."""
     return device.load_module("ntt.cu", options=(f"-DNTT_REGISTER_STAGES={REGISTER_STAGES}",))
 
 
@@ -107,7 +108,7 @@ def powers(base: int, count: int, constant: int = 1):
     out = cupy.empty((count, FR.num_limbs), dtype=np.uint32)
     params = _mont_scalars(base, constant)
     blocks = (count + POWERS_THREADS - 1) // POWERS_THREADS
-    device.launch(_module().get_function("fr_powers"), blocks, POWERS_THREADS, (out, np.uint64(count), params), "fr_powers")
+    device.launch(kernel_module().get_function("fr_powers"), blocks, POWERS_THREADS, (out, np.uint64(count), params), "fr_powers")
     return out
 
 
@@ -194,7 +195,7 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
         other = scratch if targets[0] is dst else dst
         cupy.copyto(other, src)
         src = other
-    module = _module()
+    module = kernel_module()
     roots = _roots(inverse, root_generator)
     tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse, root_generator) if last > 0 else (_placeholder(), _placeholder(), 0)
     none = (_placeholder(), _placeholder(), 0)

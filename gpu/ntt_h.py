@@ -93,11 +93,11 @@ def _check_inputs(a, b, c, log_n: int) -> int:
 
 def _elementwise(kernel_name: str, what: str, *arrays) -> None:
     """One of ntt.cu's element-wise kernels over Montgomery Fr arrays of one shape; the first is updated in place."""
-    from .ntt import _module
+    from .ntt import kernel_module
 
     count = arrays[0].size // FR.num_limbs
     blocks = (count + ELEMENTWISE_THREADS - 1) // ELEMENTWISE_THREADS
-    kernel = _module().get_function(kernel_name)
+    kernel = kernel_module().get_function(kernel_name)
     device.launch(kernel, blocks, ELEMENTWISE_THREADS, (*arrays, np.uint64(count)), what)
 
 

@@ -165,6 +165,11 @@ def use_backend(replacement: Backend):
         _override.pop()
 
 
+def load_group_module(group: Group, cu_file: str):
+    """The module of ``group``'s kernels of cu_file (Group.module), as ``launch`` loads it."""
+    return backend().load(*group.module(cu_file))
+
+
 def launch(module: tuple[str, tuple[str, ...]], kernel: str, threads: int, *args) -> None:
     """Run ``kernel`` of ``module`` = (gpu/kernels file, NVRTC options), see Group.module, on
     ``threads`` threads (1-D grid, THREADS_PER_BLOCK a block). Arguments are device arrays

@@ -42,8 +42,10 @@ DOWNLOAD_PROOFS = "d2h_proofs"
 COPIES = (*(f"h2d_key_{q}" for q in KEY_GROUPS), "h2d_witnesses", DOWNLOAD_PROOFS)
 """The copies of a proof between host and device, each timed by CUDA events."""
 COPY_PREFIXES = ("h2d_", "d2h_")
+COMPILE_KERNELS = "compile_kernels"
+"""The prover's kernel modules loaded, compiled first where no cache has them (gpu/prover.py KERNEL_MODULES)."""
 HOST_STAGES = ("read_vector", "stage_keys", "pin_keys", "unpin_keys", "stage_witnesses", "pin_witnesses",
-               "unpin_witnesses", "encode_proofs")
+               "unpin_witnesses", COMPILE_KERNELS, "encode_proofs")
 """The host-side stages, in the order a proof goes through them (wall clock)."""
 REGISTER_DEFAULT_FLAGS = 0
 """cudaHostRegisterDefault: page-locked, usable by the current context's copies."""

@@ -80,3 +80,33 @@ def test_cli_snarkjs_format_writes_what_the_reference_writes(tmp_path):
     assert json.loads(public.read_text()) == [public_to_json(w.public_inputs) for w in vector.witnesses]
     with pytest.raises(InvalidInputError, match="--public"):
         main(["prove", str(SNARKJS_INTEROP), "--public", str(public), "--quiet"])
+
+
+def test_the_prover_builds_every_kernel_module_it_launches_before_its_first_phase(gpu_prove, monkeypatch):
+    """gpu/prover.py KERNEL_MODULES: every module a proof (bellman and snarkjs) asks device._compiled for is one that
+    device.build_in_parallel built first, so no phase compiles a module at its first launch; the stage is timed."""
+    from gpu import device
+    from gpu.prover import KERNEL_MODULES
+    from gpu.staging import COMPILE_KERNELS
+
+    asked, compiled = [], device._compiled
+    monkeypatch.setattr(device, "_compiled", lambda source, options: asked.append((source, options)) or compiled(source, options))
+    device.build_in_parallel(KERNEL_MODULES)
+    built = set(asked)
+    assert len(built) == len(KERNEL_MODULES)
+    asked.clear()
+    for path in (next(p for p in VECTORS if p.stem == "multi-circuit-log07"), SNARKJS_INTEROP):
+        vector = load_vector(path)
+        run = gpu_prove(vector.r1cs, vector.pk, vector.witnesses, convention=vector.convention)
+        assert COMPILE_KERNELS in run.ms
+    assert asked and set(asked) <= built
+
+
+def test_building_in_parallel_raises_a_loaders_error():
+    from gpu import device
+
+    def broken():
+        raise ValueError("no such module")
+
+    with pytest.raises(ValueError, match="no such module"):
+        device.build_in_parallel([broken, lambda: None])
