@@ -15,7 +15,8 @@
 #           (bench/bench_prove.py; 215 s at 106a389)                                          -> prove.json, prove.log
 #   coldstart  the whole GPU prover's first use: a fresh process and an empty CuPy cache (every kernel module
 #           compiled), `python -m gpu prove` on porep-log10 with --timings, wall clock; COLD_TREES names other trees
-#           (folders holding gpu/, reference/, vectors/) to time the same way, in the order A B B A  -> coldstart.log
+#           (folders holding gpu/, reference/, vectors/) to time the same way: this tree, the others, the others
+#           again in reverse, this tree again (A B B A)                                           -> coldstart.log
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
 # (default: tests gate faults slow).
 # Measured on an H200 (2026-12-03, tree c8d49e1): tests 61 s; tests and faults side by side 282 s; the gate alone
@@ -34,10 +35,12 @@
 # Tree 106a389 (cand-s15 with the fault table's fix, 2026-12-04): the gate alone recorded in 532 s (timeout 588 in a
 # call of timeout_s 600); tests 43 s (414 passed); faults, all 8 runs, 324 s in a call of their own.
 # From 627f8e9 the gate builds its seeded 2^16 and 2^20 vectors in child processes that start with the run and checks
-# the generated cases before them (conformance/seeded.py BACKGROUND_MIN_LOG_N): expected about 100-140 s less, not yet
-# measured on a GPU. Its log says when the 2^20 vector was handed over ('handed over by its build process').
-# If that holds (gate about 400 s), a candidate's whole cycle is two calls of timeout_s 600: `gate tests` (about 460
-# s, one after the other), then `faults prove` (about 540 s at 106a389's sizes). Check the first call's time first.
+# the generated cases before them (conformance/seeded.py BACKGROUND_MIN_LOG_N). Its log says when the 2^20 vector was
+# handed over ('handed over by its build process'): at 426424f after 245.6 s, the run having waited 152.7 s for it, so
+# that build is still the gate's critical path.
+# Tree 426424f (2026-12-04, measured): the gate alone recorded in 337 s; tests 63 s (416 passed); faults 185 s
+# (each patched copy compiles its modules side by side); prove 170 s; coldstart of two trees 120 s. So `gate tests`
+# fits one call of timeout_s 600 (about 400 s) and `faults prove` another (about 360 s).
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 out=${1:?output folder}
