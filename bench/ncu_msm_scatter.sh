@@ -6,6 +6,7 @@
 # -> ncu-scatter-2p24.csv, ncu-scatter-2p27.csv (kernel_times' table, then ncu's raw CSV page)
 out=${1:?output folder}
 ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+[ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
 "$ncu_bin" --version
 metrics=gpu__time_duration.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum,lts__t_requests_op_atom.sum,lts__t_requests_op_red.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_drain_per_warp_active.pct,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct
 for n in 24 27; do
