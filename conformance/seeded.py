@@ -58,7 +58,8 @@ BACKGROUND_MIN_LOG_N = 12
 one 34 s (2026-12-04, bench/RESULTS_gate_106a389.log; 241 s for 2^20 in another call). Handing it over costs about 47 s
 after the build (pickled in the child, unpickled here; measured on a 2-core CPU machine where the build took 290 s),
 about 5 GB in each process. Below this size a build takes seconds, less than starting a Python process and handing the
-vector over."""
+vector over. Measured with it on the H200 (2026-12-04, bench/RESULTS_gate_426424f.log): the gate took 337 s; the 2^20
+vector was handed over at 245.6 s, after the run had waited 152.7 s for it, so that build is still the critical path."""
 
 
 @dataclass(frozen=True)

@@ -245,8 +245,14 @@ def test_a_background_build_may_start_the_fast_librarys_process_pool():
 
 def test_a_build_process_that_cannot_send_its_result_still_closes_its_end(monkeypatch):
     """(Run here in-process: the child's function.) A result that cannot be sent (pickling fails, the pipe broke)
-    must still close the sending end, so the run reads end of file instead of waiting for ever."""
+    must still close the sending end, so the run reads end of file instead of waiting for ever, and end the pool
+    workers it started. (The child's SIGTERM handler and its ending of this process's children are kept out of the
+    test process.)"""
     import conformance.seeded as seeded
+
+    ended = []
+    monkeypatch.setattr(seeded.signal, "signal", lambda signum, handler: None)
+    monkeypatch.setattr(seeded, "_end_pool_workers", lambda: ended.append(True))
 
     class BrokenPipe:
         closed = False
@@ -261,8 +267,7 @@ def test_a_build_process_that_cannot_send_its_result_still_closes_its_end(monkey
     pipe = BrokenPipe()
     with pytest.raises(BrokenPipeError):
         seeded._build_in_child(SeededVector(3, 1), pipe, lambda message: None)
-    assert pipe.closed
-
+    assert pipe.closed and ended == [True]
 
 
 def _live_children(pid: int) -> list[int]:
