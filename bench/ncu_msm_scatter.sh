@@ -4,7 +4,10 @@
 # peak, and the warp stalls that say why (bench/RESULTS_msm.md, "What bounds msm_scatter"). On the device machine,
 # after the wheel prelude:  bash bench/ncu_msm_scatter.sh "$OUT"   (44 s on the H200, 2026-12-04)
 # -> ncu-scatter-2p24.csv, ncu-scatter-2p27.csv (kernel_times' table, then ncu's raw CSV page)
-out=${1:?output folder}
+usage="usage: ncu_msm_scatter.sh OUT_DIR"
+[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
+out=$1
+[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
 ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
 [ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
 "$ncu_bin" --version

@@ -189,3 +189,27 @@ def test_device_session_refuses_an_unknown_step_before_running_any(tmp_path):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "error: step: 'gates' is not one of: tests gate tests+gate faults slow tail prove coldstart\n"
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("script, args", [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", [])])
+def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu(tmp_path, script, args):
+    """bench/ncu_ntt.sh and ncu_msm_scatter.sh: a usage error, a missing folder, a bad size and a machine without ncu
+    (PATH without it, no /opt/nvidia/nsight-compute) each end in one line on stderr, exit 2, nothing written."""
+    path = ROOT / "bench" / script
+
+    def run(*argv):
+        env = {"PATH": "/usr/bin:/bin"}
+        return subprocess.run(["bash", str(path), *argv], capture_output=True, text=True, env=env, timeout=60)
+
+    no_args = run()
+    assert no_args.returncode == 2 and no_args.stderr.startswith(f"usage: {script}")
+    missing = run(str(tmp_path / "missing"), *args)
+    assert missing.returncode == 2 and missing.stderr.startswith("error: OUT_DIR: ")
+    if script == "ncu_ntt.sh":
+        bad = run(str(tmp_path), "5")
+        assert bad.returncode == 2 and bad.stderr.startswith("error: LOG2: '5' is not an integer in 10..28")
+    if Path("/opt/nvidia/nsight-compute").exists() or Path("/usr/local/cuda/bin/ncu").exists():
+        pytest.skip("Nsight Compute is installed here: the scripts would run it")
+    no_ncu = run(str(tmp_path), *args)
+    assert no_ncu.returncode == 2 and no_ncu.stderr == "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute\n"
+    assert not any(tmp_path.iterdir())

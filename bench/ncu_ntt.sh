@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Nsight Compute sections of the NTT passes at 2^27 (ntt_h's first two transforms: INTT(a) with g^i / n fused, then
+# the coset NTT; three passes each): Speed Of Light, the pipes' utilization, warp stalls, occupancy, memory and
+# shared-memory traffic, issue statistics. What bounds the transform that issue 18 asks to make 25% faster
+# (bench/RESULTS_ntt.md, "What bounds the NTT passes"). On the device machine, after the wheel prelude:
+#   bash bench/ncu_ntt.sh "$OUT" [log2, default 27]
+# -> ncu-ntt-2p<log2>.csv (ncu's details page, every section's metrics a launch, and its rules' diagnoses),
+#    ncu-ntt-stalls-2p<log2>.csv (raw page: each warp-stall reason as % of active warps' cycles), and their .log
+usage="usage: ncu_ntt.sh OUT_DIR [LOG2, 10..28, default 27]"
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
+out=$1
+log2=${2:-27}
+[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
+[[ "$log2" =~ ^[0-9]+$ ]] && [ "$log2" -ge 10 ] && [ "$log2" -le 28 ] ||
+  { echo "error: LOG2: '$log2' is not an integer in 10..28; $usage" >&2; exit 2; }
+ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+[ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
+"$ncu_bin" --version
+sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy"
+sections="$sections --section MemoryWorkloadAnalysis --section LaunchStats --section InstructionStats --section SchedulerStats"
+# shellcheck disable=SC2086  # $sections is a list of options
+timeout 400 "$ncu_bin" --clock-control none --cache-control none $sections --kernel-name regex:"ntt_pass" \
+  --launch-count 6 --nvtx --nvtx-include "kernel_times/" --csv --page details \
+  python3 bench/kernel_times.py --log2 "$log2" --repeats 1 --phases ntt_h --nvtx \
+  > "$out/ncu-ntt-2p$log2.csv" 2> "$out/ncu-ntt-2p$log2.log"
+echo "2^$log2 rc=$?"; grep -c ntt_pass "$out/ncu-ntt-2p$log2.csv"
+stalls=""
+for reason in barrier short_scoreboard long_scoreboard wait math_pipe_throttle mio_throttle lg_throttle not_selected \
+              selected dispatch_stall no_instruction branch_resolving drain; do
+  stalls="$stalls,smsp__warp_issue_stalled_${reason}_per_warp_active.pct"
+done
+timeout 300 "$ncu_bin" --clock-control none --cache-control none --metrics "gpu__time_duration.sum$stalls" \
+  --kernel-name regex:"ntt_pass" --launch-count 6 --nvtx --nvtx-include "kernel_times/" --csv --page raw \
+  python3 bench/kernel_times.py --log2 "$log2" --repeats 1 --phases ntt_h --nvtx \
+  > "$out/ncu-ntt-stalls-2p$log2.csv" 2> "$out/ncu-ntt-stalls-2p$log2.log"
+echo "stalls 2^$log2 rc=$?"; grep -c ntt_pass "$out/ncu-ntt-stalls-2p$log2.csv"
