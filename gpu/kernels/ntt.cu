@@ -50,6 +50,11 @@ constexpr int REGISTER_STAGES = NTT_REGISTER_STAGES;  // DIF stages a thread run
 static_assert(REGISTER_STAGES >= 1 && REGISTER_STAGES <= 3, "dif_stages is instantiated for 1, 2 and 3 stages");
 constexpr int GROUPED_THREADS = BLOCK_ELEMENTS >> REGISTER_STAGES;  // threads a block of ntt_pass_grouped: one a group
 constexpr int STAGED_THREADS = BLOCK_ELEMENTS >> 2;  // threads a block of ntt_pass: two butterflies a stage each
+// Blocks an SM that both pass kernels are compiled for (registers capped at 128 and 64): the occupancy they had with
+// the products inlined, which shared memory (32 KiB a block) caps at 4 anyway. Without the cap the out-of-line
+// products (stage_product) take 138 and 70 registers, 3 blocks an SM: measured no faster than before (ntt_h at 2^27
+// 316.2 against 314.2 ms); with it ntt_pass_grouped spills 116 bytes and is faster (bench/RESULTS_ntt.md).
+constexpr int BLOCKS_PER_SM = 4;
 constexpr int SWIZZLE_BITS = 3;         // 8 threads share one 128-byte shared-memory wavefront
 constexpr int SWIZZLE_MASK = (1 << SWIZZLE_BITS) - 1;
 
@@ -97,6 +102,17 @@ __device__ __forceinline__ fr_t scale_factor(u64 i, const fr_t* __restrict__ lo,
 
 __device__ __forceinline__ int bit_reverse(int x, int bits) { return (int)(__brev((u32)x) >> (32 - bits)); }
 
+// The DIF stages' products go through one out-of-line copy of the product instead of one inlined copy a butterfly
+// (12 in a group of 3 stages: ntt_pass_grouped was 118 KiB of code, 59 KiB now). Nsight Compute at 2^27 had the
+// grouped passes' warps waiting for instructions up to 17.5% of their cycles (bench/RESULTS_ntt.md, "What bounds the
+// NTT passes"); with this and BLOCKS_PER_SM, ntt_h at 2^27 took 302.0 ms against 314.2 (same device call; same file).
+#ifdef __CUDA_ARCH__
+#define NTT_NOINLINE __noinline__
+#else
+#define NTT_NOINLINE
+#endif
+__device__ NTT_NOINLINE fr_t stage_product(fr_t a, fr_t b) { return a * b; }
+
 // STAGES consecutive radix-2 DIF stages of every R-point DFT in the block, spans 2^(log_m - 1) down to
 // 2^(log_m - STAGES): (a, b) -> (a + b, (a - b) w_m^jj), m = 2^lm the stage's size, jj = the upper
 // element's offset mod m/2 (Gentleman-Sande butterfly; natural order in, bit-reversed order out).
@@ -131,7 +147,7 @@ FIELD_UNROLL
                 // low = 0 in every thread, and jj = 0 exactly for the e with no bits below half: the whole warp skips
                 // those products (3 of the 8 a group of 8 elements made at STAGES = 3). Elsewhere jj = 0 only in
                 // some lanes, which then wait: no gain, no loss.
-                if (lm > 1 && jj != 0) diff = diff * roots[jj << (MAX_LOG_RADIX - lm)];
+                if (lm > 1 && jj != 0) diff = stage_product(diff, roots[jj << (MAX_LOG_RADIX - lm)]);
                 x[e] = a + b;
                 x[e + half] = diff;
             }
@@ -211,7 +227,7 @@ __device__ __forceinline__ void ntt_pass_body(
 }
 
 // Every pass but the last: REGISTER_STAGES stages at a time, one thread a group of 2^REGISTER_STAGES elements.
-extern "C" __global__ void __launch_bounds__(GROUPED_THREADS) ntt_pass_grouped(
+extern "C" __global__ void __launch_bounds__(GROUPED_THREADS, BLOCKS_PER_SM) ntt_pass_grouped(
     const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
     const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
     int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
@@ -223,7 +239,7 @@ extern "C" __global__ void __launch_bounds__(GROUPED_THREADS) ntt_pass_grouped(
 
 // The last pass: one stage at a time with twice the threads. Its loads carry the twiddle product and the scale
 // factor's, gathered from tables, and grouping its stages made it 4% slower at 2^27 (bench/RESULTS_ntt.md).
-extern "C" __global__ void __launch_bounds__(STAGED_THREADS) ntt_pass(
+extern "C" __global__ void __launch_bounds__(STAGED_THREADS, BLOCKS_PER_SM) ntt_pass(
     const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
     const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
     int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,

@@ -33,7 +33,7 @@ static inline u32 __brev(u32 x) {
 }
 #define __global__
 #define __shared__ static
-#define __launch_bounds__(threads)
+#define __launch_bounds__(...)
 #define __restrict__
 #define __syncthreads()
 
