@@ -41,6 +41,8 @@
 # Tree 426424f (2026-12-04, measured): the gate alone recorded in 337 s; tests 63 s (416 passed); faults 185 s
 # (each patched copy compiles its modules side by side); prove 170 s; coldstart of two trees 120 s. So `gate tests`
 # fits one call of timeout_s 600 (about 400 s) and `faults prove` another (about 360 s).
+# Tree 41033d7 (2026-12-04, measured): `gate tests` in one call, 430 s (the gate recorded at 370 s, the tests 55 s,
+# 416 passed); prove 188 s.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 out=${1:?output folder}
