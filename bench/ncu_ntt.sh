@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nsight Compute sections of the NTT passes at 2^27 (ntt_h's first two transforms: INTT(a) with g^i / n fused, then
 # the coset NTT; three passes each): Speed Of Light, the pipes' utilization, warp stalls, occupancy, memory and
-# shared-memory traffic, issue statistics. What bounds the transform that issue 18 asks to make 25% faster
+# shared-memory traffic, issue statistics. What bounds the transform that issue 18 asks to make a quarter faster
 # (bench/RESULTS_ntt.md, "What bounds the NTT passes"). On the device machine, after the wheel prelude:
 #   bash bench/ncu_ntt.sh "$OUT" [log2, default 27]
 # -> ncu-ntt-2p<log2>.csv (ncu's details page, every section's metrics a launch, and its rules' diagnoses),
@@ -23,7 +23,7 @@ timeout 400 "$ncu_bin" --clock-control none --cache-control none $sections --ker
   --launch-count 6 --nvtx --nvtx-include "kernel_times/" --csv --page details \
   python3 bench/kernel_times.py --log2 "$log2" --repeats 1 --phases ntt_h --nvtx \
   > "$out/ncu-ntt-2p$log2.csv" 2> "$out/ncu-ntt-2p$log2.log"
-echo "2^$log2 rc=$?"; grep -c ntt_pass "$out/ncu-ntt-2p$log2.csv"
+rc=$?; echo "2^$log2 rc=$rc"; grep -c ntt_pass "$out/ncu-ntt-2p$log2.csv"; status=$rc
 stalls=""
 for reason in barrier short_scoreboard long_scoreboard wait math_pipe_throttle mio_throttle lg_throttle not_selected \
               selected dispatch_stall no_instruction branch_resolving drain; do
@@ -33,4 +33,5 @@ timeout 300 "$ncu_bin" --clock-control none --cache-control none --metrics "gpu_
   --kernel-name regex:"ntt_pass" --launch-count 6 --nvtx --nvtx-include "kernel_times/" --csv --page raw \
   python3 bench/kernel_times.py --log2 "$log2" --repeats 1 --phases ntt_h --nvtx \
   > "$out/ncu-ntt-stalls-2p$log2.csv" 2> "$out/ncu-ntt-stalls-2p$log2.log"
-echo "stalls 2^$log2 rc=$?"; grep -c ntt_pass "$out/ncu-ntt-stalls-2p$log2.csv"
+rc=$?; echo "stalls 2^$log2 rc=$rc"; grep -c ntt_pass "$out/ncu-ntt-stalls-2p$log2.csv"
+[ $rc -eq 0 ] && exit $status || exit $rc  # a failed or timed-out profile is the script's failure

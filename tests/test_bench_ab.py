@@ -5,6 +5,7 @@ the usage errors. (On the device the trees are real checkouts.)"""
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -208,7 +209,8 @@ def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu
     if script == "ncu_ntt.sh":
         bad = run(str(tmp_path), "5")
         assert bad.returncode == 2 and bad.stderr.startswith("error: LOG2: '5' is not an integer in 10..28")
-    if Path("/opt/nvidia/nsight-compute").exists() or Path("/usr/local/cuda/bin/ncu").exists():
+    if (shutil.which("ncu", path="/usr/bin:/bin") or Path("/opt/nvidia/nsight-compute").exists()
+            or Path("/usr/local/cuda/bin/ncu").exists()):
         pytest.skip("Nsight Compute is installed here: the scripts would run it")
     no_ncu = run(str(tmp_path), *args)
     assert no_ncu.returncode == 2 and no_ncu.stderr == "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute\n"
