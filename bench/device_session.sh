@@ -45,10 +45,13 @@
 # 416 passed); prove 188 s.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
-out=${1:?output folder}
-shift
-steps=${*:-tests gate faults slow}
 known="tests gate tests+gate faults slow tail prove coldstart"
+usage="usage: device_session.sh OUT_DIR [STEP ...], steps: $known"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+out=$1
+shift
+[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
+steps=${*:-tests gate faults slow}
 for step in $steps; do  # all checked before any runs: a mistyped later step must not cost the earlier ones' device time
   [[ " $known " == *" $step "* ]] || { echo "error: step: '$step' is not one of: $known" >&2; exit 2; }
 done

@@ -192,6 +192,17 @@ def test_device_session_refuses_an_unknown_step_before_running_any(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_device_session_refuses_a_missing_output_folder_before_running_any(tmp_path):
+    """No OUT_DIR, or one that is not a folder: one line on stderr, exit 2, no step run (each costs device time)."""
+    script = str(ROOT / "bench" / "device_session.sh")
+    none = subprocess.run(["bash", script], capture_output=True, text=True, timeout=30)
+    assert (none.returncode, none.stdout) == (2, "") and none.stderr.startswith("usage: device_session.sh OUT_DIR")
+    missing = subprocess.run(["bash", script, str(tmp_path / "missing"), "tests"], capture_output=True, text=True,
+                             timeout=30)
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr.startswith(f"error: OUT_DIR: '{tmp_path / 'missing'}' is not a folder")
+
+
 @pytest.mark.parametrize("script, args", [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", [])])
 def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu(tmp_path, script, args):
     """bench/ncu_ntt.sh and ncu_msm_scatter.sh: a usage error, a missing folder, a bad size and a machine without ncu

@@ -270,28 +270,28 @@ def test_a_build_process_that_cannot_send_its_result_still_closes_its_end(monkey
     assert pipe.closed and ended == [True]
 
 
+def _state_and_parent(stat) -> tuple[str, int] | None:
+    """(state, parent pid) from a /proc/<pid>/stat file ('pid (comm) state ppid ...'); None once the process is gone."""
+    try:
+        state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+    except (OSError, ValueError):
+        return None
+    return state, int(parent)
+
+
 def _live_children(pid: int) -> list[int]:
     """The pids of the live (not zombie) processes whose parent is ``pid``, from /proc."""
     from pathlib import Path
 
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]  # after 'pid (comm)': state, ppid, ...
-        except (OSError, ValueError):
-            continue
-        if int(parent) == pid and state != "Z":
-            children.append(int(stat.parent.name))
-    return children
+    return [int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat")
+            if (fields := _state_and_parent(stat)) and fields[1] == pid and fields[0] != "Z"]
 
 
 def _alive(pid: int) -> bool:
     from pathlib import Path
 
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    fields = _state_and_parent(Path(f"/proc/{pid}/stat"))
+    return fields is not None and fields[0] != "Z"
 
 
 def test_stopping_a_background_build_ends_the_pool_workers_it_started_too():

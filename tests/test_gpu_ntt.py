@@ -44,7 +44,7 @@ BELLMAN_ROOT_GENERATOR = 7
 SNARKJS_ROOT_GENERATOR = 5
 """ffjavascript's Fr.w: omega_n = 5^((r-1)/n) (reference/domain.py SNARKJS)."""
 SNARKJS_LOG_NS = range(1, 13)
-EMULATED_SNARKJS_MAX_LOG_N = 10
+EMULATED_NTT_H_MAX_LOG_N = 10
 
 
 def omega(log_n: int, root_generator: int = BELLMAN_ROOT_GENERATOR) -> int:
@@ -242,7 +242,7 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
     config, binary = emulator
     max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
     rng = random.Random(SEED + 300 + max_log_radix)
-    for log_n in range(1, min(largest, EMULATED_SNARKJS_MAX_LOG_N) + 1):
+    for log_n in range(1, min(largest, EMULATED_NTT_H_MAX_LOG_N) + 1):
         n = 1 << log_n
         a, b, c = (random_ints(n, rng) for _ in range(3))
         to_coset = ntt_h_scales(log_n, SNARKJS).to_coset
@@ -265,7 +265,7 @@ def test_emulated_bellman_ntt_h_matches_reference(emulator):
     config, binary = emulator
     max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
     rng = random.Random(SEED + 400 + max_log_radix)
-    for log_n in range(1, min(largest, EMULATED_SNARKJS_MAX_LOG_N) + 1):
+    for log_n in range(1, min(largest, EMULATED_NTT_H_MAX_LOG_N) + 1):
         n = 1 << log_n
         domain = EvaluationDomain(log_n)
         intt_raw = lambda x: emulate(binary, log_n, x, max_log_radix, inverse=True)  # noqa: E731
