@@ -14,8 +14,9 @@
 //
 // Two implementations of the same arithmetic:
 // * device code (__CUDA_ARCH__): inline PTX carry chains (mad.lo.cc / madc.hi.cc, add.cc, sub.cc),
-//   multiplication as CIOS with even/odd accumulators (mul_even_odd): 46.5 G Fr-mul/s and
-//   25.3 G Fq-mul/s on an H200, against 34.6 / 15.4 for the C++ path (bench/RESULTS_ntt.md);
+//   multiplication as CIOS with even/odd accumulators (mul_even_odd): 57.6 G Fr-mul/s and
+//   26.3 G Fq-mul/s on an H200, against 36.6 / 17.2 for the row-by-row chains (bench/RESULTS_ntt.md, "Wide
+//   multiply-adds in the Fr reduction");
 // * host code, or device code built with -DFIELD_PORTABLE: plain C++ with 64-bit accumulators.
 // The carry-chain code also runs on the host with every PTX instruction emulated
 // (-DFIELD_EMULATE_PTX). tests/native/ checks the portable and the emulated carry-chain paths
@@ -112,6 +113,12 @@ struct fq_params {
 };
 
 namespace field_detail {
+
+#if defined(__CUDACC__)
+// 2^32 - 1 where ptxas cannot see it (m0_inv_multiplier, below). Defined in both of nvcc's passes: its host stub
+// registers the variable.
+__constant__ u32 all_ones_in_constant_memory = 0xffffffffu;
+#endif
 
 constexpr u32 BITS_PER_LIMB = 32;
 
@@ -305,8 +312,9 @@ __host__ __device__ __forceinline__ void mul_pairs_first(u32* acc, const u32* a,
     // acc = sum over j = 0, 2, 4, ... of a_j bi 2^(32 j) (a points at the first limb of the parity)
 FIELD_UNROLL
     for (int j = 0; j < N; j += 2) {
-        acc[j] = a[j] * bi;
-        acc[j + 1] = (u32)(((u64)a[j] * bi) >> BITS_PER_LIMB);
+        u64 product = (u64)a[j] * bi;  // one 32x32 -> 64-bit product (IMAD.WIDE), not a low and a high half apart
+        acc[j] = (u32)product;
+        acc[j + 1] = (u32)(product >> BITS_PER_LIMB);
     }
 }
 
@@ -347,6 +355,21 @@ FIELD_UNROLL
 }
 
 // The reduction of one row: q = E[0] (-m^-1) mod 2^32; E += q m_even, O += q m_odd; E[0] becomes 0.
+// The multiplier of q = T_0 m' in the even/odd rows. Fr's m' is 2^32 - 1: seen as a constant, ptxas computes q as
+// -T_0 and then multiplies it by the modulus limbs in separate low and high halves (IMAD.X + IMAD.HI.U32.X, 48 pairs
+// an Fr product) instead of one wide multiply-add each; read from constant memory, which ptxas cannot see through,
+// the same source keeps them wide. With mul_pairs_first's one wide product, a kernel of one Fr product went from 64
+// to 112 wide multiply-adds and from 280 to 216 SASS instructions (cuobjdump, nvcc 13.0), and the Fr product rate
+// from 48.7 to 57.6 G/s on an H200 (bench/RESULTS_ntt.md, "Wide multiply-adds in the Fr reduction"). Fq's m' is
+// not special and stays an immediate.
+template <class P>
+__host__ __device__ __forceinline__ u32 m0_inv_multiplier() {
+#if defined(__CUDA_ARCH__)
+    if constexpr (P::M0_INV == 0xffffffffu) return all_ones_in_constant_memory;
+#endif
+    return P::M0_INV;
+}
+
 template <class P>
 __host__ __device__ __forceinline__ void reduce_pairs(u32* even, u32* odd) {
     constexpr int N = P::N;
@@ -356,7 +379,7 @@ FIELD_UNROLL
         m_even[j] = P::modulus(j);
         m_odd[j] = P::modulus(j + 1);
     }
-    u32 q = even[0] * P::M0_INV;
+    u32 q = even[0] * m0_inv_multiplier<P>();
     carry_flag f;
     mad_pairs<N>(odd, m_odd, q, f);  // O < 2^(32N): its final carry is 0
     mad_pairs<N>(even, m_even, q, f);
