@@ -192,11 +192,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --label: {len(args.label)} labels for {len(args.csv)} files", file=sys.stderr)
         return 2
     labels = args.label or [p.name for p in args.csv]
+    summaries = []
     try:
-        summaries = [(f"{label}" + (f" #{k + 1}" if len(sections) > 1 else ""), summarize(section, path))
-                     for path, label in zip(args.csv, labels)
-                     for sections in [read_sections(path)]
-                     for k, section in enumerate(sections)]
+        for path, label in zip(args.csv, labels):
+            sections = read_sections(path)
+            for k, section in enumerate(sections):
+                numbered = f"{label} #{k + 1}" if len(sections) > 1 else label
+                summaries.append((numbered, summarize(section, path)))
     except SummaryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
