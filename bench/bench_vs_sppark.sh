@@ -90,7 +90,7 @@ if [ $kernels -eq 1 ]; then
   python3 bench/kernel_times.py --log2 24 --json "$work/kernels.json" --md "$work/kernels.md" \
     > "$work/kernels.log" 2>&1 || status=1
 fi
-ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
 if [ $ncu -eq 1 ] && [ -z "$ncu_bin" ]; then step "ncu skipped: not on PATH nor in /opt/nvidia/nsight-compute"; ncu=0; fi
 if [ $ncu -eq 1 ]; then
   "$ncu_bin" --version > "$work/ncu.log" 2>&1

@@ -8,13 +8,15 @@ usage="usage: ncu_msm_scatter.sh OUT_DIR"
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 out=$1
 [ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
-ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
 [ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
 "$ncu_bin" --version
+status=0
 metrics=gpu__time_duration.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum,lts__t_requests_op_atom.sum,lts__t_requests_op_red.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_drain_per_warp_active.pct,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct
 for n in 24 27; do
   timeout 200 "$ncu_bin" --clock-control none --cache-control none --metrics "$metrics" --kernel-name regex:"msm_digits|msm_scatter" \
     --nvtx --nvtx-include "kernel_times/" --csv --page raw \
     python3 bench/kernel_times.py --log2 $n --repeats 1 --phases msm_h --nvtx > "$out/ncu-scatter-2p$n.csv" 2> "$out/ncu-scatter-2p$n.log"
-  echo "2^$n rc=$?"; grep -c msm_ "$out/ncu-scatter-2p$n.csv"
+  rc=$?; echo "2^$n rc=$rc"; grep -c msm_ "$out/ncu-scatter-2p$n.csv"; [ $rc -eq 0 ] || status=$rc
 done
+exit $status  # a failed or timed-out profile is the script's failure

@@ -13,7 +13,8 @@ dependency, `math` a busy math pipe, `long_sb` a global or local memory result, 
 was eligible (issued / another one was).
 
 Usage: python3 bench/ncu_source_summary.py CSV [CSV ...] --md OUT.md [--json OUT.json] [--label NAME ...]
-An unreadable file, a file without a section or a section without its columns: `error: <file>: <problem>`, exit 2.
+An unreadable file, a file without a section or a section without its columns, or an output that cannot be written:
+`error: <file>: <problem>`, exit 2.
 """
 from __future__ import annotations
 
@@ -202,10 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     except SummaryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    args.md.write_text(markdown(summaries))
+    outputs = [(args.md, markdown(summaries))]
     if args.json:
-        args.json.write_text(json.dumps([{"label": label, **s} for label, s in summaries], indent=1))
-    print(markdown(summaries), end="")
+        outputs.append((args.json, json.dumps([{"label": label, **s} for label, s in summaries], indent=1)))
+    for path, text in outputs:
+        try:
+            path.write_text(text)
+        except OSError as exc:
+            print(f"error: {path}: cannot write ({exc.__class__.__name__})", file=sys.stderr)
+            return 2
+    print(outputs[0][1], end="")
     return 0
 
 

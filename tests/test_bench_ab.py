@@ -226,3 +226,21 @@ def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu
     no_ncu = run(str(tmp_path), *args)
     assert no_ncu.returncode == 2 and no_ncu.stderr == "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute\n"
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("script, args", [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", [])])
+def test_the_nsight_compute_scripts_fail_when_a_profile_fails(tmp_path, script, args):
+    """A profile that fails (here an ncu on PATH that prints its version, and on every run a line naming the kernels
+    before it fails) is the script's failure: its exit status is not 0, so a device call's log cannot read as a
+    finished profile. Both scripts find ncu through bench/ncu_locate.sh."""
+    fake = tmp_path / "bin" / "ncu"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\necho "ntt_pass msm_scatter"\nexit 3\n')
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {"PATH": f"{fake.parent}:/usr/bin:/bin"}
+    done = subprocess.run(["bash", str(ROOT / "bench" / script), str(out), *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=60)
+    assert "fake ncu" in done.stdout and "rc=3" in done.stdout
+    assert done.returncode != 0

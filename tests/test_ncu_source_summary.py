@@ -83,3 +83,10 @@ def test_unreadable_pages_are_refused(tmp_path, capsys, text, problem):
 def test_labels_must_match_the_files(tmp_path, capsys):
     code, md, _ = run(tmp_path, page(), "--label", "a", "--label", "b")
     assert code == 2 and "--label" in capsys.readouterr().err and not md.exists()
+
+
+def test_an_output_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path, capsys):
+    src = tmp_path / "src.csv"
+    src.write_text(page())
+    code = summary.main([str(src), "--md", str(tmp_path / "no-such-folder" / "out.md")])
+    assert code == 2 and capsys.readouterr().err.startswith(f"error: {tmp_path / 'no-such-folder' / 'out.md'}: cannot write")
