@@ -203,10 +203,14 @@ def test_device_session_refuses_a_missing_output_folder_before_running_any(tmp_p
     assert missing.stderr.startswith(f"error: OUT_DIR: '{tmp_path / 'missing'}' is not a folder")
 
 
-@pytest.mark.parametrize("script, args", [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", [])])
+NCU_SCRIPTS = [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", []), ("ncu_pipes.sh", ["24"])]
+
+
+@pytest.mark.parametrize("script, args", NCU_SCRIPTS)
 def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu(tmp_path, script, args):
-    """bench/ncu_ntt.sh and ncu_msm_scatter.sh: a usage error, a missing folder, a bad size and a machine without ncu
-    (PATH without it, no /opt/nvidia/nsight-compute) each end in one line on stderr, exit 2, nothing written."""
+    """bench/ncu_ntt.sh, ncu_msm_scatter.sh and ncu_pipes.sh: a usage error, a missing folder, a bad size and a
+    machine without ncu (PATH without it, no /opt/nvidia/nsight-compute) each end in one line on stderr, exit 2,
+    nothing written."""
     path = ROOT / "bench" / script
 
     def run(*argv):
@@ -220,6 +224,9 @@ def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu
     if script == "ncu_ntt.sh":
         bad = run(str(tmp_path), "5")
         assert bad.returncode == 2 and bad.stderr.startswith("error: LOG2: '5' is not an integer in 10..28")
+    if script == "ncu_pipes.sh":
+        bad = run(str(tmp_path), "5")
+        assert bad.returncode == 2 and bad.stderr.startswith("error: MSM_LOG2: '5' is not an integer in 16..27")
     if (shutil.which("ncu", path="/usr/bin:/bin") or Path("/opt/nvidia/nsight-compute").exists()
             or Path("/usr/local/cuda/bin/ncu").exists()):
         pytest.skip("Nsight Compute is installed here: the scripts would run it")
@@ -228,14 +235,15 @@ def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("script, args", [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", [])])
+@pytest.mark.parametrize("script, args", NCU_SCRIPTS)
 def test_the_nsight_compute_scripts_fail_when_a_profile_fails(tmp_path, script, args):
-    """A profile that fails (here an ncu on PATH that prints its version, and on every run a line naming the kernels
-    before it fails) is the script's failure: its exit status is not 0, so a device call's log cannot read as a
-    finished profile. Both scripts find ncu through bench/ncu_locate.sh."""
+    """A profile that fails (here an ncu on PATH that prints its version, and on every run a pipe counter's name and a
+    line naming the kernels before it fails) is the script's failure: its exit status is not 0, so a device call's log
+    cannot read as a finished profile. The scripts find ncu through bench/ncu_locate.sh."""
     fake = tmp_path / "bin" / "ncu"
     fake.parent.mkdir()
-    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\necho "ntt_pass msm_scatter"\nexit 3\n')
+    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\n'
+                    'echo "sm__pipe_alu_cycles_active"\necho "ntt_pass msm_scatter"\nexit 3\n')
     fake.chmod(0o755)
     out = tmp_path / "out"
     out.mkdir()

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Nsight Compute's per-pipe counters of the two phases that take most of a 2^27 proof: the NTT passes (ntt_h at 2^27,
+# its first two transforms, three passes each) and the MSM's bucket additions (msm_piece_sum_g1 in msm_h at 2^MSM_LOG2).
+# For every pipe the chip counts: the cycles it was busy as % of its peak while the SM was active, and the warp
+# instructions it executed; the measured counterpart of the "multiply-add pipe bound" model (bench/RESULTS_ntt.md,
+# RESULTS_msm.md). On the device machine, after the wheel prelude:
+#   bash bench/ncu_pipes.sh "$OUT" [MSM_LOG2, 16..27, default 24]
+# -> ncu-pipes-metrics.txt (the pipe counters `ncu --query-metrics` lists here), ncu-pipes-ntt-2p27.csv and
+#    ncu-pipes-msm-2p<MSM_LOG2>.csv (ncu's raw page), their summaries .md / .json (bench/ncu_pipes_summary.py), .log
+usage="usage: ncu_pipes.sh OUT_DIR [MSM_LOG2, 16..27, default 24]"
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
+out=$1
+msm_log2=${2:-24}
+[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
+[[ "$msm_log2" =~ ^[0-9]+$ ]] && [ "$msm_log2" -ge 16 ] && [ "$msm_log2" -le 27 ] ||
+  { echo "error: MSM_LOG2: '$msm_log2' is not an integer in 16..27; $usage" >&2; exit 2; }
+source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
+[ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
+"$ncu_bin" --version
+# The chip's own list, so that no counter it lacks is asked for (ncu would refuse the whole run).
+"$ncu_bin" --query-metrics > "$out/ncu-pipes-metrics-all.txt" 2>&1
+grep -oE '^sm__(pipe_[a-z0-9_]+_cycles_active|inst_executed_pipe_[a-z0-9_]+)\b' "$out/ncu-pipes-metrics-all.txt" |
+  sort -u > "$out/ncu-pipes-metrics.txt"
+rm -f "$out/ncu-pipes-metrics-all.txt"
+metrics="gpu__time_duration.sum,smsp__inst_executed.sum,sm__cycles_active.avg"
+while read -r name; do
+  case $name in
+    sm__pipe_*) metrics="$metrics,$name.avg.pct_of_peak_sustained_active" ;;
+    *) metrics="$metrics,$name.sum" ;;
+  esac
+done < "$out/ncu-pipes-metrics.txt"
+echo "$(wc -l < "$out/ncu-pipes-metrics.txt") pipe counters"
+[ -s "$out/ncu-pipes-metrics.txt" ] || { echo "error: ncu --query-metrics: no sm__pipe_* counters" >&2; exit 1; }
+# If the listed set is refused, these few (Hopper's names in the Profiling Guide) are asked for instead.
+fallback="gpu__time_duration.sum,smsp__inst_executed.sum"
+for pipe in alu fma fmaheavy lsu; do
+  fallback="$fallback,sm__pipe_${pipe}_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_$pipe.sum"
+done
+status=0
+profile() {  # name, kernel regex, launches, log2, phase
+  local csv="$out/ncu-pipes-$1.csv" rc set
+  for set in "$metrics" "$fallback"; do
+    timeout 240 "$ncu_bin" --clock-control none --cache-control none --metrics "$set" --kernel-name regex:"$2" \
+      --launch-count "$3" --nvtx --nvtx-include "kernel_times/" --csv --page raw \
+      python3 bench/kernel_times.py --log2 "$4" --repeats 1 --phases "$5" --nvtx > "$csv" 2>> "$out/ncu-pipes-$1.log"
+    rc=$?; echo "$1 rc=$rc"
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ "$set" = "$fallback" ]; then break; fi
+    echo "$1: refused; trying the fallback counters"
+  done
+  [ $rc -eq 0 ] || status=$rc
+  python3 bench/ncu_pipes_summary.py "$csv" --md "$out/ncu-pipes-$1.md" --json "$out/ncu-pipes-$1.json" || status=1
+}
+profile ntt-2p27 "ntt_pass" 6 27 ntt_h
+profile "msm-2p$msm_log2" "msm_piece_sum_g1" 1 "$msm_log2" msm_h
+exit $status  # a failed or timed-out profile is the script's failure

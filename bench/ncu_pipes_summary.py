@@ -1,0 +1,128 @@
+"""Which execution pipe a kernel keeps busy, from Nsight Compute's counters: a summary of ncu's raw CSV page.
+
+Input: the CSV that `ncu --metrics ... --csv --page raw` prints (bench/ncu_pipes.sh), with, for each pipe P the chip
+counts, `sm__pipe_P_cycles_active.avg.pct_of_peak_sustained_active` (the cycles the pipe was busy, as % of what it
+could sustain while the SM was active) and `sm__inst_executed_pipe_P.sum` (the warp instructions it executed), beside
+`gpu__time_duration.sum` and `smsp__inst_executed.sum`. Pipe names and what runs on each: Nsight Compute's Profiling
+Guide (https://docs.nvidia.com/nsight-compute/ProfilingGuide/, "Pipelines"): e.g. `fmaheavy` executes the integer
+multiply-adds (IMAD) beside FP32, `alu` integer and logic operations, `lsu` memory instructions.
+
+For each launch the summary names the busiest pipes and each pipe's share of the executed instructions: the
+measured counterpart of the "multiply-add pipe bound" model in bench/RESULTS_ntt.md and RESULTS_msm.md.
+
+Usage: python3 bench/ncu_pipes_summary.py CSV --md OUT.md [--json OUT.json]
+An unreadable file, a file without launches or without the time and pipe columns, or an output that cannot be
+written: `error: <file>: <problem>`, exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+NAME_COLUMN = "Kernel Name"
+TIME = "gpu__time_duration.sum"
+INSTRUCTIONS = "smsp__inst_executed.sum"
+PIPE_ACTIVE = re.compile(r"^sm__pipe_(\w+?)_cycles_active\.avg\.pct_of_peak_sustained_active$")
+PIPE_INSTRUCTIONS = re.compile(r"^sm__inst_executed_pipe_(\w+)\.sum$")
+NS_PER_UNIT = {"nsecond": 1.0, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
+TOP_PIPES = 4
+
+
+class SummaryError(ValueError):
+    """Input this tool cannot read: the message names the file and the problem."""
+
+
+def _number(text: str) -> float | None:
+    text = text.replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None  # ncu prints "n/a" for a counter the launch did not collect
+
+
+def read_launches(text: str, source: str) -> list[dict]:
+    """One dict a profiled launch: kernel, ms, instructions, {pipe: % active}, {pipe: warp instructions}."""
+    lines = [line for line in text.splitlines() if line.startswith('"')]  # ncu's ==PROF== lines are not CSV
+    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    if not table:
+        raise SummaryError(f"{source}: no CSV rows")
+    header = table[0]
+    if NAME_COLUMN not in header or TIME not in header:
+        raise SummaryError(f"{source}: no '{NAME_COLUMN}' or {TIME} column")
+    active = {m.group(1): i for i, h in enumerate(header) if (m := PIPE_ACTIVE.match(h))}
+    executed = {m.group(1): i for i, h in enumerate(header) if (m := PIPE_INSTRUCTIONS.match(h))}
+    if not active:
+        raise SummaryError(f"{source}: no sm__pipe_*_cycles_active column")
+    name, time = header.index(NAME_COLUMN), header.index(TIME)
+    body, unit = table[1:], "nsecond"
+    if body and body[0][name] == "":  # the units row
+        unit, body = body[0][time], body[1:]
+    if unit not in NS_PER_UNIT:
+        raise SummaryError(f"{source}: unknown time unit '{unit}'")
+    launches = []
+    for row in body:
+        if len(row) != len(header):
+            raise SummaryError(f"{source}: a row has {len(row)} fields, the header {len(header)}")
+        ms = _number(row[time])
+        if ms is None:
+            raise SummaryError(f"{source}: launch {len(launches)} has no time")
+        launches.append({
+            "kernel": row[name],
+            "ms": ms * NS_PER_UNIT[unit] / 1e6,
+            "instructions": _number(row[header.index(INSTRUCTIONS)]) if INSTRUCTIONS in header else None,
+            "active_pct": {pipe: v for pipe, i in active.items() if (v := _number(row[i])) is not None},
+            "executed": {pipe: v for pipe, i in executed.items() if (v := _number(row[i])) is not None},
+        })
+    if not launches:
+        raise SummaryError(f"{source}: no launches")
+    return launches
+
+
+def markdown(launches: list[dict]) -> str:
+    lines = ["| launch | kernel | ms | warp instructions | busiest pipes (% of peak, active cycles) "
+             "| their share of the instructions |", "|---|---|---|---|---|---|"]
+    for k, launch in enumerate(launches):
+        top = sorted(launch["active_pct"].items(), key=lambda item: -item[1])[:TOP_PIPES]
+        total = launch["instructions"]
+        busiest = ", ".join(f"{pipe} {pct:.1f}" for pipe, pct in top)
+        shares = ", ".join(f"{pipe} {100 * launch['executed'][pipe] / total:.1f}%" for pipe, _ in top
+                           if total and pipe in launch["executed"]) or "—"
+        count = f"{total / 1e9:.2f} G" if total else "—"
+        lines.append(f"| {k} | {launch['kernel']} | {launch['ms']:.2f} | {count} | {busiest} | {shares} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("csv", type=Path, help="ncu's raw page (--csv --page raw) with the pipe counters")
+    parser.add_argument("--md", type=Path, required=True, help="write the table here")
+    parser.add_argument("--json", type=Path, help="write every launch's counters here")
+    args = parser.parse_args(argv)
+    try:
+        try:
+            text = args.csv.read_text(errors="replace")
+        except OSError as exc:
+            raise SummaryError(f"{args.csv}: {exc.strerror or exc}") from None
+        launches = read_launches(text, str(args.csv))
+        for path, content in ((args.md, markdown(launches)),
+                              (args.json, json.dumps(launches, indent=1) + "\n" if args.json else None)):
+            if path is None:
+                continue
+            try:
+                path.write_text(content)
+            except OSError as exc:
+                raise SummaryError(f"{path}: {exc.strerror or exc}") from None
+    except SummaryError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(markdown(launches), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
