@@ -4,8 +4,10 @@ Input: the CSV that `ncu --metrics ... --csv --page raw` prints (bench/ncu_pipes
 counts, `sm__pipe_P_cycles_active.avg.pct_of_peak_sustained_active` (the cycles the pipe was busy, as % of what it
 could sustain while the SM was active) and `sm__inst_executed_pipe_P.sum` (the warp instructions it executed), beside
 `gpu__time_duration.sum` and `smsp__inst_executed.sum`. Pipe names and what runs on each: Nsight Compute's Profiling
-Guide (https://docs.nvidia.com/nsight-compute/ProfilingGuide/, "Pipelines"): e.g. `fmaheavy` executes the integer
-multiply-adds (IMAD) beside FP32, `alu` integer and logic operations, `lsu` memory instructions.
+Guide (https://docs.nvidia.com/nsight-compute/ProfilingGuide/, "Pipelines"): e.g. `alu` integer and logic operations,
+`lsu` memory instructions, `fma` the two halves `fmaheavy` and `fmalite`, of which only `fmaheavy` executes the integer
+multiply-adds (IMAD) on GH100 (NVIDIA's answer in
+https://forums.developer.nvidia.com/t/separate-cuda-core-pipeline-for-fp16-and-fp32/302018/7).
 
 For each launch the summary names the busiest pipes and each pipe's share of the executed instructions: the
 measured counterpart of the "multiply-add pipe bound" model in bench/RESULTS_ntt.md and RESULTS_msm.md.
@@ -24,12 +26,14 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernel_times import NS_PER_UNIT  # noqa: E402  (ncu's time units, as kernel_times reads them)
+
 NAME_COLUMN = "Kernel Name"
 TIME = "gpu__time_duration.sum"
 INSTRUCTIONS = "smsp__inst_executed.sum"
 PIPE_ACTIVE = re.compile(r"^sm__pipe_(\w+?)_cycles_active\.avg\.pct_of_peak_sustained_active$")
 PIPE_INSTRUCTIONS = re.compile(r"^sm__inst_executed_pipe_(\w+)\.sum$")
-NS_PER_UNIT = {"nsecond": 1.0, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
 TOP_PIPES = 4
 
 
