@@ -16,7 +16,7 @@ HEADER = ['"ID"', '"Kernel Name"', '"gpu__time_duration.sum"', '"smsp__inst_exec
           '"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"',
           '"sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active"',
           '"sm__pipe_lsu_cycles_active.avg.pct_of_peak_sustained_active"']
-UNITS = ['""', '""', '"usecond"', '"inst"', '"inst"', '"inst"', '"%"', '"%"', '"%"']
+UNITS = ['""', '""', '"us"', '"inst"', '"inst"', '"inst"', '"%"', '"%"', '"%"']
 ROWS = [['"0"', '"ntt_pass"', '"2,500.00"', '"1,000,000,000"', '"200,000,000"', '"500,000,000"', '"30.5"', '"91.25"',
          '"4"'],
         ['"1"', '"msm_piece_sum_g1"', '"100000"', '"4000000000"', '"1000000000"', '"2000000000"', '"40"', '"88"',
