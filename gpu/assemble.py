@@ -89,6 +89,10 @@ DELTA_CHUNKS = 8
 """r and s (< r < 2^255) as DELTA_CHUNKS chunks of DELTA_CHUNK_BITS bits, against 2^(32 k) delta."""
 
 
+C_TERMS = 6
+"""The terms of C's row: sum L (batch and tail), H, s X, r Y, r s delta_1."""
+
+
 def _chunks(k: int) -> list[int]:
     """k's DELTA_CHUNKS little-endian DELTA_CHUNK_BITS-bit chunks: k = sum_j chunk_j 2^(32 j)."""
     mask = (1 << DELTA_CHUNK_BITS) - 1
@@ -136,13 +140,14 @@ def assemble(vk, h, batch: dict, tail: dict, randomness: list[tuple[int, int]]) 
         xp.concatenate([_rows(alpha_1, batch["a"], tail["a"]), _rows(beta_1, batch["b_g1"], tail["b_g1"])]),
         [[1, 1, 1]] * (2 * circuits), G1_GROUP)
     x, y = presums[:circuits], presums[circuits:]
-    # A, B_G1 and C in one launch: rows of DELTA_CHUNKS + 1 terms, C's last three padded with scalar 0 (never added).
-    zero = [0] * (DELTA_CHUNKS - 5)
+    # A, B_G1 and C in one launch, rows of A's width: X (or Y) and r's (or s's) chunks against delta_1's multiples.
+    # C's C_TERMS terms are padded to that width with scalar 0 (never added; any bases serve).
+    padding = [0] * (1 + DELTA_CHUNKS - C_TERMS)
     a_b1_c = linear_combinations(
         xp.concatenate([_rows(x, *deltas_1), _rows(y, *deltas_1),
-                        _rows(batch["l"], tail["l"], h, x, y, delta_1, *deltas_1[: len(zero)])]),
+                        _rows(batch["l"], tail["l"], h, x, y, delta_1, *deltas_1[: len(padding)])]),
         [[1, *_chunks(r)] for r, _ in rs] + [[1, *_chunks(s)] for _, s in rs]
-        + [[1, 1, 1, s, r, r * s % R, *zero] for r, s in rs], G1_GROUP)
+        + [[1, 1, 1, s, r, r * s % R, *padding] for r, s in rs], G1_GROUP)
     a, c = a_b1_c[:circuits], a_b1_c[2 * circuits:]
     join_b()
     backend().check(f"assemble: {circuits} circuit(s)")  # before any result is handed back

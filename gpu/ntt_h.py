@@ -38,7 +38,7 @@ from reference.field import R
 
 from . import device
 from .field import to_ints
-from .ntt import Scale, table_bytes, transform, transform_in_pair, vector_shape
+from .ntt import Scale, kernel_module, table_bytes, transform, transform_in_pair, vector_shape
 from .limbs import FR
 
 WORK_BUFFERS = 4
@@ -93,8 +93,6 @@ def _check_inputs(a, b, c, log_n: int) -> int:
 
 def _elementwise(kernel_name: str, what: str, *arrays) -> None:
     """One of ntt.cu's element-wise kernels over Montgomery Fr arrays of one shape; the first is updated in place."""
-    from .ntt import kernel_module
-
     count = arrays[0].size // FR.num_limbs
     blocks = (count + ELEMENTWISE_THREADS - 1) // ELEMENTWISE_THREADS
     kernel = kernel_module().get_function(kernel_name)

@@ -354,7 +354,6 @@ FIELD_UNROLL
     acc[N - 1] = madc_hi(a_odd[N - 2], bi, 0, f);  // O < 2^(32N): no carry out
 }
 
-// The reduction of one row: q = E[0] (-m^-1) mod 2^32; E += q m_even, O += q m_odd; E[0] becomes 0.
 // The multiplier of q = T_0 m' in the even/odd rows. Fr's m' is 2^32 - 1: seen as a constant, ptxas computes q as
 // -T_0 and then multiplies it by the modulus limbs in separate low and high halves (IMAD.X + IMAD.HI.U32.X, 48 pairs
 // an Fr product) instead of one wide multiply-add each; read from constant memory, which ptxas cannot see through,
@@ -370,6 +369,7 @@ __host__ __device__ __forceinline__ u32 m0_inv_multiplier() {
     return P::M0_INV;
 }
 
+// The reduction of one row: q = E[0] (-m^-1) mod 2^32; E += q m_even, O += q m_odd; E[0] becomes 0.
 template <class P>
 __host__ __device__ __forceinline__ void reduce_pairs(u32* even, u32* odd) {
     constexpr int N = P::N;
