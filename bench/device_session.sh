@@ -44,7 +44,7 @@
 # Tree 41033d7 (2026-12-04, measured): `gate tests` in one call, 430 s (the gate recorded at 370 s, the tests 55 s,
 # 416 passed); prove 188 s. Tree 5c8f04b: `gate tests` 498 s (the gate recorded at 443.5 s, the tests 46 s, 416
 # passed); prove 208 s. Tree 3d8f936: `gate tests` 361 s (the gate recorded at 312.3 s, the tests 44 s, 416 passed);
-# `faults coldstart` 224 s (faults 181 s, the cold start of this tree twice, 20.4 and 20.5 s).
+# `faults coldstart` 224 s (faults 181 s, the cold start of this tree twice, 20.4 and 20.5 s); prove 264 s.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
 known="tests gate tests+gate faults slow tail prove coldstart"
