@@ -91,7 +91,7 @@ if [ $kernels -eq 1 ]; then
     > "$work/kernels.log" 2>&1 || status=1
 fi
 source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
-if [ $ncu -eq 1 ] && [ -z "$ncu_bin" ]; then step "ncu skipped: not on PATH nor in /opt/nvidia/nsight-compute"; ncu=0; fi
+if [ $ncu -eq 1 ] && [ -z "$ncu_bin" ]; then step "ncu skipped: $NCU_MISSING"; ncu=0; fi
 if [ $ncu -eq 1 ]; then
   "$ncu_bin" --version > "$work/ncu.log" 2>&1
   ncu_metrics=$(python3 -c "import sys; sys.path.insert(0, 'bench'); import kernel_times as k; print(','.join(k.NCU_METRICS))")

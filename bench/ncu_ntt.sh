@@ -16,9 +16,8 @@ log2=${2:-27}
 [ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
 [[ "$log2" =~ ^[0-9]+$ ]] && [ "$log2" -ge 10 ] && [ "$log2" -le 28 ] ||
   { echo "error: LOG2: '$log2' is not an integer in 10..28; $usage" >&2; exit 2; }
-source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
-[ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
-"$ncu_bin" --version
+source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin, require_ncu
+require_ncu
 sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy"
 sections="$sections --section MemoryWorkloadAnalysis --section LaunchStats --section InstructionStats --section SchedulerStats"
 # shellcheck disable=SC2086  # $sections is a list of options

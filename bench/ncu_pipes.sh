@@ -16,9 +16,8 @@ msm_log2=${2:-24}
 [ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
 [[ "$msm_log2" =~ ^[0-9]+$ ]] && [ "$msm_log2" -ge 16 ] && [ "$msm_log2" -le 27 ] ||
   { echo "error: MSM_LOG2: '$msm_log2' is not an integer in 16..27; $usage" >&2; exit 2; }
-source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
-[ -n "$ncu_bin" ] || { echo "error: ncu: not on PATH nor in /opt/nvidia/nsight-compute" >&2; exit 2; }
-"$ncu_bin" --version
+source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin, require_ncu
+require_ncu
 # The chip's own list, so that no counter it lacks is asked for (ncu would refuse the whole run).
 "$ncu_bin" --query-metrics > "$out/ncu-pipes-metrics-all.txt" 2>&1
 grep -oE '^sm__(pipe_[a-z0-9_]+_cycles_active|inst_executed_pipe_[a-z0-9_]+)\b' "$out/ncu-pipes-metrics-all.txt" |
