@@ -90,7 +90,7 @@ if [ $kernels -eq 1 ]; then
   python3 bench/kernel_times.py --log2 24 --json "$work/kernels.json" --md "$work/kernels.md" \
     > "$work/kernels.log" 2>&1 || status=1
 fi
-source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, NCU_MISSING
 if [ $ncu -eq 1 ] && [ -z "$ncu_bin" ]; then step "ncu skipped: $NCU_MISSING"; ncu=0; fi
 if [ $ncu -eq 1 ]; then
   "$ncu_bin" --version > "$work/ncu.log" 2>&1

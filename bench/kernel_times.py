@@ -151,26 +151,46 @@ def breakdown(per_label: dict, calls_ms: list[float]) -> dict:
     return {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
 
 
-def parse_ncu_csv(text: str) -> list[dict]:
-    """Rows {kernel, launches, ms, and per NCU_METRICS short name its value or None} from ``ncu --import R --csv
-    --page raw``, one a kernel name, largest time first: times summed, percentages averaged weighted by time,
-    registers the largest. Units come from the units row under the header (times may be in ns, us, ms or s)."""
+def read_raw_page(text: str, time_metric: str = NCU_TIME_METRIC) -> tuple[list[str], int, list[list[str]], dict]:
+    """ncu's ``--csv --page raw`` output as (header, kernel-name column, one row a launch, {column: unit} from the units
+    row under the header, empty when there is none). ValueError for text that is not that page: no CSV rows, no
+    kernel name or ``time_metric`` column, a row of another width, a field beyond the csv module's limit."""
     lines = [line for line in text.splitlines() if line.startswith('"')]  # ncu's own ==PROF== lines are not CSV
-    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    try:
+        table = list(csv.reader(io.StringIO("\n".join(lines))))
+    except csv.Error as exc:
+        raise ValueError(f"not CSV: {exc}") from None
     if not table:
         raise ValueError("no CSV rows in the ncu output")
     header = table[0]
     name_col = next((header.index(h) for h in NCU_NAME_COLUMNS if h in header), None)
-    if name_col is None or NCU_TIME_METRIC not in header:
-        raise ValueError(f"the ncu CSV lacks a kernel name column or {NCU_TIME_METRIC}")
-    columns = {short: header.index(metric) for metric, short in NCU_METRICS.items() if metric in header}
+    if name_col is None or time_metric not in header:
+        raise ValueError(f"the ncu CSV lacks a kernel name column or {time_metric}")
     body, units = table[1:], {}
+    if any(len(row) != len(header) for row in body):
+        raise ValueError(f"a row's width differs from the header's ({len(header)} columns)")
     if body and body[0][name_col] == "":  # the units row
-        units, body = {short: body[0][col] for short, col in columns.items()}, body[1:]
+        units, body = dict(enumerate(body[0])), body[1:]
+    return header, name_col, body, units
+
+
+def ns_to_ms(value: float, unit: str) -> float:
+    """A time in ncu's unit (ns, us, ms, s or their long names; none: ns) in milliseconds; ValueError for another."""
+    if (unit or "nsecond") not in NS_PER_UNIT:
+        raise ValueError(f"unknown time unit '{unit}'")
+    return value * NS_PER_UNIT[unit or "nsecond"] / 1e6
+
+
+def parse_ncu_csv(text: str) -> list[dict]:
+    """Rows {kernel, launches, ms, and per NCU_METRICS short name its value or None} from ``ncu --import R --csv
+    --page raw``, one a kernel name, largest time first: times summed, percentages averaged weighted by time,
+    registers the largest. Units come from the units row under the header (times may be in ns, us, ms or s)."""
+    header, name_col, body, units = read_raw_page(text)
+    columns = {short: header.index(metric) for metric, short in NCU_METRICS.items() if metric in header}
     kernels: dict = {}
     for row in body:
         value = {short: float(row[col].replace(",", "")) if row[col].strip() else None for short, col in columns.items()}
-        ms = value["ms"] * NS_PER_UNIT[units.get("ms") or "nsecond"] / 1e6
+        ms = ns_to_ms(value["ms"], units.get(columns["ms"], ""))
         k = kernels.setdefault(row[name_col], {"kernel": row[name_col], "launches": 0, "ms": 0.0, "_weighted": {}})
         k["launches"] += 1
         k["ms"] += ms

@@ -7,8 +7,8 @@
 usage="usage: ncu_msm_scatter.sh OUT_DIR"
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 out=$1
-[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
-source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin, require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_ncu
+require_folder "$out" "$usage"
 require_ncu
 status=0
 metrics=gpu__time_duration.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum,lts__t_requests_op_atom.sum,lts__t_requests_op_red.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_drain_per_warp_active.pct,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct

@@ -13,10 +13,9 @@ usage="usage: ncu_ntt.sh OUT_DIR [LOG2, 10..28, default 27]"
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
 out=$1
 log2=${2:-27}
-[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
-[[ "$log2" =~ ^[0-9]+$ ]] && [ "$log2" -ge 10 ] && [ "$log2" -le 28 ] ||
-  { echo "error: LOG2: '$log2' is not an integer in 10..28; $usage" >&2; exit 2; }
-source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin, require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_int_in, require_ncu
+require_folder "$out" "$usage"
+require_int_in LOG2 "$log2" 10 28 "$usage"
 require_ncu
 sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy"
 sections="$sections --section MemoryWorkloadAnalysis --section LaunchStats --section InstructionStats --section SchedulerStats"

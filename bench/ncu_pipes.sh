@@ -13,16 +13,17 @@ usage="usage: ncu_pipes.sh OUT_DIR [MSM_LOG2, 16..27, default 24]"
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
 out=$1
 msm_log2=${2:-24}
-[ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
-[[ "$msm_log2" =~ ^[0-9]+$ ]] && [ "$msm_log2" -ge 16 ] && [ "$msm_log2" -le 27 ] ||
-  { echo "error: MSM_LOG2: '$msm_log2' is not an integer in 16..27; $usage" >&2; exit 2; }
-source "$(dirname "$0")/ncu_locate.sh"  # ncu_bin, require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_int_in, require_ncu
+require_folder "$out" "$usage"
+require_int_in MSM_LOG2 "$msm_log2" 16 27 "$usage"
 require_ncu
 # The chip's own list, so that no counter it lacks is asked for (ncu would refuse the whole run).
 "$ncu_bin" --query-metrics > "$out/ncu-pipes-metrics-all.txt" 2>&1
 grep -oE '^sm__(pipe_[a-z0-9_]+_cycles_active|inst_executed_pipe_[a-z0-9_]+)\b' "$out/ncu-pipes-metrics-all.txt" |
   sort -u > "$out/ncu-pipes-metrics.txt"
 rm -f "$out/ncu-pipes-metrics-all.txt"
+[ -s "$out/ncu-pipes-metrics.txt" ] || { echo "error: ncu --query-metrics: no sm__pipe_* counters" >&2; exit 1; }
+echo "$(wc -l < "$out/ncu-pipes-metrics.txt") pipe counters"
 metrics="gpu__time_duration.sum,smsp__inst_executed.sum,sm__cycles_active.avg"
 while read -r name; do
   case $name in
@@ -30,8 +31,6 @@ while read -r name; do
     *) metrics="$metrics,$name.sum" ;;
   esac
 done < "$out/ncu-pipes-metrics.txt"
-echo "$(wc -l < "$out/ncu-pipes-metrics.txt") pipe counters"
-[ -s "$out/ncu-pipes-metrics.txt" ] || { echo "error: ncu --query-metrics: no sm__pipe_* counters" >&2; exit 1; }
 # If the listed set is refused, these few (Hopper's names in the Profiling Guide) are asked for instead.
 fallback="gpu__time_duration.sum,smsp__inst_executed.sum"
 for pipe in alu fma fmaheavy lsu; do

@@ -19,17 +19,14 @@ written: `error: <file>: <problem>`, exit 2.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernel_times import NS_PER_UNIT  # noqa: E402  (ncu's time units, as kernel_times reads them)
+from kernel_times import ns_to_ms, read_raw_page  # noqa: E402  (ncu's raw page, as kernel_times reads it)
 
-NAME_COLUMN = "Kernel Name"
 TIME = "gpu__time_duration.sum"
 INSTRUCTIONS = "smsp__inst_executed.sum"
 PIPE_ACTIVE = re.compile(r"^sm__pipe_(\w+?)_cycles_active\.avg\.pct_of_peak_sustained_active$")
@@ -51,33 +48,27 @@ def _number(text: str) -> float | None:
 
 def read_launches(text: str, source: str) -> list[dict]:
     """One dict a profiled launch: kernel, ms, instructions, {pipe: % active}, {pipe: warp instructions}."""
-    lines = [line for line in text.splitlines() if line.startswith('"')]  # ncu's ==PROF== lines are not CSV
-    table = list(csv.reader(io.StringIO("\n".join(lines))))
-    if not table:
-        raise SummaryError(f"{source}: no CSV rows")
-    header = table[0]
-    if NAME_COLUMN not in header or TIME not in header:
-        raise SummaryError(f"{source}: no '{NAME_COLUMN}' or {TIME} column")
+    try:
+        header, name, body, units = read_raw_page(text)
+    except ValueError as exc:
+        raise SummaryError(f"{source}: {exc}") from None
     active = {m.group(1): i for i, h in enumerate(header) if (m := PIPE_ACTIVE.match(h))}
     executed = {m.group(1): i for i, h in enumerate(header) if (m := PIPE_INSTRUCTIONS.match(h))}
     if not active:
         raise SummaryError(f"{source}: no sm__pipe_*_cycles_active column")
-    name, time = header.index(NAME_COLUMN), header.index(TIME)
-    body, unit = table[1:], "nsecond"
-    if body and body[0][name] == "":  # the units row
-        unit, body = body[0][time], body[1:]
-    if unit not in NS_PER_UNIT:
-        raise SummaryError(f"{source}: unknown time unit '{unit}'")
+    time = header.index(TIME)
     launches = []
     for row in body:
-        if len(row) != len(header):
-            raise SummaryError(f"{source}: a row has {len(row)} fields, the header {len(header)}")
-        ms = _number(row[time])
-        if ms is None:
+        ns = _number(row[time])
+        if ns is None:
             raise SummaryError(f"{source}: launch {len(launches)} has no time")
+        try:
+            ms = ns_to_ms(ns, units.get(time, ""))
+        except ValueError as exc:
+            raise SummaryError(f"{source}: {exc}") from None
         launches.append({
             "kernel": row[name],
-            "ms": ms * NS_PER_UNIT[unit] / 1e6,
+            "ms": ms,
             "instructions": _number(row[header.index(INSTRUCTIONS)]) if INSTRUCTIONS in header else None,
             "active_pct": {pipe: v for pipe, i in active.items() if (v := _number(row[i])) is not None},
             "executed": {pipe: v for pipe, i in executed.items() if (v := _number(row[i])) is not None},

@@ -66,8 +66,12 @@ def read_sections(path: Path) -> list[Section]:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise SummaryError(f"{path}: cannot read ({exc.__class__.__name__})") from exc
+    try:
+        rows = list(csv.reader(text.splitlines()))
+    except csv.Error as exc:  # e.g. a field beyond the csv module's limit
+        raise SummaryError(f"{path}: not CSV ({exc})") from None
     sections: list[Section] = []
-    for row in csv.reader(text.splitlines()):
+    for row in rows:
         if not row or row[0].startswith("=="):  # ncu's own notes (==PROF==, ==WARNING==)
             continue
         if row[0] == "Kernel Name":

@@ -239,7 +239,7 @@ def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu
 def test_the_nsight_compute_scripts_fail_when_a_profile_fails(tmp_path, script, args):
     """A profile that fails (here an ncu on PATH that prints its version, and on every run a pipe counter's name and a
     line naming the kernels before it fails) is the script's failure: its exit status is not 0, so a device call's log
-    cannot read as a finished profile. The scripts find ncu through bench/ncu_locate.sh."""
+    cannot read as a finished profile. The scripts find ncu through bench/ncu_common.sh."""
     fake = tmp_path / "bin" / "ncu"
     fake.parent.mkdir()
     fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\n'

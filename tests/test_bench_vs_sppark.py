@@ -191,9 +191,12 @@ NCU_HEADER = '"Kernel Name","gpu__time_duration.sum"\n'
 @pytest.mark.parametrize("content, problem", [(None, "FileNotFoundError"),
                                               ("==PROF== no kernels were profiled\n", "no CSV rows"),
                                               (NCU_HEADER + '"k","abc"\n', "could not convert"),
-                                              (NCU_HEADER + '"k"\n', "IndexError")])
+                                              (NCU_HEADER + '"k"\n', "a row's width differs"),
+                                              (NCU_HEADER + '"k","' + "9" * 200_000 + '"\n', "not CSV"),
+                                              (NCU_HEADER + '"","minutes"\n"k","1"\n', "unknown time unit")])
 def test_kernel_times_refuses_an_unreadable_ncu_csv_in_one_line(tmp_path, capsys, content, problem):
-    """--ncu-csv on a missing file, ncu output without CSV, a non-number and a short row: exit 2, one error line."""
+    """--ncu-csv on a missing file, ncu output without CSV, a non-number, a short row, a field beyond the csv module's
+    limit and an unknown time unit: exit 2, one error line."""
     path = tmp_path / "ncu.csv"
     if content is not None:
         path.write_text(content)

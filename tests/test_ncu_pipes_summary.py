@@ -51,10 +51,11 @@ def test_pipes_and_shares_by_hand(tmp_path, capsys):
 
 @pytest.mark.parametrize("text, problem", [
     ("", "no CSV rows"),
-    ('"ID","Kernel Name"\n"0","k"\n', "no 'Kernel Name' or gpu__time_duration.sum column"),
+    ('"ID","Kernel Name"\n"0","k"\n', "the ncu CSV lacks a kernel name column or gpu__time_duration.sum"),
     (page(header=HEADER[:6] + ['"x"', '"y"', '"z"']), "no sm__pipe_*_cycles_active column"),
     (page(rows=[]), "no launches"),
-    (page(rows=[ROWS[0][:4]]), "a row has 4 fields, the header 9"),
+    (page(rows=[ROWS[0][:4]]), "a row's width differs from the header's (9 columns)"),
+    (page(rows=[[ROWS[0][0], '"' + "9" * 200_000 + '"', *ROWS[0][2:]]]), "not CSV"),
     (page(rows=[[ROWS[0][0], ROWS[0][1], '"n/a"', *ROWS[0][3:]]]), "launch 0 has no time"),
 ])
 def test_unreadable_input_is_refused(tmp_path, capsys, text, problem):

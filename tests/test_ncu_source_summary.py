@@ -73,6 +73,7 @@ def test_distinct_sections_are_both_summarized(tmp_path):
     (page([("0x00", "MOV R1, R2", 0, 0, 0, 0)]), "no samples or no executed instructions"),
     (page([("0xzz", "MOV R1, R2", 1, 1, 0, 0)]), "is not hexadecimal"),
     ('"Kernel Name","k",\n' + HEADER + '\n"0x0","MOV R1, R2","1"\n', "column count differs"),
+    ('"Kernel Name","' + "k" * 200_000 + '",\n', "not CSV"),
 ])
 def test_unreadable_pages_are_refused(tmp_path, capsys, text, problem):
     code, md, _ = run(tmp_path, text)

@@ -1,0 +1,20 @@
+# Sourced by the scripts that run Nsight Compute (ncu_ntt.sh, ncu_msm_scatter.sh, ncu_pipes.sh, bench_vs_sppark.sh):
+# what they share. ncu_bin: the ncu binary, looked up on PATH, then in /opt/nvidia/nsight-compute and
+# /usr/local/cuda/bin; empty when there is none, which NCU_MISSING says. The checks below end a script with one line on
+# stderr and exit 2 (a usage error), before any device time is spent.
+ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
+NCU_MISSING="ncu: not on PATH nor in /opt/nvidia/nsight-compute"
+
+require_ncu() {  # a script that only profiles: no ncu is its usage error; else print the version it runs
+  [ -n "$ncu_bin" ] || { echo "error: $NCU_MISSING" >&2; exit 2; }
+  "$ncu_bin" --version
+}
+
+require_folder() {  # OUT_DIR USAGE: the output folder exists
+  [ -d "$1" ] || { echo "error: OUT_DIR: '$1' is not a folder; $2" >&2; exit 2; }
+}
+
+require_int_in() {  # NAME VALUE LOW HIGH USAGE: VALUE is an integer in LOW..HIGH
+  [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
+    { echo "error: $1: '$2' is not an integer in $3..$4; $5" >&2; exit 2; }
+}
