@@ -175,6 +175,59 @@ def test_ab_abba_pools_each_trees_rounds_so_a_drift_in_the_call_is_noise_not_a_r
     assert all((tmp_path / "abba" / "out" / f"msm_{r}.json").exists() for r in ("a1", "b1", "b2", "a2"))
 
 
+ORDER_STUB = """import json, pathlib, sys
+args = sys.argv[1:]
+if "--compile-only" in args:
+    sys.exit(0)
+here = pathlib.Path(__file__).resolve().parents[1]
+with open(here.parent / "order.log", "a") as log:
+    log.write(here.name + " " + pathlib.Path(args[args.index("--json") + 1]).name + "\\n")
+open(args[args.index("--json") + 1], "w").write(json.dumps({document!r}))
+"""
+
+
+def _ordered_tree(tmp_path: Path, name: str, runs: list) -> Path:
+    """A stub tree whose bench_msm.py writes G1 2^24 with the given runs and appends its tree and record name to
+    tmp_path/order.log, so that a test reads the order of the rounds."""
+    document = {"timings": _bench("msm").timing_record([_msm("g1", 24, runs)], "bench/bench_msm.py", ENV)}
+    tree = tmp_path / name
+    (tree / "bench").mkdir(parents=True)
+    (tree / "bench" / "bench_msm.py").write_text(ORDER_STUB.format(document=document))
+    return tree
+
+
+@pytest.mark.parametrize("order, rounds", [
+    ("ab", ["base msm_a.json", "half msm_b.json", "same msm_c.json"]),
+    ("abba", ["base msm_a1.json", "half msm_b1.json", "same msm_c1.json", "same msm_c2.json", "half msm_b2.json",
+              "base msm_a2.json"]),
+])
+def test_ab_compares_each_further_tree_with_the_first_in_one_call(tmp_path, order, rounds):
+    """Three trees: the base at 100 ms, one at 50 ms, one at the base's 100 ms. Each runs in the order AB_ORDER says
+    (abba: forth and back, each tree's rounds pooled), and each is compared with the first: B in compare/ (faster),
+    C in compare_c/ (within noise); options after the trees reach every tree's script."""
+    trees = [_ordered_tree(tmp_path, name, [ms, ms * 1.001, ms * 0.999, ms, ms])
+             for name, ms in (("base", 100.0), ("half", 50.0), ("same", 100.0))]
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(AB), "msm", str(out), *map(str, trees), "--msm-sizes", "24"],
+                          env={**os.environ, "AB_ORDER": order}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "order.log").read_text().splitlines() == rounds
+    verdicts = {folder: [row["verdict"] for row in json.loads((out / folder / "comparison.json").read_text())["rows"]]
+                for folder in ("compare", "compare_c")}
+    assert verdicts == {"compare": ["faster"], "compare_c": ["within noise"]}
+
+
+def test_ab_refuses_one_tree_or_more_than_eight_before_any_work(tmp_path):
+    good = _tree(tmp_path, "good", [_msm("g1", 24, [1.0] * 5)])
+    one = subprocess.run(["bash", str(AB), "msm", str(tmp_path / "out"), str(good), "--msm-sizes", "24"],
+                         capture_output=True, text=True, timeout=30)
+    assert one.returncode == 2 and one.stderr.startswith("error: trees: 1 given, a comparison needs 2")
+    nine = subprocess.run(["bash", str(AB), "msm", str(tmp_path / "out"), *[str(good)] * 9], capture_output=True,
+                          text=True, timeout=30)
+    assert nine.returncode == 2 and nine.stderr.startswith("error: trees: 9 given, at most 8")
+    assert not (tmp_path / "out").exists()
+
+
 def test_ab_refuses_an_unknown_order(tmp_path):
     a = _tree(tmp_path, "a", [_msm("g1", 24, [1.0] * 5)])
     done = subprocess.run(["bash", str(AB), "msm", str(tmp_path / "out"), str(a), str(a)],
