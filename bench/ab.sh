@@ -55,6 +55,8 @@ for k in "${!trees[@]}"; do  # all checked before any runs, and made absolute (e
   trees[$k]=$(cd "$tree" && pwd)
 done
 sides=("${SIDES[@]:0:${#trees[@]}}")
+declare -A tree_of
+for k in "${!trees[@]}"; do tree_of[${sides[$k]}]=${trees[$k]}; done
 options=${*:-$defaults}
 case ${AB_ORDER:-ab} in
   ab) rounds=("${sides[@]}") ;;
@@ -70,7 +72,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 for round in "${rounds[@]}"; do
   side=${round:0:1}
-  for k in "${!sides[@]}"; do [ "${sides[$k]}" = "$side" ] && tree=${trees[$k]}; done
+  tree=${tree_of[$side]}
   export CUPY_CACHE_DIR=$(mktemp -d)
   commit_var=${side^^}_COMMIT
   if [ -n "${!commit_var:-}" ]; then export BENCH_COMMIT=${!commit_var}; else unset BENCH_COMMIT; fi
