@@ -1,0 +1,66 @@
+"""bench/probe_fixed_base.py on the CPU: its folded pass (every window's digits in one set of buckets) against py_ecc.
+
+The probe times gpu/msm.py's pass over a fixed-base table as one window; what it times is worth something only if
+that pass sums the right points. Under the kernels' host build (tests/native/ec_host.py) the same drivers run here:
+the folded sum over a small table of bases with known discrete logs is compared with py_ecc's scalar multiple of the
+generator, and with the probe's own check (msm_batch over the same table and digits).
+"""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from py_ecc.optimized_bls12_381 import G1, curve_order, eq, multiply
+
+from gpu.points import G1_GROUP, backend, download_points, use_backend
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ec_host = _load("ec_host", ROOT / "tests" / "native" / "ec_host.py")
+probe = _load("probe_fixed_base", ROOT / "bench" / "probe_fixed_base.py")
+
+
+@pytest.fixture(scope="module")
+def emulated():
+    try:
+        ec_host.host_library("msm.cu")
+    except ec_host.NoHostCompiler as exc:
+        pytest.skip(f"host build of the kernels skipped: {exc}")
+    with use_backend(ec_host.emulation_backend()):
+        yield
+
+
+@pytest.mark.parametrize("window_bits", [3, 5])
+def test_the_folded_pass_sums_every_windows_digits_in_one_set_of_buckets(emulated, window_bits):
+    """7 bases (3 - 5 i) G in a table of W copies (W = 86 windows at c = 3, 52 at c = 5), random digits in
+    [0, 2^(c-1)]: the folded pass's sum is (sum_k d_k (3 - 5 (k mod 7))) G, and the probe's check agrees."""
+    count = 7
+    bases = probe.progression_bases(count, G1, G1_GROUP)
+    windows = probe.num_windows(window_bits)
+    table = probe.tiled_table(bases, windows)
+    digits = probe.random_digits(count * windows, window_bits, seed=window_bits)
+    values = [int(d) for d in backend().xp.asnumpy(digits)[:, 0]]
+    assert max(values) <= 1 << (window_bits - 1) and len(table) == count * windows
+    logs = sum(d * (probe.START - probe.STEP * (k % count)) for k, d in enumerate(values)) % curve_order
+    [folded] = download_points(probe.folded_msm(table, digits, window_bits, G1_GROUP), G1_GROUP)
+    assert eq(folded, multiply(G1, logs))
+    assert probe.check(bases, window_bits, G1_GROUP, seed=1)
+
+
+def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
+    for argv, message in ((["--bits", "40"], "every --bits value must lie in 2..26"),
+                          (["--log2-points", "30"], "need 12 <= --log2-points <= 28")):
+        done = subprocess.run([sys.executable, str(ROOT / "bench" / "probe_fixed_base.py"), *argv],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and message in done.stderr
