@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _load(name: str, path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is made
     spec.loader.exec_module(module)
     return module
 
@@ -41,26 +42,31 @@ def emulated():
         yield
 
 
-@pytest.mark.parametrize("window_bits", [3, 5])
-def test_the_folded_pass_sums_every_windows_digits_in_one_set_of_buckets(emulated, window_bits):
-    """7 bases (3 - 5 i) G in a table of W copies (W = 86 windows at c = 3, 52 at c = 5), random digits in
-    [0, 2^(c-1)]: the folded pass's sum is (sum_k d_k (3 - 5 (k mod 7))) G, and the probe's check agrees."""
+@pytest.mark.parametrize("window_bits, copies, expected_sets", [(3, None, 1), (5, None, 1), (5, 13, 4), (8, 1, 32)])
+def test_the_folded_pass_sums_every_windows_digits_in_its_sets_buckets(emulated, window_bits, copies, expected_sets):
+    """7 bases (3 - 5 i) G in a table of G copies (the whole table: W = 86 windows at c = 3, 52 at c = 5; or 13 of
+    the 52, 4 sets; or 1 of the 32 at c = 8, the regular MSM's layout), random scalars below 2^min(S c - 1, 254):
+    the folded pass's sum is (sum_k s_k (3 - 5 (k mod 7))) G, and the probe's check agrees."""
     count = 7
     bases = probe.progression_bases(count, G1, G1_GROUP)
-    windows = probe.num_windows(window_bits)
-    table = probe.tiled_table(bases, windows)
-    digits = probe.random_digits(count * windows, window_bits, seed=window_bits)
-    values = [int(d) for d in backend().xp.asnumpy(digits)[:, 0]]
-    assert max(values) <= 1 << (window_bits - 1) and len(table) == count * windows
-    logs = sum(d * (probe.START - probe.STEP * (k % count)) for k, d in enumerate(values)) % curve_order
-    [folded] = download_points(probe.folded_msm(table, digits, window_bits, G1_GROUP), G1_GROUP)
+    g, sets = probe.table_shape(window_bits, copies)
+    assert sets == expected_sets and g == (copies or probe.num_windows(window_bits))
+    table = probe.tiled_table(bases, g)
+    bits = probe.scalar_bits(window_bits, sets)
+    assert bits == min(sets * window_bits - 1, 254)
+    scalars = probe.random_scalars_below(count * g, bits, seed=window_bits)
+    values = [sum(int(limb) << (32 * j) for j, limb in enumerate(row)) for row in backend().xp.asnumpy(scalars)]
+    assert max(values) < 1 << bits < curve_order and len(table) == count * g
+    logs = sum(v * (probe.START - probe.STEP * (k % count)) for k, v in enumerate(values)) % curve_order
+    [folded] = download_points(probe.folded_msm(table, scalars, window_bits, sets, G1_GROUP), G1_GROUP)
     assert eq(folded, multiply(G1, logs))
-    assert probe.check(bases, window_bits, G1_GROUP, seed=1)
+    assert probe.check(bases, window_bits, copies, G1_GROUP, seed=1)
 
 
 def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
     for argv, message in ((["--bits", "40"], "every --bits value must lie in 2..26"),
-                          (["--log2-points", "30"], "need 12 <= --log2-points <= 28")):
+                          (["--log2-points", "30"], "need 12 <= --log2-points <= 28"),
+                          (["--copies", "0"], "--copies must be at least 1")):
         done = subprocess.run([sys.executable, str(ROOT / "bench" / "probe_fixed_base.py"), *argv],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and message in done.stderr
