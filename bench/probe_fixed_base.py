@@ -19,7 +19,8 @@ of the same N bases with random full scalars (gpu.msm.kernel_window_bits(N)), in
 A whole table (W multiples a base) does not fit beside a 2^27 proof. --copies G measures a partial one: G multiples
 2^(c j) P_i, j < G, so that the windows fold in S = ceil(W / G) sets, each set one window of the pass over the G N
 table points (S sets of buckets, Horner over the sets); the probe's scalars are then random below 2^(S c - 1) (at
-most 2^254, below r), S windows of digits whose top one carries nothing out.
+most 2^254, below r), S windows of digits whose top one carries nothing out. (A real partial table's Horner shifts
+by G c bits between sets, not c: G times the one thread's doublings at the end, well under a millisecond.)
 
 Method (/work/.library/device/METHOD.md): one warm-up call, then the median of --repeats calls timed with CUDA
 events, each the whole pass and its conversion to affine (msm_combine). Check: at every c, the folded pass over a
