@@ -1,7 +1,7 @@
-"""Per-kernel time of msm_h, ntt_h and tail_msm: which launches take the phase's time (issue 18, "what limits each
-phase").
+"""Per-kernel time of msm_h, ntt_h, tail_msm and the whole proof: which launches take a phase's time (issue 18,
+"what limits each phase").
 
-    python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--phases msm_h,ntt_h,tail_msm] [--tail-circuits 10]
+    python3 bench/kernel_times.py [--log2 24] [--repeats 3] [--phases msm_h,ntt_h,tail_msm,prove] [--tail-circuits 10]
                                   [--tail-window-bits C] [--json kernels.json] [--md kernels.md] [--nvtx]
     python3 bench/kernel_times.py --ncu-csv ncu.csv [--title T] [--json F] [--md F]   (an Nsight Compute report)
 
@@ -12,6 +12,9 @@ total ms a call, share of the call. The call's time outside those launches is on
 zero fills, copies), pool allocation, and the GPU idle while the host waits (the MSM reads two totals back).
 One warm-up call first (compilation, twiddle tables); numbers are per call, summed over --repeats calls and
 divided. The events add a few microseconds a launch. This is a benchmark's instrument: gpu/ is not changed.
+``prove`` runs the whole GPU prover on one PoRep-shaped circuit (bench/bench_prove.py's): each launch's label starts
+with its phase ("batch_add: batch_add.cu:batch_add_chunks_g2"), and each phase has a row for its time, taken at its
+boundary by the prover's own phase timer, outside its timed launches (prep's CuPy operations, for one).
 
 Nsight Compute (ncu, on the lent H200: Firecracker runtime, /work/.library/device/KINDS.md) times every kernel,
 CuPy's included, without the idle gaps, and reads the hardware counters that say what limits each (NCU_METRICS:
@@ -72,6 +75,8 @@ class LaunchTimer:
     def __init__(self, clock=None):
         self.records: list = []
         self.enabled = False
+        self.phase: str | None = None
+        """The prover phase running now (phase_labels sets it): a launch's label is then "phase: what"."""
         self.event, self.elapsed_ms = clock or cuda_clock()
 
     def wrap(self, launch):
@@ -82,7 +87,7 @@ class LaunchTimer:
             start.record()
             launch(kernel, grid, block, args, what, **options)
             stop.record()
-            self.records.append((what, start, stop))
+            self.records.append((what if self.phase is None else f"{self.phase}: {what}", start, stop))
 
         return timed
 
@@ -114,13 +119,34 @@ def timing_launches(clock=None):
         device.launch = original
 
 
-def time_call(run, repeats: int, nvtx: bool) -> dict:
-    """One warm-up call, then ``repeats`` timed calls of run() with every launch timed: the breakdown document."""
+def phase_labels(launches: LaunchTimer, base):
+    """A phase timer of class ``base`` (gpu.prover.GpuPhaseTimer, or a stand-in in the tests) that, while a phase
+    runs, names it in ``launches``' labels; its ``totals`` keep each phase's time at its boundary."""
+
+    class PhaseLabels(base):
+        def run(self, phase: str, fn, *args):
+            launches.phase = phase
+            try:
+                return super().run(phase, fn, *args)
+            finally:
+                launches.phase = None
+
+    return PhaseLabels()
+
+
+def time_call(run, repeats: int, nvtx: bool, phase_timer=None) -> dict:
+    """One warm-up call, then ``repeats`` timed calls of run() with every launch timed: the breakdown document.
+    With ``phase_timer`` (a phase timer class, gpu.prover.GpuPhaseTimer): run(timer) is called with a timer that
+    names the running phase in the launches' labels, and each phase gets a row for its time outside its launches."""
     import cupy
 
     with timing_launches() as timer:
-        run()
+        phases = phase_labels(timer, phase_timer) if phase_timer else None
+        call = (lambda: run(phases)) if phases else run
+        call()
         cupy.cuda.Device().synchronize()
+        if phases:
+            phases.totals.clear()  # the warm-up's phases are not timed
         timer.enabled = True
         if nvtx:
             from cupy.cuda import nvtx as marks
@@ -130,25 +156,35 @@ def time_call(run, repeats: int, nvtx: bool) -> dict:
         calls = []
         for _ in range(repeats):
             start.record()
-            run()
+            call()
             stop.record()
             stop.synchronize()
             calls.append(cupy.cuda.get_elapsed_time(start, stop))
         if nvtx:
             marks.RangePop()
         per_label = timer.per_label_ms()
-    return breakdown({k: (n / repeats, ms / repeats) for k, (n, ms) in per_label.items()}, calls)
+    phase_ms = {p: ms / repeats for p, ms in phases.totals.items()} if phases else None
+    return breakdown({k: (n / repeats, ms / repeats) for k, (n, ms) in per_label.items()}, calls, phase_ms)
 
 
-def breakdown(per_label: dict, calls_ms: list[float]) -> dict:
+def breakdown(per_label: dict, calls_ms: list[float], phase_ms: dict | None = None) -> dict:
     """{"call_ms": median call, "rows": [{kernel, launches, ms, share}] largest first, then OUTSIDE}; per_label
-    holds per-call (launches, ms). The outside row is the mean call minus the timed launches."""
+    holds per-call (launches, ms). The outside row is the mean call minus the timed launches. With ``phase_ms``
+    (per-call ms of each phase, timed at its boundary; the labels of its launches start with "phase: "), each phase
+    adds a row "phase: OUTSIDE" (its time minus its launches'), and "phases" holds the phase times."""
     mean_call = sum(calls_ms) / len(calls_ms)
     rows = [{"kernel": k, "launches": n, "ms": ms, "share": ms / mean_call} for k, (n, ms) in per_label.items()]
+    for phase, ms in (phase_ms or {}).items():
+        inside = sum(n_ms[1] for k, n_ms in per_label.items() if k.startswith(f"{phase}: "))
+        rows.append({"kernel": f"{phase}: {OUTSIDE}", "launches": None, "ms": ms - inside,
+                     "share": (ms - inside) / mean_call})
     rows.sort(key=lambda r: -r["ms"])
     outside = mean_call - sum(r["ms"] for r in rows)
     rows.append({"kernel": OUTSIDE, "launches": None, "ms": outside, "share": outside / mean_call})
-    return {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
+    doc = {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
+    if phase_ms is not None:
+        doc["phases"] = phase_ms
+    return doc
 
 
 def read_raw_page(text: str, time_metric: str = NCU_TIME_METRIC) -> tuple[list[str], int, list[list[str]], dict]:
@@ -230,12 +266,15 @@ def markdown(phases: dict) -> str:
         rows = doc["rows"]
         sol = any("sm_pct" in r for r in rows)
         out += [f"### {phase}: {doc['call_ms']:.2f} ms a call" if doc.get("call_ms") else f"### {phase}", ""]
+        if doc.get("phases"):
+            out += phase_summary(doc)
         if sol:
             out += ["| kernel | launches | ms | SM % of peak | memory % of peak | warps active % | registers | limit |",
                     "|---|---|---|---|---|---|---|---|"]
         else:
             out += ["| kernel | launches a call | ms a call | share |", "|---|---|---|---|"]
-        shown = rows if len(rows) <= TOP + 1 else [r for r in rows if r["kernel"] == OUTSIDE or rows.index(r) < TOP]
+        top = len(rows) if doc.get("phases") else TOP  # a whole proof's table lists every kernel
+        shown = rows if len(rows) <= top + 1 else [r for r in rows if r["kernel"] == OUTSIDE or rows.index(r) < top]
         for r in shown:
             launches = "" if r["launches"] is None else f"{r['launches']:g}"
             if sol:
@@ -249,6 +288,18 @@ def markdown(phases: dict) -> str:
             out.append(f"| ({len(rest)} more kernels) | | {sum(r['ms'] for r in rest):.3f} |" + " |" * (5 if sol else 1))
         out.append("")
     return "\n".join(out)
+
+
+def phase_summary(doc: dict) -> list[str]:
+    """Lines of a table: per phase its time at its boundary, the part in its timed launches, and its largest kernel."""
+    lines = ["| phase | ms a call | in its launches | outside them | largest kernel |", "|---|---|---|---|---|"]
+    for phase, ms in doc["phases"].items():
+        own = [r for r in doc["rows"] if r["kernel"].startswith(f"{phase}: ") and r["launches"] is not None]
+        inside = sum(r["ms"] for r in own)
+        largest = max(own, key=lambda r: r["ms"], default=None)
+        name = f"{largest['kernel'][len(phase) + 2:]} ({largest['ms']:.3f} ms)" if largest else ""
+        lines.append(f"| {phase} | {ms:.3f} | {inside:.3f} | {ms - inside:.3f} | {name} |")
+    return lines + [""]
 
 
 def _pct(value) -> str:
@@ -329,11 +380,32 @@ def profile_tail_msm(log2: int, repeats: int, nvtx: bool, circuits: int, window_
     return time_call(lambda: tail_msm(splits, queries, window_bits), repeats, nvtx)
 
 
+PROVE_SEED = "bench-prove"
+"""bench/bench_prove.py's default seed: the prove profile runs the circuit, witness and keys of its whole-proof runs."""
+
+
+def profile_prove(log2: int, repeats: int, nvtx: bool) -> dict:
+    """gpu.prover.prove_on_device of one PoRep-shaped circuit at 2^log2 (bench/bench_prove.py's circuit, witness and
+    test-only keys, built first: about two minutes at 2^27), every launch labelled with its phase."""
+    import cupy
+
+    from bench_prove import build
+    from gpu.prover import GpuPhaseTimer, plan_batch, prove_on_device
+
+    built = build(log2, PROVE_SEED, 1, check=False)
+    circuit, key = built["circuit"], built["key"]
+    plan = plan_batch(circuit, key.queries, 1)
+    z = cupy.asarray(built["host_z"][:1])
+    return time_call(lambda timer: prove_on_device(circuit, key, z, built["rs"][:1], timer=timer, plan=plan),
+                     repeats, nvtx, phase_timer=GpuPhaseTimer)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--phases", default="msm_h,ntt_h", help="comma-separated: msm_h, ntt_h, tail_msm")
+    parser.add_argument("--phases", default="msm_h,ntt_h",
+                        help="comma-separated: msm_h, ntt_h, tail_msm, prove (the whole proof, kernels by phase)")
     parser.add_argument("--tail-circuits", type=int, default=10, help="circuits of the tail_msm profile")
     parser.add_argument("--tail-window-bits", type=int, help="force the MSM window width c of the tail_msm profile")
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
@@ -344,9 +416,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h,
                  "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits,
-                                                                          args.tail_window_bits)}
+                                                                          args.tail_window_bits),
+                 "prove": profile_prove}
     if unknown := set(args.phases.split(",")) - set(profilers):
-        parser.error(f"--phases: unknown {', '.join(sorted(unknown))} (msm_h, ntt_h, tail_msm)")
+        parser.error(f"--phases: unknown {', '.join(sorted(unknown))} ({', '.join(profilers)})")
     for name, value, low, high in (("--log2", args.log2, 1, MAX_PROFILE_LOG2), ("--repeats", args.repeats, 1, None),
                                    ("--tail-circuits", args.tail_circuits, 1, None),
                                    ("--tail-window-bits", args.tail_window_bits, 1, MAX_WINDOW_BITS)):

@@ -244,6 +244,40 @@ def host_elapsed_ms(start, stop):
     return (stop.at - start.at) * 1e3
 
 
+def test_a_whole_proofs_breakdown_gives_each_phase_its_kernels_and_its_time_outside_them():
+    """breakdown with phase times (the prove profile): hand-worked numbers. ntt_h took 40 ms at its boundary, 35 of
+    them in its launches: its outside row holds 5; msm_h 61 with 60 in launches: 1; the call (110 ms) keeps 9 outside
+    every phase. The markdown's phase table says the same, with each phase's largest kernel."""
+    per_label = {"ntt_h: ntt.cu:ntt_pass": (3, 30.0), "ntt_h: ntt.cu:scale": (1, 5.0),
+                 "msm_h: msm.cu:msm_piece_sum_g1": (1, 60.0)}
+    doc = kernel_times.breakdown(per_label, [110.0, 110.0, 110.0], {"ntt_h": 40.0, "msm_h": 61.0})
+    rows = {r["kernel"]: r["ms"] for r in doc["rows"]}
+    assert rows[f"ntt_h: {kernel_times.OUTSIDE}"] == pytest.approx(5.0)
+    assert rows[f"msm_h: {kernel_times.OUTSIDE}"] == pytest.approx(1.0)
+    assert rows[kernel_times.OUTSIDE] == pytest.approx(9.0) and doc["rows"][-1]["kernel"] == kernel_times.OUTSIDE
+    assert doc["phases"] == {"ntt_h": 40.0, "msm_h": 61.0}
+    text = kernel_times.markdown({"prove at 2^27": doc})
+    assert "| ntt_h | 40.000 | 35.000 | 5.000 | ntt.cu:ntt_pass (30.000 ms) |" in text
+    assert "| msm_h | 61.000 | 60.000 | 1.000 | msm.cu:msm_piece_sum_g1 (60.000 ms) |" in text
+
+
+def test_phase_labels_name_the_running_phase_in_each_launchs_label():
+    """phase_labels over the reference's PhaseTimer: launches inside timer.run('evaluate', ...) are labelled
+    'evaluate: what', launches between phases keep their own label, and the phase's time is kept."""
+    from reference.prover import PhaseTimer
+
+    launches = kernel_times.LaunchTimer((HostEvent, host_elapsed_ms))
+    launch = launches.wrap(lambda kernel, grid, block, args, what: None)
+    launches.enabled = True
+    timer = kernel_times.phase_labels(launches, PhaseTimer)
+    timer.run("evaluate", lambda: launch(None, 1, 1, (), "evaluate.cu:evaluate_rows"))
+    launch(None, 1, 1, (), "staging: copy")
+    timer.run("prep", lambda: [launch(None, 1, 1, (), "prep: fused") for _ in range(2)])
+    assert {k: n for k, (n, _) in launches.per_label_ms().items()} == {
+        "evaluate: evaluate.cu:evaluate_rows": 1, "staging: copy": 1, "prep: prep: fused": 2}
+    assert set(timer.totals) == {"evaluate", "prep"} and launches.phase is None
+
+
 def test_launch_timer_sees_each_msm_launch_once(kernel_emulation):
     """On the host build of msm.cu: every kernel of the MSM driver (gpu/msm.py's _msm_one, reduce_groups) is
     recorded once a launch, under the points backend's label, and nothing while the timer is disabled."""
@@ -284,6 +318,18 @@ def test_launch_timer_counts_each_cupy_msm_launch_once():
     launches = {r["kernel"]: r["launches"] for r in doc["rows"][:-1]}
     assert launches["msm.cu:msm_digits"] == 1 and launches["msm.cu:msm_piece_sum_g1"] == 1
     assert doc["rows"][-1]["ms"] >= -1e-3
+
+
+@pytest.mark.gpu
+def test_the_prove_profile_labels_each_launch_with_its_phase():
+    """kernel_times --phases prove at 2^10: every phase of the proof is timed at its boundary, and the launches of
+    each phase that launches the project's kernels carry its name."""
+    from reference.prover import PHASES
+
+    doc = kernel_times.profile_prove(10, 2, nvtx=False)
+    assert set(PHASES) <= set(doc["phases"])
+    launched = {r["kernel"].split(": ")[0] for r in doc["rows"] if r["launches"] is not None}
+    assert {"evaluate", "ntt_h", "msm_h", "batch_add", "tail_msm", "assemble"} <= launched
 
 
 def test_porep_tails_profile_input_and_forced_window_width(kernel_emulation):
