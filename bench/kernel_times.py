@@ -171,19 +171,21 @@ def breakdown(per_label: dict, calls_ms: list[float], phase_ms: dict | None = No
     """{"call_ms": median call, "rows": [{kernel, launches, ms, share}] largest first, then OUTSIDE}; per_label
     holds per-call (launches, ms). The outside row is the mean call minus the timed launches. With ``phase_ms``
     (per-call ms of each phase, timed at its boundary; the labels of its launches start with "phase: "), each phase
-    adds a row "phase: OUTSIDE" (its time minus its launches'), and "phases" holds the phase times."""
+    adds a row "phase: OUTSIDE" (its time minus its launches'), and "phases" holds {phase: {ms, in_launches}}."""
     mean_call = sum(calls_ms) / len(calls_ms)
     rows = [{"kernel": k, "launches": n, "ms": ms, "share": ms / mean_call} for k, (n, ms) in per_label.items()]
-    for phase, ms in (phase_ms or {}).items():
-        inside = sum(n_ms[1] for k, n_ms in per_label.items() if k.startswith(f"{phase}: "))
-        rows.append({"kernel": f"{phase}: {OUTSIDE}", "launches": None, "ms": ms - inside,
-                     "share": (ms - inside) / mean_call})
+    phases = {phase: {"ms": ms, "in_launches": sum(launch_ms for k, (_, launch_ms) in per_label.items()
+                                                   if k.startswith(f"{phase}: "))}
+              for phase, ms in (phase_ms or {}).items()}
+    for phase, times in phases.items():
+        outside = times["ms"] - times["in_launches"]
+        rows.append({"kernel": f"{phase}: {OUTSIDE}", "launches": None, "ms": outside, "share": outside / mean_call})
     rows.sort(key=lambda r: -r["ms"])
     outside = mean_call - sum(r["ms"] for r in rows)
     rows.append({"kernel": OUTSIDE, "launches": None, "ms": outside, "share": outside / mean_call})
     doc = {"call_ms": statistics.median(calls_ms), "calls_ms": calls_ms, "rows": rows}
     if phase_ms is not None:
-        doc["phases"] = phase_ms
+        doc["phases"] = phases
     return doc
 
 
@@ -293,12 +295,12 @@ def markdown(phases: dict) -> str:
 def phase_summary(doc: dict) -> list[str]:
     """Lines of a table: per phase its time at its boundary, the part in its timed launches, and its largest kernel."""
     lines = ["| phase | ms a call | in its launches | outside them | largest kernel |", "|---|---|---|---|---|"]
-    for phase, ms in doc["phases"].items():
+    for phase, times in doc["phases"].items():
         own = [r for r in doc["rows"] if r["kernel"].startswith(f"{phase}: ") and r["launches"] is not None]
-        inside = sum(r["ms"] for r in own)
         largest = max(own, key=lambda r: r["ms"], default=None)
         name = f"{largest['kernel'][len(phase) + 2:]} ({largest['ms']:.3f} ms)" if largest else ""
-        lines.append(f"| {phase} | {ms:.3f} | {inside:.3f} | {ms - inside:.3f} | {name} |")
+        lines.append(f"| {phase} | {times['ms']:.3f} | {times['in_launches']:.3f} | "
+                     f"{times['ms'] - times['in_launches']:.3f} | {name} |")
     return lines + [""]
 
 
