@@ -18,3 +18,15 @@ require_int_in() {  # NAME VALUE LOW HIGH USAGE: VALUE is an integer in LOW..HIG
   [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
     { echo "error: $1: '$2' is not an integer in $3..$4; $5" >&2; exit 2; }
 }
+
+out_and_size() {  # USAGE NAME DEFAULT LOW HIGH ARG...: the arguments OUT_DIR [NAME]; sets out and size, both checked,
+  # then ncu found (the form of ncu_ntt.sh and ncu_pipes.sh)
+  local usage=$1 name=$2 default=$3 low=$4 high=$5
+  shift 5
+  [ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
+  out=$1
+  size=${2:-$default}
+  require_folder "$out" "$usage"
+  require_int_in "$name" "$size" "$low" "$high" "$usage"
+  require_ncu
+}

@@ -10,13 +10,9 @@
 #    by reason, and executions) and their summary ncu-ntt-source-2p<log2>.md / .json (bench/ncu_source_summary.py:
 #    the kernel body against its out-of-line products)
 usage="usage: ncu_ntt.sh OUT_DIR [LOG2, 10..28, default 27]"
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
-out=$1
-log2=${2:-27}
-source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_int_in, require_ncu
-require_folder "$out" "$usage"
-require_int_in LOG2 "$log2" 10 28 "$usage"
-require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, out_and_size
+out_and_size "$usage" LOG2 27 10 28 "$@"
+log2=$size
 sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy"
 sections="$sections --section MemoryWorkloadAnalysis --section LaunchStats --section InstructionStats --section SchedulerStats"
 # shellcheck disable=SC2086  # $sections is a list of options

@@ -10,13 +10,9 @@
 #    ncu-pipes-msm-2p<MSM_LOG2>.csv and ncu-pipes-msm-g2-2p22.csv (ncu's raw page), their summaries .md / .json
 #    (bench/ncu_pipes_summary.py) and .log
 usage="usage: ncu_pipes.sh OUT_DIR [MSM_LOG2, 16..27, default 24]"
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
-out=$1
-msm_log2=${2:-24}
-source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_int_in, require_ncu
-require_folder "$out" "$usage"
-require_int_in MSM_LOG2 "$msm_log2" 16 27 "$usage"
-require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, out_and_size
+out_and_size "$usage" MSM_LOG2 24 16 27 "$@"
+msm_log2=$size
 # The chip's own list, so that no counter it lacks is asked for (ncu would refuse the whole run).
 "$ncu_bin" --query-metrics > "$out/ncu-pipes-metrics-all.txt" 2>&1
 grep -oE '^sm__(pipe_[a-z0-9_]+_cycles_active|inst_executed_pipe_[a-z0-9_]+)\b' "$out/ncu-pipes-metrics-all.txt" |
