@@ -8,6 +8,10 @@
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
 #           written to conformance/reports/faults-gpu.md        -> faults-gpu.md, faults-gpu-reports.tgz, faults.log
 #   tests+gate  the two at once: the tests in the background beside the gate         -> both steps' files
+#   seeded  only build the gate's seeded 2^16 and 2^20 vectors into the gate's --seeded-cache folder (SEEDED_CACHE,
+#           default /tmp/conformance-seeded), on the CPU, checking nothing: run it in the background beside GPU work
+#           (`taskset -c 8-15 nice -n 19 bash bench/device_session.sh OUT seeded &`, so that it leaves the benchmark
+#           its cores), and the gate reads the vectors instead of building them              -> seeded.log
 #   slow    the large-size GPU tests (2^15 .. 2^27), serially                              -> gpu-slow-tests.log
 #   tail    tail_msm per kernel on PoRep-shaped tails at 2^27, 10 circuits, c as chosen and forced to 8, 12, 16
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
@@ -47,7 +51,8 @@
 # `faults coldstart` 224 s (faults 181 s, the cold start of this tree twice, 20.4 and 20.5 s); prove 264 s.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
-known="tests gate tests+gate faults slow tail prove coldstart"
+known="tests gate tests+gate seeded faults slow tail prove coldstart"
+seeded_cache=${SEEDED_CACHE:-/tmp/conformance-seeded}
 usage="usage: device_session.sh OUT_DIR [STEP ...], steps: $known"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 out=$1
@@ -71,10 +76,15 @@ for step in $steps; do
       tail -6 "$out/gpu-tests.log"
       ;;
     gate)
-      python3 -m conformance run --backends reference,gpu --record-gate --report /tmp/conformance-report > "$out/conformance.log" 2>&1 || status=1
+      python3 -m conformance run --backends reference,gpu --record-gate --seeded-cache "$seeded_cache" --report /tmp/conformance-report \
+        > "$out/conformance.log" 2>&1 || status=1
       tail -30 "$out/conformance.log"
       cp conformance/reports/gpu-latest.json conformance/reports/gpu-latest.md "$out/" 2>/dev/null
       python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings --out /tmp/proof-log10.json 2>&1 | tail -12 | tee -a "$out/conformance.log"
+      ;;
+    seeded)
+      python3 -m conformance seeded-cache "$seeded_cache" > "$out/seeded.log" 2>&1 || status=1
+      tail -3 "$out/seeded.log"
       ;;
     faults)
       python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md ${FAULTS_ONLY:+--only "$FAULTS_ONLY"} \

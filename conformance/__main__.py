@@ -39,7 +39,8 @@ from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
 from .report import REPORT_FILES, RunInfo, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
-from .seeded import GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, check_seeded, slow_generation, split_seeded, start_builds
+from .seeded import (GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, SeededCache, check_seeded, fill_cache, slow_generation,
+                     split_seeded, start_builds)
 from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
 from vectors.format import check_witnesses_satisfied
@@ -93,7 +94,20 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--gpus", metavar="N|all", help="run the GPU backend once per GPU: gpu replaced by gpu:0 .. gpu:N-1 "
                    "(all: every visible device), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
+    r.add_argument("--seeded-cache", metavar="DIR", help="keep the seeded vectors in DIR between runs: one built here is "
+                   "written there, one there is read back instead of built, when its seed, size, generator sources and library "
+                   "versions are the same (conformance/seeded.py SeededCache; `seeded-cache DIR` fills it ahead). A pickle runs "
+                   "code when read: name only a folder this tool wrote")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    s = sub.add_parser("seeded-cache", help="build seeded vectors into a folder for later runs' --seeded-cache",
+                       description="Build each seeded vector (default: the gate's) that DIR does not hold, side by side in "
+                       "child processes, and write it there for `run --seeded-cache DIR`: a GPU machine can build the gate's "
+                       "2^20 vector while it does other work, and the gate then reads it instead of building it. Checks nothing. Exit 0 "
+                       "when DIR holds them all, 1 when a build failed, 2 bad input.")
+    s.add_argument("folder", metavar="DIR", help="the cache folder (made if missing)")
+    s.add_argument("vectors", nargs="*", help=f"{SEEDED_PREFIX}porep-log<K>[-c<C>] names (default: "
+                   f"{', '.join(v.label for v in GATE_VECTORS)})")
+    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py), or if there is no report (nothing was checked); 0 only when the report covers the current sources.")
     g.add_argument("--report-file", help=f"the report to judge (default {GATE_REPORT}; a missing default is the 'no report' "
                    "verdict, exit 1; a missing --report-file bad input)")
@@ -203,6 +217,7 @@ def _run(args, argv) -> int:
         _check_record_gate(args, names, phases, paths)
         seeded = list(GATE_VECTORS)  # c = 16 windows and multi-pass NTTs against exact expected values
         generated = list(GENERATED_CASES.values())  # the GPU paths the bundled vectors do not reach
+    cache = SeededCache(args.seeded_cache) if args.seeded_cache is not None else None  # bad folder: exit 2, before any work
     slow = slow_generation(seeded)
     if slow and args.record_gate:  # refused before any work, as a missing coverage package is
         raise InvalidInputError("--record-gate", slow)
@@ -210,13 +225,14 @@ def _run(args, argv) -> int:
         say(f"warning: {slow}")
     recorder = CoverageRecorder.start("--record-gate" if args.record_gate else "--coverage") if args.coverage or args.record_gate else None
     try:
-        return _run_suite(args, argv, say, phases, names, paths, generated, recorder, seeded)
+        return _run_suite(args, argv, say, phases, names, paths, generated, recorder, seeded, cache)
     finally:
         if recorder is not None:
             recorder.stop()
 
 
-def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None, seeded=()) -> int:
+def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None, seeded=(),
+               cache: SeededCache | None = None) -> int:
     if args.gpus is not None:
         names = _per_gpu_backends(names, args.gpus)
     backends = [make_backend(name) for name in names]
@@ -253,7 +269,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         gpu_fingerprint=fingerprint_before,
     )
     modes = [args.mode] + ([PROVER] if args.record_gate else [])  # the gate also runs the real prover entry point
-    with start_builds(seeded, running, say) as builds:  # the large seeded vectors build while the bundled ones are checked
+    with start_builds(seeded, running, say, cache) as builds:  # the large seeded vectors build while the bundled ones are checked
         vectors = []
         for path in paths:
             start = time.perf_counter()
@@ -278,7 +294,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         seeded_records = []
         for spec in seeded:  # built here (or in the background), checked in every mode, then let go (2^20: GiBs of points)
             checked, record = check_seeded(spec, running, phases, modes, args.oracle, unavailable, args.repeat, args.oracle_library, say,
-                                           background=builds.get(spec))
+                                           background=builds.get(spec), cache=cache)
             results.extend(checked)
             if record is not None:
                 seeded_records.append(record)
@@ -410,6 +426,23 @@ def _gpu_fault_table(args) -> int:
     return EXIT_OK if ok else EXIT_MISMATCH
 
 
+def _seeded_cache(args) -> int:
+    rest, specs = split_seeded(args.vectors)
+    if rest:
+        raise InvalidInputError("vectors", f"{rest[0]!r} is not a {SEEDED_PREFIX}porep-log<K>[-c<C>] name")
+    specs = specs or list(GATE_VECTORS)
+    slow = slow_generation(specs)
+    if slow:
+        raise InvalidInputError("seeded-cache", slow)
+    cache = SeededCache(args.folder)
+    failures = fill_cache(specs, cache, Progress(args.quiet))
+    for failure in failures:
+        print(f"failed: {failure}", file=sys.stderr)
+    if not failures:
+        print(f"{cache.folder} holds {', '.join(spec.label for spec in specs)}")
+    return EXIT_MISMATCH if failures else EXIT_OK
+
+
 def main(argv=None) -> int:
     """The command line (see the module docstring); returns the exit status. Bad input raises
     ToolkitError, which run_main turns into 'error: field: problem' and exit 2."""
@@ -417,7 +450,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "run":
         return _run(args, argv)
-    return {"gate": _gate, "faults": _faults, "compare": _compare, "pool": _pool}[args.command](args)
+    return {"gate": _gate, "faults": _faults, "compare": _compare, "pool": _pool, "seeded-cache": _seeded_cache}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -88,10 +88,10 @@ def _imported_names(path: Path, root: Path) -> set[str]:
     return names
 
 
-def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
-    """Every file the GPU prover imports or compiles, and GPU_ONLY_FILES (module docstring), sorted by
-    repository-relative POSIX path."""
-    found = set(_gpu_files(root))
+def import_closure(files, root: Path = REPO_ROOT) -> set[Path]:
+    """``files`` and every repository module their import statements reach, transitively (with each package's
+    __init__.py on the way); only the .py files among ``files`` are read for imports."""
+    found = set(files)
     pending = [p for p in found if p.suffix == ".py"]
     while pending:
         for name in _imported_names(pending.pop(), root):
@@ -99,18 +99,29 @@ def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
             if module is not None and module not in found:
                 found.add(module)
                 pending.append(module)
+    return found
+
+
+def sources_digest(files, root: Path = REPO_ROOT) -> dict:
+    """{"sha256": combined digest, "files": {"<path>": file sha256}} of ``files``: combined = sha256 of the lines
+    "<path> <file sha256>\\n" in sorted path order, so a renamed, added or removed file changes it as much as an
+    edited one."""
+    digests = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    combined = hashlib.sha256("".join(f"{path} {digest}\n" for path, digest in sorted(digests.items())).encode())
+    return {"sha256": combined.hexdigest(), "files": digests}
+
+
+def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
+    """Every file the GPU prover imports or compiles, and GPU_ONLY_FILES (module docstring), sorted by
+    repository-relative POSIX path."""
+    found = import_closure(_gpu_files(root), root)
     found.update(root / path for path in GPU_ONLY_FILES if (root / path).is_file())
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
 def fingerprint(root: Path = REPO_ROOT) -> dict:
-    """{"sha256": combined digest, "files": {"<path>": file sha256}} of the GPU prover's sources (gpu_source_files).
-
-    combined = sha256 of the lines "<path> <file sha256>\\n" in sorted path order, so a renamed,
-    added or removed file changes it as much as an edited one."""
-    files = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in gpu_source_files(root)}
-    combined = hashlib.sha256("".join(f"{path} {digest}\n" for path, digest in sorted(files.items())).encode())
-    return {"sha256": combined.hexdigest(), "files": files}
+    """sources_digest of the GPU prover's sources (gpu_source_files)."""
+    return sources_digest(gpu_source_files(root), root)
 
 
 @dataclass

@@ -20,6 +20,13 @@ that the build overlaps the checks of the bundled vectors instead of following t
 pickled. Smaller ones take seconds and are built in line when their turn comes. Either way the vector comes from the
 one function ``build`` and is checked by the run itself.
 
+Kept between runs, on request: with ``--seeded-cache DIR`` (``SeededCache``) a built vector is also written to DIR, and a
+later run, or ``python -m conformance seeded-cache DIR``, which only builds, lets the next run read it back instead of
+building it (the gate's 2^20 vector: minutes of one core, the gate's critical path). The file is keyed by what made
+the vector: the seed, its size, the sources of ``build`` (vectors/generate.py, vectors/format.py, this file and every
+repository module they import) and the versions of Python and of the libraries that computed its values; any change
+builds afresh. The report records which vectors came from the cache. Without the option nothing is written.
+
 Who checks what: above REFERENCE_MAX_LOG_N only GPU backends run (the pure-Python reference takes hours at
 2^20). The reference side of such a vector is its expected values: vectors.generate computes the phases with the
 reference prover, the MSM sums with the library its ``computed_by`` names (the optional fast library, or the
@@ -30,16 +37,22 @@ enough to recompute. At or below REFERENCE_MAX_LOG_N every backend runs, so the 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import multiprocessing
 import os
+import pickle
 import re
 import signal
+import sys
 import time
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 
 from reference.errors import InvalidInputError
 from reference.prover import PHASES
 
+from .fingerprint import REPO_ROOT, import_closure, sources_digest
 from .phases import Problem
 from .runner import ERROR, SKIPPED, UNAVAILABLE, BackendResult, PhaseResult, VectorResult, _describe_error, check_vector
 
@@ -147,16 +160,21 @@ def build(spec: SeededVector, say):
     from vectors.generate import build_vector
 
     vector = build_vector(spec.log_n, SEED, circuits=spec.circuits, shape=SHAPE, vector_id=spec.label,
-                          comment=f"{spec.label}: built from seed {SEED!r} by conformance ({NOT_WRITTEN})",
+                          comment=f"{spec.label}: built from seed {SEED!r} by conformance (conformance/seeded.py)",
                           progress=lambda message: say(f"{spec.label}: generating: {message}"))
     say(f"{spec.label}: generating: checking every witness against the circuit")
     check_witnesses_satisfied(vector)
     return vector
 
 
-def _announce_generation(spec: SeededVector, say, where: str = "") -> None:
+def _kept(cache_file) -> str:
+    """Where a seeded vector lives besides the run's memory, as its results' path says."""
+    return f"cache file {cache_file}" if cache_file else NOT_WRITTEN
+
+
+def _announce_generation(spec: SeededVector, say, where: str = "", cache: SeededCache | None = None) -> None:
     say(f"{spec.label}: generating a {SHAPE}-shaped vector of 2^{spec.log_n} with {spec.circuits} circuit(s) from seed "
-        f"{SEED!r}{where} (vectors.generate.build_vector; {NOT_WRITTEN})")
+        f"{SEED!r}{where} (vectors.generate.build_vector; {_kept(cache and cache.path(spec))})")
 
 
 class GenerationFailed(Exception):
@@ -176,6 +194,79 @@ def build_timed(spec: SeededVector, say) -> tuple:
         raise GenerationFailed(_describe_error(exc), time.perf_counter() - start) from exc
 
 
+CACHE_FORMAT = "conformance-seeded-cache-v1"
+"""Part of every cache key: bump it when what a cache file holds changes shape."""
+GENERATOR_FILES = (Path("vectors") / "generate.py", Path("vectors") / "format.py", Path(__file__).relative_to(REPO_ROOT))
+"""The files ``build`` runs; they and every repository module they import key the cache (SeededCache.key)."""
+CACHE_SUFFIX = ".pickle"
+
+
+def _library_versions() -> list[str]:
+    """Python's version and the libraries' that compute a seeded vector's values (part of the cache key)."""
+    from vectors import fast_library
+
+    versions = [f"python {sys.version_info.major}.{sys.version_info.minor}", f"py_ecc {metadata.version('py_ecc')}"]
+    return versions + ([fast_library.implementation()] if fast_library.available() else [])
+
+
+class SeededCache:
+    """Seeded vectors on disk between runs, in one folder (module docstring): ``<name>-<key prefix>.pickle``, each
+    holding the vector, its key and the seconds its build took. A file is read back only under its own key; one that
+    cannot be read or holds another key is set aside with a message and the vector built again. A pickle runs code
+    when it is read: give --seeded-cache only a folder this tool wrote."""
+
+    def __init__(self, folder, root: Path = REPO_ROOT):
+        self.folder = Path(folder)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InvalidInputError("--seeded-cache", f"cannot make the folder {folder}: {exc.strerror or exc}") from None
+        if not os.access(self.folder, os.W_OK | os.X_OK):
+            raise InvalidInputError("--seeded-cache", f"the folder {folder} is not writable")
+        sources = sources_digest(import_closure({root / f for f in GENERATOR_FILES}, root), root)["sha256"]
+        self._sources = "\n".join([CACHE_FORMAT, SEED, SHAPE, sources, *_library_versions()])
+
+    def key(self, spec: SeededVector) -> str:
+        return hashlib.sha256(f"{self._sources}\n{spec.log_n} {spec.circuits}".encode()).hexdigest()
+
+    def path(self, spec: SeededVector) -> Path:
+        return self.folder / f"{spec.label[len(SEEDED_PREFIX):]}-{self.key(spec)[:24]}{CACHE_SUFFIX}"
+
+    def load(self, spec: SeededVector, say) -> tuple | None:
+        """(vector, its build's seconds) from the cache, or None (no file, or one set aside: said why)."""
+        path = self.path(spec)
+        if not path.is_file():
+            return None
+        try:
+            with open(path, "rb") as handle:  # streamed: the 2^20 vector is GiBs
+                entry = pickle.load(handle)
+            if not isinstance(entry, dict) or entry.get("key") != self.key(spec):
+                raise ValueError("it holds another vector's key")
+            vector, seconds = entry["vector"], float(entry["build_seconds"])
+        except Exception as exc:  # a truncated or foreign file costs a build, never a wrong vector
+            say(f"{spec.label}: the cache file {path} is set aside ({_describe_error(exc)}); building the vector again")
+            path.replace(path.with_suffix(".unreadable"))
+            return None
+        return vector, seconds
+
+    def store(self, spec: SeededVector, vector, seconds: float, say) -> bool:
+        """Write the vector under its key (whole or not at all: a partial file, then a rename); False, said why,
+        when the folder cannot take it (the run goes on with the vector in memory)."""
+        path = self.path(spec)
+        partial = path.with_suffix(".partial")
+        try:
+            with open(partial, "wb") as handle:  # streamed, as load reads it
+                pickle.dump({"key": self.key(spec), "build_seconds": seconds, "vector": vector}, handle,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+            partial.replace(path)
+        except OSError as exc:
+            say(f"{spec.label}: not written to the cache ({exc.strerror or exc}): the next run builds it again")
+            partial.unlink(missing_ok=True)
+            return False
+        say(f"{spec.label}: written to the cache: {path}")
+        return True
+
+
 def _end_pool_workers() -> None:
     """End the processes this child started (the fast library's pool). A multiprocessing child skips atexit functions,
     the pool's shutdown among them, and at its end joins the processes it started: idle workers would hold it (and the
@@ -190,14 +281,16 @@ def _end_with_children(signum, frame) -> None:
     os._exit(128 + signum)
 
 
-def _build_in_child(spec: SeededVector, send, say) -> None:
-    """A child process's work: build_timed, then send ("vector", vector, seconds) or ("failed", why, seconds). It stays
+def _build_in_child(spec: SeededVector, send, say, cache: SeededCache | None = None) -> None:
+    """A child process's work: build_timed, then send ("vector", vector, seconds), ("cached", None, seconds) once the
+    ``cache`` holds it (the run reads it from there: one pickling either way), or ("failed", why, seconds). It stays
     in the run's process group, so that a signal to the group (Ctrl-C, `timeout`) reaches it and its pool workers."""
     signal.signal(signal.SIGTERM, _end_with_children)
     try:
         try:
             vector, seconds = build_timed(spec, say)
-            outcome = ("vector", vector, seconds)
+            stored = cache is not None and cache.store(spec, vector, seconds, say)
+            outcome = ("cached", None, seconds) if stored else ("vector", vector, seconds)
         except GenerationFailed as failed:
             outcome = ("failed", failed.why, failed.seconds)
         send.send(outcome)
@@ -217,18 +310,20 @@ class BackgroundBuild:
     CUDA's) that a fork would copy without them running. Its progress lines go to the same standard error: ``say``
     travels with it, pickled, so it must be picklable (reference.cli.Progress is, and carries the run's clock)."""
 
-    def __init__(self, spec: SeededVector, say):
+    def __init__(self, spec: SeededVector, say, cache: SeededCache | None = None):
         context = multiprocessing.get_context("spawn")
-        self.spec = spec
+        self.spec, self.cache = spec, cache
+        self.stored = False
+        """Whether the child wrote the vector to the cache (known once ``result`` returned)."""
         self._receive, send = context.Pipe(duplex=False)
         # not a daemon: the fast library's process pool lives in it (start_builds ends it if the run stops early)
-        self._process = context.Process(target=_build_in_child, args=(spec, send, say), name=f"build {spec.label}")
+        self._process = context.Process(target=_build_in_child, args=(spec, send, say, cache), name=f"build {spec.label}")
         self._process.start()
         send.close()  # the child holds the sending end: its exit without a result reads here as end of file
 
-    def result(self, say) -> tuple:
-        """(vector, build seconds), once the child hands it over; GenerationFailed if the build raised or the
-        process ended without a result (killed, out of memory)."""
+    def outcome(self, say) -> tuple:
+        """("vector", vector, seconds) or ("cached", None, seconds) (the cache holds it), once the child hands it
+        over; GenerationFailed if the build raised or the process ended without a result (killed, out of memory)."""
         say(f"{self.spec.label}: waiting for its build process")
         start = time.perf_counter()
         try:
@@ -247,9 +342,22 @@ class BackgroundBuild:
                                    "standard error says why: killed, out of memory, or a calling script without "
                                    "`if __name__ == '__main__':`, which the spawned child imports again)",
                                    time.perf_counter() - start)
-        kind, value, seconds = outcome
-        if kind == "failed":
-            raise GenerationFailed(value, seconds)
+        if outcome[0] == "failed":
+            raise GenerationFailed(*outcome[1:])
+        return outcome
+
+    def result(self, say) -> tuple:
+        """(vector, build seconds), once the child hands it over (``outcome``), read back from the cache when the
+        child wrote it there."""
+        start = time.perf_counter()
+        kind, value, seconds = self.outcome(say)
+        if kind == "cached":
+            cached = self.cache.load(self.spec, say)
+            if cached is None:
+                raise GenerationFailed(f"its build process wrote {self.cache.path(self.spec)}, which cannot be read back",
+                                       seconds)
+            value = cached[0]
+        self.stored = kind == "cached"
         say(f"{self.spec.label}: handed over by its build process ({time.perf_counter() - start:.1f} s of waiting and unpickling)")
         return value, seconds
 
@@ -267,26 +375,57 @@ class BackgroundBuild:
 
 
 @contextlib.contextmanager
-def start_builds(specs, backends, say):
-    """{spec: BackgroundBuild} for the specs of BACKGROUND_MIN_LOG_N and up that a backend here judges (the others are
-    built in line, or not at all), each started now; on leaving, the children still running are ended."""
+def start_builds(specs, backends, say, cache: SeededCache | None = None):
+    """{spec: BackgroundBuild} for the specs of BACKGROUND_MIN_LOG_N and up that a backend here judges and the
+    ``cache`` does not hold (the others are read from it or built in line when their turn comes, or not at all), each
+    started now; on leaving, the children still running are ended."""
     builds = {}
     try:
         for spec in specs:
-            if spec.log_n >= BACKGROUND_MIN_LOG_N and any(_judges(b, spec.log_n) for b in backends):
-                _announce_generation(spec, say, " in a background process")
-                builds[spec] = BackgroundBuild(spec, say)
+            held = cache is not None and cache.path(spec).is_file()
+            if spec.log_n >= BACKGROUND_MIN_LOG_N and not held and any(_judges(b, spec.log_n) for b in backends):
+                _announce_generation(spec, say, " in a background process", cache)
+                builds[spec] = BackgroundBuild(spec, say, cache)
         yield builds
     finally:
         for build in builds.values():
             build.stop()
 
 
-def _record(spec: SeededVector, seconds: float, vector=None, error: str | None = None) -> dict:
-    """The report's entry for one seeded vector (REPORT_SCHEMA.md, seeded_vectors)."""
+def fill_cache(specs, cache: SeededCache, say) -> list[str]:
+    """Build into ``cache`` every one of ``specs`` it does not hold, side by side in child processes (``python -m
+    conformance seeded-cache``); returns what failed, one line each (empty: the cache holds them all). A file already
+    there is not read back: a run that cannot read it sets it aside and builds the vector."""
+    failures = []
+    with contextlib.ExitStack() as stack:
+        builds = {}
+        for spec in specs:
+            if cache.path(spec).is_file():
+                say(f"{spec.label}: already in the cache: {cache.path(spec)}")
+                continue
+            _announce_generation(spec, say, " in a background process", cache)
+            builds[spec] = BackgroundBuild(spec, say, cache)
+            stack.callback(builds[spec].stop)
+        for spec, build in builds.items():
+            try:
+                kind, _, seconds = build.outcome(say)
+            except GenerationFailed as failed:
+                failures.append(f"{spec.label}: generation failed after {failed.seconds:.1f} s: {failed.why}")
+                continue
+            if kind != "cached":
+                failures.append(f"{spec.label}: built in {seconds:.1f} s but not written to {cache.folder}")
+    return failures
+
+
+def _record(spec: SeededVector, seconds: float, vector=None, error: str | None = None, cache_file: Path | None = None,
+            cache_load_seconds: float | None = None) -> dict:
+    """The report's entry for one seeded vector (REPORT_SCHEMA.md, seeded_vectors): ``cache_file`` the file it was
+    written to or read from, ``cache_load_seconds`` the reading's time when it was read (not built in this run)."""
     record = {"id": spec.label, "seed": SEED, "shape": SHAPE, "log_n": spec.log_n, "circuits": spec.circuits,
-              "generation_seconds": round(seconds, 3), "written_to_disk": False, "reaches": spec.reaches or None,
-              "error": error}
+              "generation_seconds": round(seconds, 3), "written_to_disk": cache_file is not None,
+              "cache_file": str(cache_file) if cache_file else None,
+              "cache_load_seconds": None if cache_load_seconds is None else round(cache_load_seconds, 3),
+              "reaches": spec.reaches or None, "error": error}
     if vector is not None:
         r1cs = vector.r1cs
         record.update(constraints=r1cs.num_constraints, public_inputs=r1cs.num_inputs - 1, aux=r1cs.num_aux,
@@ -310,11 +449,31 @@ def _every_phase(spec: SeededVector, mode: str, statuses: dict, phases, unavaila
     return result
 
 
+def _obtain(spec: SeededVector, say, background: BackgroundBuild | None, cache: SeededCache | None) -> tuple:
+    """(vector, build seconds, the cache file it was written to or read from or None, seconds reading it or None):
+    from its ``background`` build, else read from the ``cache``, else built here (and written to the cache)."""
+    if background is not None:  # (start_builds announced it when it started)
+        vector, seconds = background.result(say)
+        return vector, seconds, cache.path(spec) if background.stored else None, None
+    start = time.perf_counter()
+    cached = cache.load(spec, say) if cache is not None else None
+    if cached is not None:
+        load_seconds = time.perf_counter() - start
+        say(f"{spec.label}: read from the cache {cache.path(spec)} in {load_seconds:.1f} s (the same seed, sources and "
+            "library versions)")
+        return *cached, cache.path(spec), load_seconds
+    _announce_generation(spec, say, cache=cache)
+    vector, seconds = build_timed(spec, say)
+    stored = cache is not None and cache.store(spec, vector, seconds, say)
+    return vector, seconds, cache.path(spec) if stored else None, None
+
+
 def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: bool = False, unavailable: dict | None = None,
                  repeat: int = 1, oracle_library: str | None = None, progress=None,
-                 background: BackgroundBuild | None = None) -> tuple[list[VectorResult], dict | None]:
-    """Build the vector (or take it from its ``background`` build), check it in each of ``modes`` with the backends
-    that run at its size (the others: skipped), and let it go. Returns the results (one per mode) and the
+                 background: BackgroundBuild | None = None,
+                 cache: SeededCache | None = None) -> tuple[list[VectorResult], dict | None]:
+    """Build the vector (or take it from its ``background`` build or the ``cache``), check it in each of ``modes`` with
+    the backends that run at its size (the others: skipped), and let it go. Returns the results (one per mode) and the
     seeded_vectors record (None when nothing ran it)."""
     say = progress or (lambda message: None)
     unavailable = unavailable or {}
@@ -324,10 +483,8 @@ def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: boo
     if not judging:
         say(f"{spec.label}: not generated: no backend here runs at 2^{spec.log_n} ({too_slow})")
         return [_every_phase(spec, mode, {b: (SKIPPED, too_slow) for b in skipped}, phases, unavailable) for mode in modes], None
-    if background is None:  # (start_builds announced it when it started)
-        _announce_generation(spec, say)
     try:
-        vector, seconds = background.result(say) if background else build_timed(spec, say)
+        vector, seconds, cache_file, load_seconds = _obtain(spec, say, background, cache)
         try:
             problem = Problem.from_vector(vector)
         except Exception as exc:
@@ -338,12 +495,13 @@ def check_seeded(spec: SeededVector, backends, phases, modes, prefer_oracle: boo
         statuses = {b: (ERROR, f"generating the vector failed: {why}") for b in judging}
         statuses.update({b: (SKIPPED, too_slow) for b in skipped})
         return [_every_phase(spec, mode, statuses, phases, unavailable) for mode in modes], _record(spec, seconds, error=why)
-    record = _record(spec, seconds, vector)
-    say(f"{spec.label}: generated in {seconds:.1f} s ({record['constraints']} constraints, {record['aux']} aux; "
+    record = _record(spec, seconds, vector, cache_file=cache_file, cache_load_seconds=load_seconds)
+    how = f"generated in {seconds:.1f} s" if load_seconds is None else f"read from the cache (built there in {seconds:.1f} s)"
+    say(f"{spec.label}: {how} ({record['constraints']} constraints, {record['aux']} aux; "
         f"expected values computed by: {record['computed_by'] or 'not recorded by the vector'})")
     results = []
     for mode in modes:
-        result = check_vector(problem, judging, phases, mode, prefer_oracle, f"{spec.label} ({NOT_WRITTEN})", progress=say,
+        result = check_vector(problem, judging, phases, mode, prefer_oracle, f"{spec.label} ({_kept(cache_file)})", progress=say,
                               unavailable=unavailable, repeat=repeat, oracle_library=oracle_library)
         for phase_result in result.phases:
             for backend in skipped:

@@ -241,7 +241,7 @@ def test_device_session_refuses_an_unknown_step_before_running_any(tmp_path):
     done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "tests", "gates"],
                           capture_output=True, text=True, timeout=30)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "error: step: 'gates' is not one of: tests gate tests+gate faults slow tail prove coldstart\n"
+    assert done.stderr == "error: step: 'gates' is not one of: tests gate tests+gate seeded faults slow tail prove coldstart\n"
     assert not any(tmp_path.iterdir())
 
 

@@ -153,7 +153,7 @@ def test_record_gate_checks_the_seeded_gate_vectors(monkeypatch):
 
     seen = {}
 
-    def suite(args, argv, say, phases, names, paths, generated, recorder, seeded=()):
+    def suite(args, argv, say, phases, names, paths, generated, recorder, seeded=(), cache=None):
         seen.update(seeded=list(seeded), modes=args.mode, generated=generated)
         return 0
 
@@ -317,3 +317,141 @@ def test_stopping_a_background_build_ends_the_pool_workers_it_started_too():
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in workers)
+
+
+# --seeded-cache (conformance/seeded.py SeededCache): kept between runs only under the key of what made the vector.
+
+def _never_built(monkeypatch):
+    """Make any build in this process fail the test: what follows must come from the cache."""
+    import conformance.seeded as seeded
+
+    def build(spec, say):
+        raise AssertionError(f"{spec.label} was built, not read from the cache")
+
+    monkeypatch.setattr(seeded, "build", build)
+
+
+def test_a_seeded_vector_kept_in_the_cache_is_read_back_in_the_next_run_instead_of_built(tmp_path, capsys, monkeypatch):
+    from conformance.seeded import SeededCache, build
+
+    cache_dir = tmp_path / "cache"
+    assert main(["run", SMALL, "--backends", "reference", "--seeded-cache", str(cache_dir), "--report", str(tmp_path / "a")]) == 0
+    [written] = list(cache_dir.iterdir())
+    assert f"{SMALL}: written to the cache: {written}" in capsys.readouterr().err
+    first = _report(tmp_path / "a")["seeded_vectors"][0]
+    assert (first["written_to_disk"], first["cache_file"], first["cache_load_seconds"]) == (True, str(written), None)
+
+    _never_built(monkeypatch)
+    assert main(["run", SMALL, "--backends", "reference", "--seeded-cache", str(cache_dir), "--report", str(tmp_path / "b")]) == 0
+    assert f"{SMALL}: read from the cache {written} in " in capsys.readouterr().err
+    document = _report(tmp_path / "b")
+    assert _statuses(document, SMALL) == {p: {"reference": "pass"} for p in PHASES}
+    second = document["seeded_vectors"][0]
+    assert second["cache_file"] == str(written) and second["cache_load_seconds"] is not None
+    assert second["generation_seconds"] == first["generation_seconds"]  # the build's time, recorded where it was made
+    monkeypatch.undo()
+    spec = parse_name(SMALL)
+    assert SeededCache(cache_dir).load(spec, print)[0] == build(spec, lambda message: None)  # the very vector a build makes
+
+
+def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the_size(tmp_path, monkeypatch):
+    """A copy of the repository's generator files keys like the repository; an edit to any file they import, another
+    library version or another size gives another file name, so an edited generator never reads an old vector."""
+    import shutil
+
+    import conformance.seeded as seeded
+    from conformance.fingerprint import REPO_ROOT, import_closure
+
+    root = tmp_path / "repo"
+    for path in import_closure({REPO_ROOT / f for f in seeded.GENERATOR_FILES}):
+        target = root / path.relative_to(REPO_ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    spec = SeededVector(4, 2)
+    here = seeded.SeededCache(tmp_path / "c").path(spec)
+    assert seeded.SeededCache(tmp_path / "c", root).path(spec) == here
+    assert seeded.SeededCache(tmp_path / "c", root).path(SeededVector(4, 1)) != here
+    with open(root / "reference" / "ntt_h.py", "a") as imported:  # reached from vectors/generate.py through imports
+        imported.write("# an edit\n")
+    assert seeded.SeededCache(tmp_path / "c", root).path(spec) != here
+    monkeypatch.setattr(seeded, "_library_versions", lambda: ["python 3.11", "py_ecc 0.0.0"])
+    assert seeded.SeededCache(tmp_path / "c").path(spec) != here
+
+
+@pytest.mark.parametrize("content", [b"not a pickle", b"__KEY__"], ids=["unreadable", "another key"])
+def test_a_cache_file_that_cannot_be_read_or_holds_another_key_is_set_aside_and_the_vector_built(content, tmp_path, capsys):
+    import pickle
+
+    from conformance.seeded import SeededCache
+
+    path = SeededCache(tmp_path / "cache").path(parse_name(SMALL))
+    if content == b"__KEY__":
+        content = pickle.dumps({"key": "0" * 64, "build_seconds": 1.0, "vector": None})
+    path.write_bytes(content)
+    assert main(["run", SMALL, "--backends", "reference", "--seeded-cache", str(tmp_path / "cache"),
+                 "--report", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    assert f"{SMALL}: the cache file {path} is set aside (" in err and f"{SMALL}: generated in " in err
+    assert path.with_suffix(".unreadable").read_bytes() == content
+    assert path.is_file() and _report(tmp_path / "r")["seeded_vectors"][0]["cache_load_seconds"] is None
+
+
+def test_a_background_build_writes_the_cache_and_the_run_reads_it_from_there(tmp_path, capsys, monkeypatch):
+    """The child writes the file and the run reads it back (one pickling, as the pipe would be); the next run starts
+    no child for it."""
+    import conformance.seeded as seeded
+
+    monkeypatch.setattr(seeded, "BACKGROUND_MIN_LOG_N", 4)
+    cache_dir = tmp_path / "cache"
+    assert main(["run", SMALL, "--backends", "reference", "--seeded-cache", str(cache_dir), "--report", str(tmp_path / "a")]) == 0
+    assert "in a background process" in capsys.readouterr().err
+    [written] = list(cache_dir.iterdir())
+    assert _report(tmp_path / "a")["seeded_vectors"][0]["cache_file"] == str(written)
+    _never_built(monkeypatch)  # (a child would build in its own process: none must start)
+    assert main(["run", SMALL, "--backends", "reference", "--seeded-cache", str(cache_dir), "--report", str(tmp_path / "b")]) == 0
+    err = capsys.readouterr().err
+    assert "in a background process" not in err and f"{SMALL}: read from the cache {written}" in err
+
+
+def test_seeded_cache_fills_the_folder_ahead_and_says_what_it_holds(tmp_path, capsys):
+    folder = tmp_path / "cache"
+    names = [SMALL, "seeded:porep-log03"]
+    assert run_main(main, ["seeded-cache", str(folder), *names, "--quiet"]) == 0
+    assert capsys.readouterr().out == f"{folder} holds {SMALL}, seeded:porep-log03-c1\n"
+    assert sorted(p.name.rsplit("-", 1)[0] for p in folder.iterdir()) == ["porep-log03-c1", "porep-log04-c2"]
+    assert run_main(main, ["seeded-cache", str(folder), *names]) == 0
+    assert f"{SMALL}: already in the cache: " in capsys.readouterr().err
+
+
+def test_seeded_cache_refuses_a_bad_name_or_folder_and_reports_a_failed_build(tmp_path, capsys, monkeypatch):
+    assert run_main(main, ["seeded-cache", str(tmp_path), "vectors/data/porep-log05.json"]) == 2
+    assert capsys.readouterr().err.startswith("error: vectors: 'vectors/data/porep-log05.json' is not a seeded:")
+    (tmp_path / "file").write_text("")
+    for command in (["seeded-cache", str(tmp_path / "file"), SMALL],
+                    ["run", SMALL, "--backends", "reference", "--seeded-cache", str(tmp_path / "file"), "--report", str(tmp_path)]):
+        assert run_main(main, command) == 2
+        captured = capsys.readouterr()
+        assert captured.err.startswith(f"error: --seeded-cache: cannot make the folder {tmp_path / 'file'}") and not captured.out
+    # a build that fails (here: its process cannot import what it runs) fails the command, naming the vector
+    assert run_main(main, ["seeded-cache", str(tmp_path / "c"), "seeded:porep-log21"]) == 2  # out of range: bad input
+    import conformance.seeded as seeded
+
+    monkeypatch.setattr(seeded, "BackgroundBuild", _FailingBuild)
+    assert run_main(main, ["seeded-cache", str(tmp_path / "c"), SMALL, "--quiet"]) == 1
+    assert f"failed: {SMALL}: generation failed after 2.0 s: RuntimeError: the generator broke" in capsys.readouterr().err
+    assert not any((tmp_path / "c").iterdir())
+
+
+class _FailingBuild:
+    """A BackgroundBuild whose build raised (without a process: the failure path of fill_cache)."""
+
+    def __init__(self, spec, say, cache=None):
+        pass
+
+    def outcome(self, say):
+        from conformance.seeded import GenerationFailed
+
+        raise GenerationFailed("RuntimeError: the generator broke", 2.0)
+
+    def stop(self):
+        pass
