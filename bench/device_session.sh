@@ -6,7 +6,8 @@
 #           gate report conformance/reports/gpu-latest.{json,md}; then the whole GPU prover's per-phase breakdown
 #           on the largest bundled vector                                            -> conformance.log, gpu-latest.*
 #   faults  the planted faults in the GPU prover's code, each run from a patched copy of gpu/, as a table, also
-#           written to conformance/reports/faults-gpu.md        -> faults-gpu.md, faults-gpu-reports.tgz, faults.log
+#           written to conformance/reports/faults-gpu.md, FAULTS_JOBS runs at once (default 4; 1 runs them one after
+#           another, as before 2026-12-04 session 22)           -> faults-gpu.md, faults-gpu-reports.tgz, faults.log
 #   tests+gate  the two at once: the tests in the background beside the gate         -> both steps' files
 #   seeded  only build the gate's seeded 2^16 and 2^20 vectors into the gate's --seeded-cache folder (SEEDED_CACHE,
 #           default /tmp/conformance-seeded), on the CPU, checking nothing: run it in the background beside GPU work
@@ -87,7 +88,7 @@ for step in $steps; do
       tail -3 "$out/seeded.log"
       ;;
     faults)
-      python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md ${FAULTS_ONLY:+--only "$FAULTS_ONLY"} \
+      python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md --jobs "${FAULTS_JOBS:-4}" ${FAULTS_ONLY:+--only "$FAULTS_ONLY"} \
         > "$out/faults.log" 2>&1 || status=1
       cp conformance/reports/faults-gpu.md "$out/faults-gpu.md"
       tar czf "$out/faults-gpu-reports.tgz" -C conformance/reports faults-gpu-reports  # one file: a call brings back 8

@@ -116,6 +116,8 @@ def _parser() -> argparse.ArgumentParser:
                    "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
                    "(exit 1 unless every fault is caught and named as expected)")
     f.add_argument("--only", metavar="NAMES", help="comma-separated GPU faults for --gpu-table (default: all)")
+    f.add_argument("--jobs", type=int, default=1, metavar="N", help="with --gpu-table: runs at once, each its own process on "
+                   "the one GPU (default 1); their kernel compilation, on the CPU, is most of each run")
     _add_compare_parser(sub)
     _add_pool_parser(sub)
     return p
@@ -400,6 +402,8 @@ def _faults(args) -> int:
         return _gpu_fault_table(args)
     if args.only is not None:  # it would be ignored: the listing shows every fault
         raise InvalidInputError("--only", "selects faults for --gpu-table; without it every fault is listed")
+    if args.jobs != 1:
+        raise InvalidInputError("--jobs", "sets how many --gpu-table runs go at once; without --gpu-table nothing runs")
     for fault in FAULTS.values():
         print(f"{fault.backend_name:<32} {', '.join(fault.phases):<18} {fault.description}")
     for fault in GPU_FAULTS.values():
@@ -416,12 +420,14 @@ def _gpu_fault_table(args) -> int:
     unknown = [n for n in names or [] if n not in GPU_FAULTS]
     if unknown:
         raise InvalidInputError("--only", f"unknown GPU fault {unknown[0]!r}; known: {', '.join(GPU_FAULTS)}")
+    if args.jobs < 1:
+        raise InvalidInputError("--jobs", f"must be at least 1, got {args.jobs}")
     try:
         require_device()
     except GpuUnavailableError as exc:
         print(f"error: --gpu-table needs a GPU: {exc}", file=sys.stderr)
         return EXIT_GPU_REQUIRED
-    ok = write_gpu_fault_table(args.gpu_table, names, say=Progress(False))
+    ok = write_gpu_fault_table(args.gpu_table, names, say=Progress(False), jobs=args.jobs)
     print(Path(args.gpu_table).read_text())
     return EXIT_OK if ok else EXIT_MISMATCH
 

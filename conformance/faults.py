@@ -594,12 +594,15 @@ def _device_name() -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: None) -> bool:
-    """Run the clean copy and every GPU fault (or those named), write the table to ``path``; True if all as expected.
+def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: None, jobs: int = 1) -> bool:
+    """Run the clean copy and every GPU fault (or those named), ``jobs`` of them at once (each its own process on the
+    one GPU), write the table to ``path``; True if all as expected.
 
-    The table is rewritten after each run, saying how many are still to come until the last is in, so a run cut off
-    (a device call's time limit) keeps what it measured; each run's conformance report stays beside the table, in
-    ``<table name>-reports/<fault>/`` (report.json, report.md, and the run's stderr.txt: the full texts the table shortens)."""
+    The table is rewritten after each run, in the faults' order, saying which are still to come until the last is in,
+    so a run cut off (a device call's time limit) keeps what it measured; each run's conformance report stays beside
+    the table, in ``<table name>-reports/<fault>/`` (report.json, report.md, and the run's stderr.txt: the full texts
+    the table shortens)."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
     from pathlib import Path
 
     from .timing import commit
@@ -608,13 +611,19 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
     reports = Path(path).with_name(Path(path).stem + "-reports")  # (run_gpu_fault makes it absolute for its run)
     reports.mkdir(parents=True, exist_ok=True)
     measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
-    device, rows = _device_name(), []
-    for fault in faults:
-        rows.append(run_gpu_fault(fault, reports, say=say))
-        say(f"  -> caught: {rows[-1].caught}, named: {rows[-1].named}, as expected: {rows[-1].ok}")
-        table = gpu_fault_table(rows, device, measured)
-        if len(rows) < len(faults):
-            table += f"\n**Incomplete**: {len(rows)} of {len(faults)} runs done; still to come: " + ", ".join(
-                f.name for f in faults[len(rows):]) + ".\n"
-        Path(path).write_text(table)
+    device, rows = _device_name(), [None] * len(faults)
+    pool = ThreadPoolExecutor(max_workers=jobs)  # threads: each run is a subprocess (run_gpu_fault)
+    try:
+        runs = {pool.submit(run_gpu_fault, fault, reports, say=say): k for k, fault in enumerate(faults)}
+        for run in as_completed(runs):
+            row = rows[runs[run]] = run.result()
+            say(f"  {row.fault} -> caught: {row.caught}, named: {row.named}, as expected: {row.ok}")
+            done = [r for r in rows if r is not None]
+            table = gpu_fault_table(done, device, measured)
+            if len(done) < len(faults):
+                table += f"\n**Incomplete**: {len(done)} of {len(faults)} runs done; still to come: " + ", ".join(
+                    (f.name if f else "none (clean copy)") for f, r in zip(faults, rows) if r is None) + ".\n"
+            Path(path).write_text(table)
+    finally:  # cut off (Ctrl-C, an error): the runs not started are dropped, not run after it
+        pool.shutdown(wait=True, cancel_futures=True)
     return all(row.ok for row in rows)

@@ -284,3 +284,40 @@ def test_a_fault_run_given_relative_paths_hands_its_subprocess_absolute_ones(tmp
     paths = [command[command.index("--report") + 1]] + [a for a in command if a.endswith(".json")]
     assert len(paths) == 3 and all(Path(p).is_absolute() for p in paths), paths
     assert Path(paths[0]) == tmp_path / "reports" / "none"
+
+
+def test_gpu_fault_table_runs_jobs_at_once_and_keeps_the_faults_order(tmp_path, monkeypatch):
+    """--jobs 3: the three runs are under way together (a barrier that only three runs at once pass; one after another
+    it breaks), and the table lists them in the faults' order, whatever order they finish in."""
+    import threading
+    import time
+
+    from conformance import faults
+
+    together = threading.Barrier(3, timeout=10)
+
+    def fake_run(fault, work, say=lambda m: None):
+        together.wait()
+        time.sleep(0.2 if fault is None else 0)  # the clean copy finishes last
+        name = fault.name if fault else "none (clean copy)"
+        return faults.FaultRow(name, fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, "")
+
+    monkeypatch.setattr(faults, "run_gpu_fault", fake_run)
+    monkeypatch.setattr(faults, "_device_name", lambda: "test device")
+    table = tmp_path / "faults-gpu.md"
+    names = ["gpu-assemble-r-s-swapped", "gpu-tail-index-off-by-one"]
+    assert faults.write_gpu_fault_table(table, names, jobs=3) is True
+    text = table.read_text()
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and " | v | " in line]
+    assert rows == ["| none (clean copy)", "| gpu-assemble-r-s-swapped", "| gpu-tail-index-off-by-one"]
+    assert "Incomplete" not in text
+
+
+def test_faults_jobs_is_bad_input_below_one_or_without_the_table(capsys):
+    from conformance.__main__ import main
+    from reference.cli import run_main
+
+    assert run_main(main, ["faults", "--gpu-table", "t.md", "--jobs", "0"]) == 2
+    assert capsys.readouterr().err.startswith("error: --jobs: must be at least 1, got 0")
+    assert run_main(main, ["faults", "--jobs", "2"]) == 2
+    assert capsys.readouterr().err.startswith("error: --jobs: sets how many --gpu-table runs go at once")
