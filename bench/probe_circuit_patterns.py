@@ -46,7 +46,7 @@ from gpu.batch_add import U32_WORD_BITS, BatchAdder  # noqa: E402
 from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, backend, download_points  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from probe_fixed_base import folded_msm, progression_bases  # noqa: E402
+from probe_fixed_base import folded_msm, parse_run_arguments, progression_bases  # noqa: E402
 
 CHECK_LOG2_POINTS = 12
 MAX_CIRCUITS = 16
@@ -106,13 +106,7 @@ def main() -> int:
     parser.add_argument("--circuits", type=int, default=10, help="circuits K sharing the bases (2^K buckets)")
     parser.add_argument("--densities", type=float, nargs="+", default=[0.5, 0.125],
                         help="each circuit's share of set bits (at most 1/2: a denser row is summed over its clear bits)")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--md", type=Path)
-    args = parser.parse_args()
-    if not CHECK_LOG2_POINTS <= args.log2_points <= 28 or args.repeats < 1:
-        parser.error(f"need {CHECK_LOG2_POINTS} <= --log2-points <= 28 and --repeats >= 1")
+    args = parse_run_arguments(parser, CHECK_LOG2_POINTS)
     if not 1 <= args.circuits <= MAX_CIRCUITS:
         parser.error(f"--circuits must lie in 1..{MAX_CIRCUITS}")
     if not all(0 < d <= 0.5 for d in args.densities):

@@ -134,6 +134,19 @@ def check(bases, window_bits: int, copies: int | None, group, seed: int) -> bool
     return bool((folded_msm(table, scalars, window_bits, sets, group) == regular).all())
 
 
+def parse_run_arguments(parser, check_log2_points: int = CHECK_LOG2_POINTS):
+    """The arguments of a probe's run over 2^--log2-points bases (--log2-points is the probe's own): --repeats,
+    --seed, --json, --md added, then all parsed; --log2-points from its check's size to 2^28, --repeats >= 1."""
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args()
+    if not check_log2_points <= args.log2_points <= 28 or args.repeats < 1:
+        parser.error(f"need {check_log2_points} <= --log2-points <= 28 and --repeats >= 1")
+    return args
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -141,13 +154,7 @@ def main() -> int:
     parser.add_argument("--log2-points", type=int, default=24, help="bases N (2^n); the table holds N W points")
     parser.add_argument("--bits", type=int, nargs="+", default=[16, 20, 22, 24], help="window widths c of the table")
     parser.add_argument("--copies", type=int, help="multiples a base in the table (default: W, the whole table)")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--md", type=Path)
-    args = parser.parse_args()
-    if not CHECK_LOG2_POINTS <= args.log2_points <= 28 or args.repeats < 1:
-        parser.error(f"need {CHECK_LOG2_POINTS} <= --log2-points <= 28 and --repeats >= 1")
+    args = parse_run_arguments(parser)
     if not all(2 <= c <= MAX_FOLDED_BITS for c in args.bits):
         parser.error(f"every --bits value must lie in 2..{MAX_FOLDED_BITS}")
     if args.copies is not None and args.copies < 1:

@@ -59,6 +59,19 @@ def ec_host_module():
     return module
 
 
+def bench_module(name: str):
+    """bench/<name>.py loaded by path (bench/ is not a package), registered in sys.modules first: dataclasses look
+    their module up while a class is made."""
+    import sys
+
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, NATIVE_DIR.parent.parent / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 @pytest.fixture
 def kernel_emulation():
     """``with kernel_emulation("msm.cu", ...):`` runs gpu/'s drivers on the host builds of those kernel files

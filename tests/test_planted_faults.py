@@ -199,6 +199,14 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
     assert "| g | v | yes | tail_msm | msm_h | **NO** |" in gpu_fault_table(rows, "test device")
 
 
+def _expected_row(fault):
+    """The FaultRow of a run that went as expected: the clean copy not caught, a fault caught in its first phase."""
+    from conformance import faults
+
+    name = fault.name if fault else "none (clean copy)"
+    return faults.FaultRow(name, fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, "")
+
+
 def test_gpu_fault_table_is_written_after_each_run_and_keeps_the_reports(tmp_path, monkeypatch):
     """A run cut off after its first fault (a device call's time limit) leaves the table of what was measured, marked
     incomplete, and each run's report beside it; a whole run leaves the table unmarked."""
@@ -211,8 +219,7 @@ def test_gpu_fault_table_is_written_after_each_run_and_keeps_the_reports(tmp_pat
             raise KeyboardInterrupt  # the call's time limit
         seen.append(work)
         (work / "report.json").write_text("{}")
-        name = fault.name if fault else "none (clean copy)"
-        return faults.FaultRow(name, fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, "")
+        return _expected_row(fault)
 
     monkeypatch.setattr(faults, "run_gpu_fault", fake_run)
     monkeypatch.setattr(faults, "_device_name", lambda: "test device")
@@ -299,14 +306,12 @@ def test_gpu_fault_table_runs_jobs_at_once_and_keeps_the_faults_order(tmp_path, 
     def fake_run(fault, work, say=lambda m: None):
         together.wait()
         time.sleep(0.2 if fault is None else 0)  # the clean copy finishes last
-        name = fault.name if fault else "none (clean copy)"
-        return faults.FaultRow(name, fault.phases if fault else (), "v", fault is not None, fault.phases[0] if fault else None, "")
+        return _expected_row(fault)
 
     monkeypatch.setattr(faults, "run_gpu_fault", fake_run)
     monkeypatch.setattr(faults, "_device_name", lambda: "test device")
     table = tmp_path / "faults-gpu.md"
-    names = ["gpu-assemble-r-s-swapped", "gpu-tail-index-off-by-one"]
-    assert faults.write_gpu_fault_table(table, names, jobs=3) is True
+    assert faults.write_gpu_fault_table(table, ["gpu-assemble-r-s-swapped", "gpu-tail-index-off-by-one"], jobs=3) is True
     text = table.read_text()
     rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and " | v | " in line]
     assert rows == ["| none (clean copy)", "| gpu-assemble-r-s-swapped", "| gpu-tail-index-off-by-one"]

@@ -7,7 +7,6 @@ generator, and with the probe's own check (msm_batch over the same table and dig
 """
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -15,30 +14,16 @@ from pathlib import Path
 import pytest
 from py_ecc.optimized_bls12_381 import G1, curve_order, eq, multiply
 
-from gpu.points import G1_GROUP, backend, download_points, use_backend
+from conftest import bench_module
+from gpu.points import G1_GROUP, backend, download_points
 
 ROOT = Path(__file__).resolve().parents[1]
+probe = bench_module("probe_fixed_base")
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-ec_host = _load("ec_host", ROOT / "tests" / "native" / "ec_host.py")
-probe = _load("probe_fixed_base", ROOT / "bench" / "probe_fixed_base.py")
-
-
-@pytest.fixture(scope="module")
-def emulated():
-    try:
-        ec_host.host_library("msm.cu")
-    except ec_host.NoHostCompiler as exc:
-        pytest.skip(f"host build of the kernels skipped: {exc}")
-    with use_backend(ec_host.emulation_backend()):
+@pytest.fixture
+def emulated(kernel_emulation):
+    with kernel_emulation("msm.cu"):
         yield
 
 
