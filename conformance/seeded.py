@@ -245,7 +245,8 @@ class SeededCache:
             vector, seconds = entry["vector"], float(entry["build_seconds"])
         except Exception as exc:  # a truncated or foreign file costs a build, never a wrong vector
             say(f"{spec.label}: the cache file {path} is set aside ({_describe_error(exc)}); building the vector again")
-            path.replace(path.with_suffix(".unreadable"))
+            with contextlib.suppress(OSError):  # (left in place, it is set aside again next time)
+                path.replace(path.with_suffix(".unreadable"))
             return None
         return vector, seconds
 
@@ -253,7 +254,7 @@ class SeededCache:
         """Write the vector under its key (whole or not at all: a partial file, then a rename); False, said why,
         when the folder cannot take it (the run goes on with the vector in memory)."""
         path = self.path(spec)
-        partial = path.with_suffix(".partial")
+        partial = path.with_suffix(f".partial-{os.getpid()}")  # two runs sharing the folder write apart
         try:
             with open(partial, "wb") as handle:  # streamed, as load reads it
                 pickle.dump({"key": self.key(spec), "build_seconds": seconds, "vector": vector}, handle,
