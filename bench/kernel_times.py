@@ -30,6 +30,7 @@ import csv
 import dataclasses
 import io
 import json
+import stat
 import statistics
 import sys
 from collections import defaultdict
@@ -187,6 +188,22 @@ def breakdown(per_label: dict, calls_ms: list[float], phase_ms: dict | None = No
     if phase_ms is not None:
         doc["phases"] = phases
     return doc
+
+
+NCU_PAGE_MAX_BYTES = 1 << 32
+"""The largest ncu CSV export read (a 2^27 proof's per-launch raw page is a few MB)."""
+
+
+def read_ncu_page(path: Path, errors: str = "replace") -> str:
+    """The text of an ncu CSV export, read only from a regular file of at most NCU_PAGE_MAX_BYTES (a FIFO would block
+    the read, a device or a huge file would not end it): ValueError otherwise; a missing or unreadable file raises
+    OSError, as reading it would. Shared by kernel_times --ncu-csv, ncu_pipes_summary.py and ncu_source_summary.py."""
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("not a regular file")
+    if info.st_size > NCU_PAGE_MAX_BYTES:
+        raise ValueError(f"{info.st_size} bytes; at most {NCU_PAGE_MAX_BYTES} are read")
+    return path.read_text(errors=errors)
 
 
 def read_raw_page(text: str, time_metric: str = NCU_TIME_METRIC) -> tuple[list[str], int, list[list[str]], dict]:
@@ -431,7 +448,7 @@ def main(argv=None) -> int:
             parser.error(f"{name}: must be at least {low}" + (f" and at most {high}" if high else "") + f", got {value}")
     if args.ncu_csv:
         try:
-            rows = parse_ncu_csv(args.ncu_csv.read_text(errors="replace"))
+            rows = parse_ncu_csv(read_ncu_page(args.ncu_csv))
         except (OSError, ValueError, IndexError, KeyError) as exc:  # unreadable, not ncu's CSV, a short or odd row
             print(f"error: --ncu-csv: {args.ncu_csv}: {exc!r}", file=sys.stderr)
             return 2

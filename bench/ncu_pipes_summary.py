@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernel_times import ns_to_ms, read_raw_page  # noqa: E402  (ncu's raw page, as kernel_times reads it)
+from kernel_times import ns_to_ms, read_ncu_page, read_raw_page  # noqa: E402  (ncu's raw page, as kernel_times reads it)
 
 TIME = "gpu__time_duration.sum"
 INSTRUCTIONS = "smsp__inst_executed.sum"
@@ -100,11 +100,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         try:
-            text = args.csv.read_text(errors="replace")
+            text = read_ncu_page(args.csv)
         except OSError as exc:
             raise SummaryError(f"{args.csv}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise SummaryError(f"{args.csv}: {exc}") from None
         launches = read_launches(text, str(args.csv))
-        for path, content in ((args.md, markdown(launches)),
+        table = markdown(launches)
+        for path, content in ((args.md, table),
                               (args.json, json.dumps(launches, indent=1) + "\n" if args.json else None)):
             if path is None:
                 continue
@@ -115,7 +118,7 @@ def main(argv=None) -> int:
     except SummaryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(markdown(launches), end="")
+    print(table, end="")
     return 0
 
 

@@ -27,6 +27,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernel_times import read_ncu_page  # noqa: E402  (the ncu page reader the ncu tools share)
+
 SAMPLES = "Warp Stall Sampling (All Samples)"
 EXECUTED = "Instructions Executed"
 REQUIRED_COLUMNS = ("Address", "Source", SAMPLES, EXECUTED)
@@ -63,9 +66,11 @@ class Section:
 def read_sections(path: Path) -> list[Section]:
     """The file's distinct sections, in order (a repeated identical section is dropped)."""
     try:
-        text = path.read_text()
+        text = read_ncu_page(path, errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
         raise SummaryError(f"{path}: cannot read ({exc.__class__.__name__})") from exc
+    except ValueError as exc:  # not a regular file, or too large (read_ncu_page)
+        raise SummaryError(f"{path}: {exc}") from None
     try:
         rows = list(csv.reader(text.splitlines()))
     except csv.Error as exc:  # e.g. a field beyond the csv module's limit

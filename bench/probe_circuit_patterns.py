@@ -28,8 +28,6 @@ Method (/work/.library/device/METHOD.md): one warm-up call, then the median of -
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import sys
 from pathlib import Path
 
@@ -46,7 +44,7 @@ from gpu.batch_add import U32_WORD_BITS, BatchAdder  # noqa: E402
 from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, backend, download_points  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from probe_fixed_base import folded_msm, parse_run_arguments, progression_bases  # noqa: E402
+from probe_fixed_base import folded_msm, parse_run_arguments, progression_bases, write_outputs  # noqa: E402
 
 CHECK_LOG2_POINTS = 12
 MAX_CIRCUITS = 16
@@ -136,14 +134,8 @@ def main() -> int:
         print(f"density {d}: BatchAdder {engine_ms:.2f} ms ({selected:,} selected), pattern pass {pattern_ms:.2f} ms "
               f"({patterned:,} bases with a pattern): {pattern_ms / engine_ms:.3f} of the engine", flush=True)
         del bitmaps, scalars, adder
-    text = markdown(rows, env, args.log2_points, k)
-    print(text)
-    if args.json:
-        record = {"environment": env, "command": " ".join(sys.argv), "log2_points": args.log2_points, "circuits": k,
-                  "rows": rows, "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
-        args.json.write_text(json.dumps(record, indent=1))
-    if args.md:
-        args.md.write_text(text + "\n")
+    write_outputs(args, env, markdown(rows, env, args.log2_points, k), log2_points=args.log2_points, circuits=k,
+                  rows=rows)
     return 0
 
 

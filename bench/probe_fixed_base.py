@@ -187,16 +187,21 @@ def main() -> int:
               "the regular MSM)", flush=True)
         del table, scalars
     text = markdown(rows, env, args.group, args.log2_points, regular_bits, regular_ms)
+    write_outputs(args, env, text, group=args.group, log2_points=args.log2_points,
+                  regular={"window_bits": regular_bits, "median_ms": regular_ms, "runs_ms": regular_runs}, rows=rows)
+    return 0
+
+
+def write_outputs(args, env: dict, text: str, **fields) -> None:
+    """A probe run's results: ``text`` (its markdown table) printed and written to --md; --json gets the record
+    {environment, command, **fields, date}."""
     print(text)
     if args.json:
-        record = {"environment": env, "command": " ".join(sys.argv), "group": args.group,
-                  "log2_points": args.log2_points, "regular": {"window_bits": regular_bits, "median_ms": regular_ms,
-                                                               "runs_ms": regular_runs},
-                  "rows": rows, "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+        record = {"environment": env, "command": " ".join(sys.argv), **fields,
+                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
         args.json.write_text(json.dumps(record, indent=1))
     if args.md:
         args.md.write_text(text + "\n")
-    return 0
 
 
 def markdown(rows: list[dict], env: dict, group_name: str, log2_points: int, regular_bits: int,

@@ -432,8 +432,8 @@ def test_seeded_cache_refuses_a_bad_name_or_folder_and_reports_a_failed_build(tm
         assert run_main(main, command) == 2
         captured = capsys.readouterr()
         assert captured.err.startswith(f"error: --seeded-cache: cannot make the folder {tmp_path / 'file'}") and not captured.out
-    # a build that fails (here: its process cannot import what it runs) fails the command, naming the vector
     assert run_main(main, ["seeded-cache", str(tmp_path / "c"), "seeded:porep-log21"]) == 2  # out of range: bad input
+    # a build that fails (here a stand-in whose build raised) fails the command, naming the vector, and writes nothing
     import conformance.seeded as seeded
 
     monkeypatch.setattr(seeded, "BackgroundBuild", _FailingBuild)

@@ -71,3 +71,23 @@ def test_missing_file_and_unwritable_output(tmp_path, capsys):
     (tmp_path / "raw.csv").write_text(page())
     assert summary.main([str(tmp_path / "raw.csv"), "--md", str(tmp_path / "no" / "o.md")]) == 2
     assert capsys.readouterr().err.startswith(f"error: {tmp_path / 'no' / 'o.md'}: ")
+
+
+def test_a_fifo_or_folder_is_refused_without_reading_it(tmp_path, capsys):
+    """A FIFO would block the read and a folder is no page: each is refused from its stat (kernel_times
+    read_ncu_page), exit 2, one error line, and the summary tools that share the reader say the same."""
+    import os
+
+    import ncu_source_summary
+    from kernel_times import main as kernel_times_main
+
+    fifo = tmp_path / "ncu.csv"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        assert summary.main([str(path), "--md", str(tmp_path / "o.md")]) == 2
+        assert capsys.readouterr().err == f"error: {path}: not a regular file\n"
+        assert ncu_source_summary.main([str(path), "--md", str(tmp_path / "o.md")]) == 2
+        assert capsys.readouterr().err == f"error: {path}: not a regular file\n"
+        assert kernel_times_main(["--ncu-csv", str(path)]) == 2
+        assert capsys.readouterr().err == f"error: --ncu-csv: {path}: ValueError('not a regular file')\n"
+    assert not (tmp_path / "o.md").exists()
