@@ -190,9 +190,23 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
     return comparison
 
 
+def load_record(path) -> dict:
+    """load_timings, and the fields compare and pool read that it leaves unchecked: environment.gpu (null, or an object
+    naming the GPU model: machine_label reads gpu["name"]) and command (pool joins the rounds' commands). A record where
+    they have another type is refused, naming the file, instead of failing with a traceback."""
+    doc = load_timings(path)
+    gpu = doc["environment"].get("gpu")
+    if gpu is not None and not (isinstance(gpu, dict) and isinstance(gpu.get("name"), str) and gpu["name"]):
+        raise InvalidInputError(f"{path}: environment.gpu", "expected null (a CPU-only run) or an object whose \"name\" "
+                                "is the GPU model as a non-empty string")
+    if not isinstance(doc.get("command"), str):
+        raise InvalidInputError(f"{path}: command", "expected a string")
+    return doc
+
+
 def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
                   allow_unjudged: bool = False) -> Comparison:
-    return compare_documents(load_timings(baseline_path), load_timings(new_path), allow_mismatch, max_slowdown_pct,
+    return compare_documents(load_record(baseline_path), load_record(new_path), allow_mismatch, max_slowdown_pct,
                              str(baseline_path), str(new_path), allow_unjudged)
 
 
@@ -204,7 +218,7 @@ def pooled_document(paths) -> dict:
     rule reads as noise, instead of landing on whichever tree ran second."""
     if len(paths) < 2:
         raise InvalidInputError("rounds", f"pooling needs two or more timing records, got {len(paths)}")
-    rounds = [load_timings(path) for path in paths]
+    rounds = [load_record(path) for path in paths]
     first = rounds[0]
     for path, other in zip(paths[1:], rounds[1:]):
         problems = mismatches(first, other)

@@ -386,3 +386,22 @@ def test_pooling_one_round_or_over_a_round_is_bad_input(tmp_path, capsys):
     assert run_main(main, ["pool", one, one, write(tmp_path, "r2.json", record(BASE))]) == 2
     assert capsys.readouterr().err.startswith("error: ")
     assert load_timings(one)["entries"]  # the round it would have overwritten is intact
+
+
+@pytest.mark.parametrize(("mutate", "field"), [
+    (lambda d: d["environment"].update(gpu=1), "environment.gpu: expected null (a CPU-only run) or an object"),
+    (lambda d: d["environment"].update(gpu="NVIDIA H200"), "environment.gpu: expected null (a CPU-only run) or an object"),
+    (lambda d: d["environment"].update(gpu={"driver": "580.159.04"}), "environment.gpu: expected null (a CPU-only run) or an object"),
+    (lambda d: d.pop("command"), "command: expected a string"),
+    (lambda d: d.update(command=7), "command: expected a string"),
+])
+def test_a_gpu_or_command_of_another_type_is_bad_input_in_compare_and_pool(tmp_path, capsys, mutate, field):
+    """compare and pool read environment.gpu["name"] (the machine model) and pool joins the rounds' commands: a record
+    whose gpu was not an object with a name, or whose command was missing or not a string, raised a traceback."""
+    good, bad = write(tmp_path, "good.json", record(BASE)), write(tmp_path, "bad.json", _broken(mutate))
+    out = tmp_path / "pooled.json"
+    for argv in (["compare", good, bad, "--max-slowdown", "5"], ["compare", bad, good], ["pool", str(out), good, bad]):
+        assert run_main(main, argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {bad}: {field}") and err.count("\n") == 1, err
+    assert not out.exists()
