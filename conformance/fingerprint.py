@@ -198,7 +198,8 @@ def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> Gat
 
 def _recorded_on(report: dict) -> str:
     gpu = report.get("backends", {}).get("gpu", {})
-    return f"recorded {report.get('created', '?')} on {gpu.get('device', {}).get('name', 'an unknown GPU')}"
+    device = gpu.get("device") or {}  # null: a GPU run that could not describe its device
+    return f"recorded {report.get('created', '?')} on {device.get('name', 'an unknown GPU')}"
 
 
 def _gate_report_problem(report: dict) -> str | None:
@@ -240,7 +241,7 @@ def _gate_scope_problem(report: dict) -> str | None:
     if not isinstance(vectors, list) or not all(isinstance(v, dict) for v in vectors):
         return "its 'vectors' is not a list of objects"
     label = f" [{PROVER}]"
-    ran = {(str(v.get("id", "")).removesuffix(label), v.get("mode")) for v in vectors}
+    ran = {(str(v.get("id", "")).removesuffix(label), str(v.get("mode"))) for v in vectors}  # str: a list is no set key
     needed = [(path.stem, mode) for path in bundled_paths() for mode in GATE_MODES]
     needed += [(vector.label, mode) for vector in GATE_VECTORS for mode in GATE_MODES]
     needed += [(GENERATED_PREFIX + name, PROVER) for name in GENERATED_CASES]
@@ -266,7 +267,7 @@ def _seeded_records_problem(records) -> str | None:
 
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         return "it has no seeded_vectors records (a --record-gate run makes them)"
-    by_id = {r.get("id"): r for r in records}
+    by_id = {str(r.get("id")): r for r in records}
     for vector in GATE_VECTORS:
         record = by_id.get(vector.label)
         if record is None:
@@ -289,7 +290,7 @@ def _gpu_phases_not_passed(vectors: list[dict]) -> str | None:
 
     for v in vectors:
         name = str(v.get("id", ""))
-        statuses = {p.get("phase"): _gpu_status(p) for p in v.get("phases") or [] if isinstance(p, dict)} \
+        statuses = {str(p.get("phase")): _gpu_status(p) for p in v.get("phases") or [] if isinstance(p, dict)} \
             if isinstance(v.get("phases"), list) else {}
         for phase in PHASES:
             allowed = (PASS, SKIPPED) if name.startswith(GENERATED_PREFIX) and phase in NOT_JUDGED else (PASS,)

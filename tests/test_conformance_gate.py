@@ -287,3 +287,32 @@ def test_record_gate_writes_only_a_passing_run(tmp_path, monkeypatch):
     messages = []
     cli._record_gate({"result": "fail"}, fingerprint(), messages.append)
     assert not (tmp_path / GATE_REPORT).exists() and "did not pass" in messages[-1]
+
+
+@pytest.mark.parametrize("edit", ["mode", "phase", "seeded id", "device"])
+def test_a_report_with_a_list_for_a_name_or_a_null_device_is_judged_not_a_crash(tree, capsys, monkeypatch, edit):
+    """A list where the gate reads a vector's mode, a phase or a seeded record's id (set and dict keys: TypeError
+    'unhashable type'), or backends.gpu.device null (AttributeError) made `conformance gate` end in a traceback."""
+    import conformance.__main__ as cli
+    from reference.cli import run_main
+
+    vectors, records = _gate_scope(), _seeded_records()
+    if edit == "mode":
+        vectors[0]["mode"] = [vectors[0]["mode"]]
+    elif edit == "phase":
+        vectors[0]["phases"][0]["phase"] = [vectors[0]["phases"][0]["phase"]]
+    elif edit == "seeded id":
+        records[0]["id"] = [records[0]["id"]]
+    _write_report(tree, fingerprint(tree), vectors=vectors, seeded=records)
+    if edit == "device":
+        path = tree / GATE_REPORT
+        document = json.loads(path.read_text())
+        document["backends"]["gpu"]["device"] = None
+        path.write_text(json.dumps(document))
+    verdict = gate_verdict(tree)
+    assert verdict.state == (UP_TO_DATE if edit == "device" else INVALID), verdict.message
+    assert "an unknown GPU" in verdict.message if edit == "device" else "is not a passing GPU conformance report" in verdict.message
+    monkeypatch.setattr(cli, "REPO_ROOT", tree)
+    assert run_main(cli.main, ["gate"]) == (0 if edit == "device" else 1)
+    out = capsys.readouterr()
+    assert out.out.startswith(verdict.state + ": ") and out.err == ""
