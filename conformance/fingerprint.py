@@ -107,8 +107,12 @@ def sources_digest(files, root: Path = REPO_ROOT) -> dict:
     "<path> <file sha256>\\n" in sorted path order, so a renamed, added or removed file changes it as much as an
     edited one."""
     digests = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
-    combined = hashlib.sha256("".join(f"{path} {digest}\n" for path, digest in sorted(digests.items())).encode())
-    return {"sha256": combined.hexdigest(), "files": digests}
+    return {"sha256": combined_digest(digests), "files": digests}
+
+
+def combined_digest(digests: dict) -> str:
+    """sha256 of the lines "<path> <file sha256>\\n" of {path: file sha256}, in sorted path order."""
+    return hashlib.sha256("".join(f"{path} {digest}\n" for path, digest in sorted(digests.items())).encode()).hexdigest()
 
 
 def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
@@ -217,6 +221,8 @@ def _gate_report_problem(report: dict) -> str | None:
         return "the GPU backend did not run in it"
     if not isinstance(report.get("gpu_fingerprint"), dict) or "files" not in report["gpu_fingerprint"]:
         return "it records no gpu_fingerprint"
+    if report["gpu_fingerprint"].get("sha256") != combined_digest(report["gpu_fingerprint"]["files"]):
+        return "its gpu_fingerprint's sha256 is not the digest of its files (edited or corrupted)"
     return _gate_scope_problem(report)
 
 

@@ -316,3 +316,19 @@ def test_a_report_with_a_list_for_a_name_or_a_null_device_is_judged_not_a_crash(
     assert run_main(cli.main, ["gate"]) == (0 if edit == "device" else 1)
     out = capsys.readouterr()
     assert out.out.startswith(verdict.state + ": ") and out.err == ""
+
+
+@pytest.mark.parametrize("edit", ["no files", "a file more", "a file's digest"])
+def test_a_fingerprint_whose_sha256_is_not_the_digest_of_its_files_is_invalid(tree, edit):
+    """The verdict compared the recorded sha256 alone: a report whose files were emptied or edited, its sha256 left
+    as the current one, was 'up to date' (exit 0) though its file list vouches for other sources."""
+    fp = fingerprint(tree)
+    if edit == "no files":
+        fp["files"] = {}
+    elif edit == "a file more":
+        fp["files"]["gpu/other.py"] = "00" * 32
+    else:
+        fp["files"]["gpu/msm.py"] = "00" * 32
+    _write_report(tree, fp)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "its gpu_fingerprint's sha256 is not the digest of its files" in verdict.message
