@@ -17,7 +17,6 @@ from vectors.snarkjs import (
     is_snarkjs_verifying_key,
     proof_from_json,
     public_from_json,
-    read_file,
     verifying_key_from_json,
 )
 
@@ -25,6 +24,7 @@ from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_pro
 from .errors import InvalidInputError, SizeMismatchError
 from .proof_files import add_prove_arguments, check_prove_arguments, write_proofs
 from .prover import prove
+from .safe_files import MAX_JSON_BYTES, parse_json, read_regular_file
 from .verifier import verify
 
 JSON_OPENERS = (ord("{"), ord("["))
@@ -69,11 +69,13 @@ def _prove(args) -> int:
 
 
 def _load_any_proofs(path) -> list:
-    """Proofs from ``prove``'s JSON, snarkjs proof.json (an object or a list), or bellman's concatenated 192-byte proofs."""
+    """Proofs from ``prove``'s JSON, snarkjs proof.json (an object or a list), or bellman's concatenated 192-byte proofs.
+    Read once, at most MAX_JSON_BYTES (as any JSON file; 2^24 bellman proofs take 3 GiB): a larger file is refused by
+    its size instead of read into memory."""
     name = Path(path).name
-    data = read_file(path, "proof file")
+    data = read_regular_file(path, "proof file", MAX_JSON_BYTES)
     if data.lstrip()[:1] and data.lstrip()[0] in JSON_OPENERS:
-        doc = read_json(path)
+        doc = parse_json(data, str(path))
         return each_document(doc, name, proof_from_json if is_snarkjs_proof(doc) else parse_proof)
     return parse_proofs(data, name, PointDecoder(reference=True))
 

@@ -25,7 +25,7 @@ from reference.errors import InvalidInputError
 from reference.keys import check_proving_key, check_verifying_key
 from reference.safe_files import MAX_JSON_DEPTH, parse_json
 from vectors.__main__ import main as vectors_main
-from vectors.bellman import export_bellman, parse_verifying_key, verifying_key_bytes
+from vectors.bellman import PROOF_BYTES, export_bellman, parse_verifying_key, verifying_key_bytes
 from vectors.bundled import DATA_DIR, SNARKJS_INTEROP
 from vectors.format import load_vector
 from vectors.generate import vector_from_key
@@ -453,6 +453,34 @@ def test_sidecar_larger_than_claimed_is_refused(tmp_path, capsys):
     with open(tmp_path / "sidecar-log08.h.bin", "ab") as f:
         f.write(bytes(1 << 20))
     _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "at most")
+
+
+SUBPROCESS_MEMORY_BYTES = 2 << 30
+"""Address-space limit of the commands run on huge (sparse) inputs: reading one whole would exceed it."""
+
+
+def _limit_memory():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY_BYTES, SUBPROCESS_MEMORY_BYTES))
+
+
+def _run_limited(argv) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          preexec_fn=_limit_memory)
+
+
+def test_a_proof_file_over_the_json_limit_is_refused_by_its_size_not_read(tmp_path):
+    """verify read a proof file of up to 256 GiB whole (MemoryError traceback, or its size in memory): a proof file,
+    JSON or bellman's, is read up to MAX_JSON_BYTES like any JSON file, its size checked before reading."""
+    from reference.safe_files import MAX_JSON_BYTES
+
+    proof = tmp_path / "proofs.bin"
+    with open(proof, "wb") as f:
+        f.truncate(MAX_JSON_BYTES + PROOF_BYTES)  # sparse: no disk used; a whole number of 192-byte proofs
+    done = _run_limited(["reference", "verify", str(SMALL), str(proof), "--quiet"])
+    assert done.returncode == EXIT_BAD_INPUT and done.stdout == "", (done.returncode, done.stderr[-500:])
+    assert done.stderr == f"error: {proof}: the proof file has {MAX_JSON_BYTES + PROOF_BYTES} bytes; at most {MAX_JSON_BYTES} are read\n"
 
 
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):
