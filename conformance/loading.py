@@ -11,11 +11,13 @@ import contextlib
 import fcntl
 import functools
 import hashlib
+import os
 import pickle
+import stat
 from pathlib import Path
 
 from reference.errors import InvalidInputError
-from reference.safe_files import read_regular_file
+from reference.safe_files import MAX_BINARY_BYTES, MAX_JSON_BYTES
 from vectors.bundled import bundled_paths
 from vectors.format import Vector, load_vector
 
@@ -46,14 +48,34 @@ def vector_paths(arguments) -> list[Path]:
 
 def content_key(path: Path) -> str:
     """sha256 over the cache format, the JSON file and every sidecar beside it (``<stem>.*.bin``; only regular
-    files, as the reader takes no other sidecar: a FIFO there must not block the run)."""
+    files, as the reader takes no other sidecar: a FIFO there must not block the run). Each file is hashed in pieces:
+    a ``<stem>.*.bin`` file the vector does not name may be of any size, and must not be read into memory whole."""
     digest = hashlib.sha256(CACHE_FORMAT.encode())
     sidecars = [p for p in sorted(path.parent.glob(f"{path.stem}.*.bin")) if p.is_file() and not p.is_symlink()]
     for part in [path, *sidecars]:
-        data = read_regular_file(part, "vector file" if part == path else "sidecar")
         digest.update(part.name.encode() + b"\0")
-        digest.update(hashlib.sha256(data).digest())
+        digest.update(_file_sha256(part, *(("vector file", MAX_JSON_BYTES) if part == path else ("sidecar", MAX_BINARY_BYTES))))
     return digest.hexdigest()
+
+
+def _file_sha256(path: Path, what: str, max_bytes: int) -> bytes:
+    """The sha256 of a regular file of at most ``max_bytes``, read in pieces (memory bounded whatever its size), or
+    InvalidInputError naming it: a FIFO, device, folder or larger file is refused as read_regular_file refuses it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InvalidInputError(str(path), f"cannot read the {what}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidInputError(str(path), f"the {what} is not a regular file")
+        if info.st_size > max_bytes:
+            raise InvalidInputError(str(path), f"the {what} has {info.st_size} bytes; at most {max_bytes} are read")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").digest()
 
 
 _IN_PROCESS: dict[tuple[str, str], Vector] = {}

@@ -483,6 +483,19 @@ def test_a_proof_file_over_the_json_limit_is_refused_by_its_size_not_read(tmp_pa
     assert done.stderr == f"error: {proof}: the proof file has {MAX_JSON_BYTES + PROOF_BYTES} bytes; at most {MAX_JSON_BYTES} are read\n"
 
 
+def test_conformance_run_does_not_read_a_large_file_beside_the_vector_into_memory(tmp_path):
+    """conformance run hashes every <stem>.*.bin beside a vector for its cache key: one the vector does not name, of
+    3 GiB (sparse), was read whole and ended in a MemoryError traceback under a 2 GiB limit. It is hashed in pieces."""
+    vector = tmp_path / "v.json"
+    shutil.copy(SMALL, vector)
+    with open(tmp_path / "v.unrelated.bin", "wb") as f:
+        f.truncate(3 << 30)
+    done = _run_limited(["conformance", "run", str(vector), "--backends", "reference", "--phases", "evaluate",
+                         "--report", str(tmp_path / "report"), "--quiet"])
+    assert done.returncode == EXIT_OK and "Traceback" not in done.stderr, (done.returncode, done.stderr[-500:])
+    assert "result: PASS" in done.stdout
+
+
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):
     out = tmp_path / "odd name.json"
     argv = ["generate", "--log-n", "2", "--seed", "s", "--sidecar-min", "1", "--out", str(out), "--quiet"]
