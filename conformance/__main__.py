@@ -37,7 +37,7 @@ from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
-from .report import REPORT_FILES, RunInfo, markdown_text, report_document, terminal_text, write_json
+from .report import REPORT_FILES, RunInfo, drawn, json_text, markdown_text, report_document, terminal_text, write_all_or_none, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
 from .seeded import (GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, SeededCache, check_seeded, fill_cache, slow_generation,
                      split_seeded, start_builds)
@@ -326,10 +326,12 @@ def _write_report_files(document: dict, folder: Path, say, inputs=()) -> None:
     check_outputs({f"--report {name}": folder / name for name in REPORT_FILES}, {f"input {p}": p for p in inputs})
     folder.mkdir(parents=True, exist_ok=True)
     chart = folder / "chart.png"
-    note = write_chart(document, chart)
+    png, note = drawn(lambda path: write_chart(document, path), chart.name)
     document["chart"], document["chart_note"] = (None, note) if note else (chart.name, None)
-    write_json(document, folder / "report.json")
-    (folder / "report.md").write_text(markdown_text(document) + ("\n" + timings_markdown(document["timings"]) if document["timings"]["entries"] else ""))
+    files = {folder / "report.json": json_text(document).encode(),
+             folder / "report.md": (markdown_text(document) + ("\n" + timings_markdown(document["timings"]) if document["timings"]["entries"] else "")).encode(),
+             **({chart: png} if png is not None else {})}
+    write_all_or_none(files)  # all or none: a report.md that cannot be written leaves no report.json
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 

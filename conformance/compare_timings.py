@@ -363,14 +363,14 @@ COMPARISON_FILES = ("comparison.json", "comparison.md", "waterfall.png")
 
 def write_comparison_report(comparison: Comparison, folder: Path) -> list[Path]:
     """comparison.json, comparison.md and (with matplotlib) waterfall.png into ``folder``; the files written."""
-    import json
-
     from .chart import write_waterfall
+    from .report import drawn, json_text, write_all_or_none
 
     folder.mkdir(parents=True, exist_ok=True)
     chart = folder / "waterfall.png"
-    note = write_waterfall(comparison, chart)
+    png, note = drawn(lambda path: write_waterfall(comparison, path), chart.name)
     chart_name = None if note else chart.name
-    (folder / "comparison.json").write_text(json.dumps(comparison_json(comparison, chart_name, note), indent=1) + "\n")
-    (folder / "comparison.md").write_text(markdown_text(comparison, chart_name, note))
+    write_all_or_none({folder / "comparison.json": json_text(comparison_json(comparison, chart_name, note)).encode(),
+                       folder / "comparison.md": markdown_text(comparison, chart_name, note).encode(),
+                       **({chart: png} if png is not None else {})})  # all or none
     return [folder / name for name in COMPARISON_FILES if (folder / name).exists()]

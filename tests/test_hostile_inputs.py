@@ -369,6 +369,16 @@ def test_unwritable_outputs_are_named_errors(tmp_path, capsys):
     _exit_2(conformance_main, ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(out), "--quiet"], capsys, "--report")
 
 
+def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_path, capsys):
+    """run --report wrote chart.png and report.json, then failed on report.md (a folder there): exit 2 with two
+    output files written. The report's files are written together or not at all."""
+    (tmp_path / "report.md").mkdir()
+    argv = ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(tmp_path), "--quiet"]
+    err = _exit_2(conformance_main, argv, capsys, "--report")
+    assert err == f"error: --report: cannot write the report into {tmp_path}: Is a directory\n", err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
 # ----------------------------------------------------------------------------------------------
 # Silent data loss
 

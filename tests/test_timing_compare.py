@@ -405,3 +405,15 @@ def test_a_gpu_or_command_of_another_type_is_bad_input_in_compare_and_pool(tmp_p
         err = capsys.readouterr().err
         assert err.startswith(f"error: {bad}: {field}") and err.count("\n") == 1, err
     assert not out.exists()
+
+
+def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_path, capsys):
+    """compare --report wrote waterfall.png and comparison.json, then failed on comparison.md (a folder there): exit 2
+    with two output files written. The three are written together or not at all."""
+    good = write(tmp_path, "good.json", record(BASE))
+    folder = tmp_path / "cmp"
+    (folder / "comparison.md").mkdir(parents=True)
+    assert run_main(main, ["compare", good, good, "--report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --report: cannot write the comparison into {folder}: Is a directory\n", err
+    assert sorted(p.name for p in folder.iterdir()) == ["comparison.md"]
