@@ -166,6 +166,8 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append("every phase must run")
     if args.mode != "isolated":
         problems.append("the mode must be isolated")
+    if args.oracle or args.oracle_library is not None:  # the pairing oracle, e.g., passes a proof with r and s swapped
+        problems.append("every phase must be judged by the vectors' expected values (no --oracle, no --oracle-library)")
     if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
     if problems:
