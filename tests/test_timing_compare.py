@@ -386,3 +386,16 @@ def test_pooling_one_round_or_over_a_round_is_bad_input(tmp_path, capsys):
     assert run_main(main, ["pool", one, one, write(tmp_path, "r2.json", record(BASE))]) == 2
     assert capsys.readouterr().err.startswith("error: ")
     assert load_timings(one)["entries"]  # the round it would have overwritten is intact
+
+
+def test_a_round_given_twice_is_not_pooled(tmp_path, capsys):
+    """Two timed runs a side cannot be judged (MIN_TIMED_RUNS); the same round pooled with itself (or with a copy) would
+    make four, and `compare --max-slowdown` would then say PASS on runs that were never timed."""
+    two = {"evaluate": [0.010, 0.0101], "ntt_h": [0.100, 0.1001]}
+    one = write(tmp_path, "r1.json", record(two))
+    copy = write(tmp_path, "copy.json", record(two))
+    for rounds in ([one, one], [one, copy], [one, write(tmp_path, "r2.json", record({"evaluate": [0.011, 0.0111], "ntt_h": [0.101, 0.1011]})), copy]):
+        assert run_main(main, ["pool", str(tmp_path / "pooled.json"), *rounds]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {rounds[-1]}: holds the same runs as {one}"), err
+        assert not (tmp_path / "pooled.json").exists()
