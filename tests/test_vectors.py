@@ -110,6 +110,22 @@ def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
     assert capsys.readouterr().err.strip() == "error: names: no bundled vector is named edge-bogus"
 
 
+def test_regenerate_check_reproduces_the_imported_snarkjs_vector_too(tmp_path, monkeypatch, capsys):
+    """vectors/data/ holds snarkjs-interop.json beside the generated and edge-* vectors: `regenerate --check` (every
+    checked-in vector reproduces bit for bit) imports it again from interop/snarkjs/, and a copy that differs is named."""
+    import vectors.__main__ as cli
+    from reference.cli import run_main
+    from vectors.bundled import SNARKJS_INTEROP
+
+    assert run_main(vectors_main, ["regenerate", "--check", "--quiet", "snarkjs-interop"]) == 0
+    changed = tmp_path / SNARKJS_INTEROP.name
+    changed.write_bytes(SNARKJS_INTEROP.read_bytes().replace(b'"comment": "', b'"comment": "changed ', 1))
+    monkeypatch.setattr(cli, "SNARKJS_INTEROP", changed)
+    capsys.readouterr()
+    assert run_main(vectors_main, ["regenerate", "--check", "--quiet", "snarkjs-interop"]) == 1
+    assert capsys.readouterr().out.strip() == f"differ from a fresh generation: {changed}"
+
+
 def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
     """`check good bad`: exit 2 naming the bad field, and no 'ok' line for the good one (no output on error)."""
     from reference.cli import run_main

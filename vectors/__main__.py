@@ -9,7 +9,7 @@ from reference.errors import InvalidInputError
 from reference.safe_files import check_outputs
 
 from .bellman import export_bellman, import_bellman
-from .bundled import BUNDLED
+from .bundled import BUNDLED, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, write_edge_vectors
 from .fast_library import curve_primitive
@@ -47,8 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     rg = sub.add_parser(
         "regenerate",
         help="rewrite the bundled vectors under vectors/data/ (or --check them bit for bit)",
-        description="Run the generate command of every bundled vector (vectors/bundled.py) and remake the edge-* vectors "
-                    "(vectors/edge_cases.py): every file of vectors/data/.",
+        description="Run the generate command of every bundled vector (vectors/bundled.py), remake the edge-* vectors "
+                    "(vectors/edge_cases.py) and import snarkjs-interop from the fixtures of interop/snarkjs/ (the last step "
+                    "of its regenerate.sh): every file of vectors/data/.",
     )
     rg.add_argument("--check", action="store_true", help="do not write; exit 1 if any bundled file differs from a fresh generation")
     rg.add_argument("names", nargs="*", help="only these bundled vectors (default: all)")
@@ -155,7 +156,7 @@ def _regenerate(args) -> int:
     say = Progress(args.quiet)
     chosen = [b for b in BUNDLED if not args.names or b.name in args.names]
     edge_names = [n for n in args.names if n.startswith("edge-")]
-    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - {c.name for c in EDGE_CASES})
+    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - {c.name for c in EDGE_CASES} - {SNARKJS_INTEROP.stem})
     if unknown:  # a name that matches nothing would check nothing and pass; refused before any vector is written
         raise InvalidInputError("names", f"no bundled vector is named {', '.join(unknown)}")
     stale = []
@@ -169,10 +170,26 @@ def _regenerate(args) -> int:
             write_files_atomically(files)
     if not args.names or edge_names:
         stale += write_edge_vectors(check=args.check, names=edge_names or None, progress=say)
+    if not args.names or SNARKJS_INTEROP.stem in args.names:
+        stale += _import_snarkjs_interop(args.check, say)
     if stale:
         print("differ from a fresh generation: " + ", ".join(stale))
         return 1
     return EXIT_OK
+
+
+def _import_snarkjs_interop(check: bool, say) -> list[str]:
+    """SNARKJS_INTEROP imported again from interop/snarkjs/ (SNARKJS_INTEROP_IMPORT) and written, or with ``check``
+    compared: [its path] when it differs."""
+    args = _parser().parse_args([*SNARKJS_INTEROP_IMPORT, "--out", str(SNARKJS_INTEROP)])
+    say(f"{SNARKJS_INTEROP.stem}: python -m vectors {' '.join(SNARKJS_INTEROP_IMPORT)}")
+    vector = import_snarkjs(args.r1cs, [args.wtns, *args.witness], args.zkey, args.id, seed=args.seed, progress=say,
+                            curve=curve_primitive(args.reference), reference=args.reference)
+    data = document_bytes(vector_document(vector, SNARKJS_INTEROP.stem, args.sidecar_min)[0])
+    if check:
+        return [] if SNARKJS_INTEROP.exists() and SNARKJS_INTEROP.read_bytes() == data else [str(SNARKJS_INTEROP)]
+    write_files_atomically({SNARKJS_INTEROP: data})
+    return []
 
 
 def _check(args) -> int:
