@@ -158,7 +158,8 @@ def _split(text: str) -> list[str]:
 
 
 def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
-    """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
+    """--record-gate needs the full default run (all bundled vectors and phases, isolated, each GPU phase run at least
+    twice) with the GPU."""
     problems = []
     if GPU not in backend_names or args.gpus is not None or any(n.startswith(FAULT_PREFIX) for n in backend_names):
         problems.append("--backends must include gpu (the current device: no --gpus) and no planted fault")
@@ -168,6 +169,8 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append("the mode must be isolated")
     if args.oracle or args.oracle_library is not None:  # the pairing oracle, e.g., passes a proof with r and s swapped
         problems.append("every phase must be judged by the vectors' expected values (no --oracle, no --oracle-library)")
+    if args.repeat < DEFAULT_REPEAT:  # one run compares with nothing: the gate vouches that repeated GPU runs agree
+        problems.append(f"--repeat must be at least {DEFAULT_REPEAT}, so that every GPU phase's runs are compared")
     if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
     if problems:

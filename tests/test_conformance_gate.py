@@ -292,6 +292,8 @@ def test_record_gate_needs_the_full_bundled_run(capsys):
     assert "every phase must run" in capsys.readouterr().err
     assert run_main(main, ["run", "--oracle", "--record-gate", "--quiet"]) == 2
     assert "judged by the vectors' expected values" in capsys.readouterr().err
+    assert run_main(main, ["run", "--repeat", "1", "--record-gate", "--quiet"]) == 2
+    assert "--repeat must be at least 2" in capsys.readouterr().err
 
 
 def test_record_gate_writes_only_a_passing_run(tmp_path, monkeypatch):
