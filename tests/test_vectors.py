@@ -139,6 +139,43 @@ def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
     assert out == "" and "error: circuits[0].r:" in err
 
 
+def _with_flags(tmp_path, name: str, flags: list) -> str:
+    document = json.loads((DATA_DIR / f"{name}.json").read_text())
+    document["flags"] = flags
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["full", "fast"])
+def test_check_refuses_a_false_flag(tmp_path, capsys, fast):
+    """A flag is a claim: `check` on porep-log03 with blinding-zero added (its r and s are not 0) exits 2 naming the
+    flag, and prints no 'ok' for it nor for a good vector before it (before: 'ok', the flag unread)."""
+    from reference.cli import run_main
+
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", "blinding-zero"])
+    argv = ["check", *(["--fast"] if fast else []), str(DATA_DIR / "porep-log02.json"), bad, "--quiet"]
+    assert run_main(vectors_main, argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: flags[1]: 'blinding-zero' does not hold: no circuit has r = s = 0\n"
+
+
+def test_check_refuses_an_unknown_flag(tmp_path, capsys):
+    from reference.cli import run_main
+
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", "fast-path"])
+    assert run_main(vectors_main, ["check", str(DATA_DIR / "porep-log02.json"), bad, "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: flags[1]: 'fast-path' is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n"
+
+
+def test_check_says_the_flags_were_checked(capsys):
+    assert vectors_main(["check", str(DATA_DIR / "sidecar-log08.json"), "--fast", "--quiet"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("; 2 flag(s) checked")
+
+
 def test_every_domain_convention_has_a_bundled_vector():
     """The conformance gate runs the bundled vectors (vectors.bundled.bundled_paths); a convention none of them uses is
     never checked on the GPU (its kernels, e.g. ntt.cu's fr_mul_sub for snarkjs, go unlaunched)."""

@@ -59,11 +59,13 @@ def _parser() -> argparse.ArgumentParser:
         help="read and fully validate vectors",
         description="Decode and validate every field of each vector, then check every value it states against the "
         "reference: the keys against the trapdoor (if any), every expected output recomputed from the R1CS, keys, "
-        "witnesses, r and s. Exit 2 naming the first wrong field.",
+        "witnesses, r and s; then that every flag's property holds in the vector's data (vectors/flags.py). Exit 2 naming "
+        "the first wrong field.",
     )
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--fast", action="store_true", help="judge by the oracles instead of recomputing (trapdoor at both ends of "
-                   "every query, h identity, trapdoor MSMs, pairing): for large vectors; it does not pin the proof to r, s")
+                   "every query, h identity, trapdoor MSMs, pairing), flags as without it: for large vectors; it does not pin the "
+                   "proof to r, s")
     c.add_argument("--reference", action="store_true", help="decode and recompute with the pure-Python reference alone "
                    "(the default decodes points and recomputes the keys and MSM sums with the fast library where installed)")
     c.add_argument("--quiet", action="store_true")
