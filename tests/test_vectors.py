@@ -171,6 +171,16 @@ def test_check_refuses_an_unknown_flag(tmp_path, capsys):
     assert err == "error: flags[1]: 'fast-path' is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n"
 
 
+def test_generate_refuses_a_flag_that_check_could_not_judge(tmp_path, capsys):
+    from reference.cli import run_main
+
+    out = tmp_path / "v.json"
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--flag", "fast-path", "--out", str(out), "--quiet"]
+    assert run_main(vectors_main, argv) == 2
+    assert capsys.readouterr().err == "error: --flag: 'fast-path' is not a flag of vectors/FORMAT.md (section Flags)\n"
+    assert not out.exists()
+
+
 def test_check_says_the_flags_were_checked(capsys):
     assert vectors_main(["check", str(DATA_DIR / "sidecar-log08.json"), "--fast", "--quiet"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("; 2 flag(s) checked")

@@ -13,6 +13,7 @@ from .bundled import BUNDLED, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, write_edge_vectors
 from .fast_library import curve_primitive
+from .flags import checker
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
 from .generate import SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
@@ -39,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain)")
     g.add_argument("--id", help="vector id (default derived from the parameters)")
     g.add_argument("--comment", help="one-line comment stored in the vector")
-    g.add_argument("--flag", action="append", default=[], help="edge-case tag to add to the vector's flags (repeatable)")
+    g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
     g.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
     g.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -123,6 +124,9 @@ def _interop_parsers(sub) -> None:
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
+    for flag in args.flag:  # a tag `check` could not judge would make the vector one that `check` refuses
+        if checker(flag) is None:
+            raise InvalidInputError("--flag", f"{flag!r} is not a flag of vectors/FORMAT.md (section Flags)")
     vector = _build(args, say)
     say(f"encoding and writing {args.out}")
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
