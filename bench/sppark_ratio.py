@@ -109,6 +109,8 @@ def _condition(cond: tuple, key: tuple, ours: dict, sppark: dict) -> tuple[str, 
         return text, None, "sppark not measured"
     if theirs.get("check") == "FAIL":
         return text, None, "sppark's result check failed"
+    if theirs.get("check") != "ok":  # a time line without its check line (e.g. the run cut off between the two)
+        return text, None, "sppark's result not checked"
     speedup = theirs["median_ms"] / mine
     return text, speedup > 1 if kind == "faster" else speedup >= cond[1], ""
 

@@ -13,7 +13,7 @@ Exit status: 0 every check passed (phases a backend does not implement, and a mi
 --require-gpu, do not fail); 1 a mismatch or an error in some phase (or a stale or invalid gate, or --record-gate refused
 because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, a witness that does not satisfy its circuit, unknown phase or backend,
-a run that would check nothing); 3 --require-gpu without a usable GPU.
+a run that would check nothing, or that checked nothing of one of its vectors); 3 --require-gpu without a usable GPU.
 compare: 0, 1 a phase slower than --max-slowdown beyond noise or an entry it could not judge (INCOMPLETE, unless
 --allow-unjudged), 2 bad input or runs that are not comparable.
 """
@@ -158,7 +158,8 @@ def _split(text: str) -> list[str]:
 
 
 def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
-    """--record-gate needs the full default run (all bundled vectors and phases, isolated) with the GPU."""
+    """--record-gate needs the full default run (all bundled vectors and phases, isolated, each GPU phase run at least
+    twice) with the GPU."""
     problems = []
     if GPU not in backend_names or args.gpus is not None or any(n.startswith(FAULT_PREFIX) for n in backend_names):
         problems.append("--backends must include gpu (the current device: no --gpus) and no planted fault")
@@ -166,6 +167,10 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append("every phase must run")
     if args.mode != "isolated":
         problems.append("the mode must be isolated")
+    if args.oracle or args.oracle_library is not None:  # the pairing oracle, e.g., passes a proof with r and s swapped
+        problems.append("every phase must be judged by the vectors' expected values (no --oracle, no --oracle-library)")
+    if args.repeat < DEFAULT_REPEAT:  # one run compares with nothing: the gate vouches that repeated GPU runs agree
+        problems.append(f"--repeat must be at least {DEFAULT_REPEAT}, so that every GPU phase's runs are compared")
     if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
     if problems:
@@ -302,8 +307,12 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
                 seeded_records.append(record)
                 info.load_seconds[spec.label] = record["generation_seconds"]
 
-    if not any(r.status in CHECKED_STATUSES for v in results for p in v.phases for r in p.backends.values()):
+    unchecked = [v for v in results if not any(r.status in CHECKED_STATUSES for p in v.phases for r in p.backends.values())]
+    if len(unchecked) == len(results):
         raise InvalidInputError("--backends", "the run checked nothing (every phase not implemented, skipped or unavailable): a run that checks nothing is an error")
+    if unchecked:  # a PASS over the others would vouch for a vector nothing looked at
+        raise InvalidInputError("vectors", "the run checked nothing of " + "; ".join(_unchecked_text(v) for v in unchecked)
+                                + ": every phase not implemented, skipped or unavailable (a vector that nothing checks is an error)")
     info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
     document["seeded_vectors"] = seeded_records
@@ -320,6 +329,12 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         except OSError as exc:
             raise InvalidInputError("--record-gate", f"cannot write {GATE_REPORT}: {exc.strerror or exc}") from None
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
+
+
+def _unchecked_text(result) -> str:
+    """'<vector> (<why its first phase was not judged>)' for a vector on which no backend judged any phase."""
+    why = next((r.message for p in result.phases for r in p.backends.values() if r.message), None)
+    return f"{result.vector_id}" + (f" ({why})" if why else "")
 
 
 def _write_report_files(document: dict, folder: Path, say, inputs=()) -> None:

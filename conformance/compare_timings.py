@@ -213,12 +213,18 @@ def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slo
 def pooled_document(paths) -> dict:
     """One timing record holding the timed runs of several rounds of one tree (bench/ab.sh AB_ORDER=abba runs A B B A
     and pools each tree's two rounds): each entry's runs in the rounds' order, their warm-ups counted together. The
-    rounds must be comparable (``mismatches``: one tool, machine model, cases, shapes and entries) and of one commit.
+    rounds must be comparable (``mismatches``: one tool, machine model, cases, shapes and entries) and of one commit,
+    and no round may be given twice (the same runs twice).
     A drift between rounds (clocks, heat, the machine's other work) then widens both sides' spread, which the noise
     rule reads as noise, instead of landing on whichever tree ran second."""
     if len(paths) < 2:
         raise InvalidInputError("rounds", f"pooling needs two or more timing records, got {len(paths)}")
     rounds = [load_record(path) for path in paths]
+    for k, round_k in enumerate(rounds[1:], start=1):  # one round twice would count its runs twice: more runs, no news
+        same = next((j for j in range(k) if rounds[j] == round_k), None)
+        if same is not None:
+            raise InvalidInputError(str(paths[k]), f"holds the same runs as {paths[same]}: a round given twice would count "
+                                    "its runs twice (and reach the runs a verdict needs without timing anything more)")
     first = rounds[0]
     for path, other in zip(paths[1:], rounds[1:]):
         problems = mismatches(first, other)

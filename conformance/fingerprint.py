@@ -14,7 +14,8 @@ tests with the reference backend, and are not followed. A GPU run that passes ca
 report (``GATE_REPORT``) with ``python -m conformance run --require-gpu --record-gate``. The gate
 (tests/test_conformance_gate.py, ``python -m conformance gate``) fails when any of these files differs
 from the recorded ones, and names the files that changed; it also fails ('invalid') on a report that is not a
-passing run with the GPU backend, or that did not check the whole gate (every bundled vector and every seeded gate
+passing run with the GPU backend, whose phases were judged by oracles instead of the vectors' expected values
+(--oracle, --oracle-library), or that did not check the whole gate (every bundled vector and every seeded gate
 vector in each of GATE_MODES, every generated case, each with every GPU phase passed, the seeded vectors' generation
 records, the coverage records: ``_gate_scope_problem``). With no committed report it
 says so (test skipped, ``gate`` exit 0).
@@ -208,7 +209,8 @@ def _recorded_on(report: dict) -> str:
 
 def _gate_report_problem(report: dict) -> str | None:
     """Why a report cannot serve as the gate (None if it can): it must be a passing run in which the
-    GPU backend ran, with a fingerprint; every object the verdict reads has the type it needs."""
+    GPU backend ran, judged by the vectors' expected values, with a fingerprint; every object the verdict reads has
+    the type it needs."""
     shape = _gate_report_shape_problem(report)
     if shape:
         return shape
@@ -223,6 +225,10 @@ def _gate_report_problem(report: dict) -> str | None:
         return "it records no gpu_fingerprint"
     if report["gpu_fingerprint"].get("sha256") != combined_digest(report["gpu_fingerprint"]["files"]):
         return "its gpu_fingerprint's sha256 is not the digest of its files (edited or corrupted)"
+    if report.get("oracle_requested") is not False or report.get("oracle_library") is not None:
+        return ("its phases were not judged by the vectors' expected values (oracle_requested "
+                f"{report.get('oracle_requested')!r}, oracle_library {report.get('oracle_library')!r}: a --record-gate run "
+                "uses no --oracle or --oracle-library)")
     return _gate_scope_problem(report)
 
 

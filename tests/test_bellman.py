@@ -70,6 +70,7 @@ def test_export_then_import_gives_identical_keys_and_proofs(name, tmp_path):
     original, again = json.loads(source.read_text()), json.loads(imported.read_text())
     _same_except_metadata(original, again)  # keys, R1CS, witnesses, every phase's expected output, the proofs
     assert again["flags"] == ["bellman-import"] and "trapdoor" not in again
+    assert vectors_main(["check", "--fast", str(imported), "--quiet"]) == EXIT_OK  # the bellman-import flag holds
     proofs = parse_proofs((out / PROOFS_FILE).read_bytes())
     assert [proof_bytes(p).hex() for p in proofs] == [proof_hex(c["expected"]["proof"]) for c in original["circuits"]]
     assert json.loads((out / PUBLIC_INPUTS_FILE).read_text()) == [c["public_inputs"] for c in original["circuits"]]

@@ -117,6 +117,17 @@ def test_a_goal_against_sppark_is_not_judged_when_its_check_failed_or_it_did_not
     assert rows[("fr_ntt_fwd", 27)]["verdict"] == "not judged (sppark not measured)"
 
 
+def test_a_goal_against_sppark_is_not_judged_when_its_result_was_never_checked():
+    """A time line without its check line (the anchor's run cut off by its timeout between the two): the speed-up
+    of an unverified result is no goal met."""
+    ours = {("g1_msm", 24): 70.0, ("fr_ntt_fwd", 27): 30.0}
+    sppark = ratio.parse_sppark(SPPARK_LOG.replace("sppark g1_msm log=24 inputs=device check=ok\n", ""))
+    assert sppark[("g1_msm", 24)]["check"] is None
+    rows = by_key(ratio.ratio_rows(ours, sppark))
+    assert rows[("g1_msm", 24)]["verdict"] == "not judged (sppark's result not checked)"
+    assert rows[("fr_ntt_fwd", 27)]["verdict"] == "met"
+
+
 def test_main_writes_markdown_and_json(tmp_path):
     files = {"sppark.log": SPPARK_LOG, "msm.json": json.dumps(msm_doc(70.0, 160.0)),
              "ntt.json": json.dumps(ntt_doc(36.0, 240.0)), "env.json": json.dumps(ENV)}

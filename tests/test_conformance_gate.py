@@ -66,13 +66,15 @@ def _seeded_records() -> list[dict]:
              "generation_seconds": 1.0, "error": None} for v in GATE_VECTORS]
 
 
-def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, coverage=True, seeded=None):
+def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, coverage=True, seeded=None, oracle=(False, None)):
     path = root / GATE_REPORT
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "schema": "groth16-conformance-report",
         "created": "2026-01-01T00:00:00+00:00",
         "result": result,
+        "oracle_requested": oracle[0],
+        "oracle_library": oracle[1],
         "backends": {"gpu": {"available": gpu_available, "device": {"name": "NVIDIA H200"}}},
         "gpu_fingerprint": fp,
         "vectors": _gate_scope() if vectors is None else vectors,
@@ -190,6 +192,16 @@ def test_a_report_that_is_not_a_passing_gpu_run_is_invalid(tree, result, gpu_ava
     assert verdict.state == INVALID and problem in verdict.message
 
 
+@pytest.mark.parametrize("oracle", [(True, None), (False, "arkworks"), (None, None)])
+def test_a_passing_report_not_judged_by_the_expected_values_is_invalid(tree, oracle):
+    """--oracle judges the proofs by the pairing check alone (r and s swapped pass it), --oracle-library the MSMs by
+    another library: such a run vouches for less than the vectors' expected values, and a report that does not say
+    how it judged (null) vouches for nothing."""
+    _write_report(tree, fingerprint(tree), oracle=oracle)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "not judged by the vectors' expected values" in verdict.message, verdict.message
+
+
 @pytest.mark.parametrize(("drop", "problem"), [
     ("porep-log05 [prover]", "did not check porep-log05 (prover)"),
     ("porep-log05", "did not check porep-log05 (isolated)"),
@@ -278,6 +290,10 @@ def test_record_gate_needs_the_full_bundled_run(capsys):
     assert "--record-gate: " in capsys.readouterr().err
     assert run_main(main, ["run", "--phases", "ntt_h", "--record-gate", "--quiet"]) == 2
     assert "every phase must run" in capsys.readouterr().err
+    assert run_main(main, ["run", "--oracle", "--record-gate", "--quiet"]) == 2
+    assert "judged by the vectors' expected values" in capsys.readouterr().err
+    assert run_main(main, ["run", "--repeat", "1", "--record-gate", "--quiet"]) == 2
+    assert "--repeat must be at least 2" in capsys.readouterr().err
 
 
 def test_record_gate_writes_only_a_passing_run(tmp_path, monkeypatch):

@@ -271,6 +271,24 @@ def test_conformance_run_that_checks_nothing_is_an_error(monkeypatch, tmp_path, 
     assert not (tmp_path / "report.json").exists()
 
 
+@pytest.mark.parametrize("unchecked", ["no-expected", "generated:porep-log11"])
+def test_conformance_run_that_checks_nothing_of_one_vector_is_an_error(unchecked, tmp_path, capsys):
+    """Beside a vector that passes, one that no backend judged in any phase (the reference alone, on a vector without
+    expected values, skips every phase; a generated case runs on a GPU only) must not hide under the other's PASS."""
+    argument = unchecked
+    if unchecked == "no-expected":
+        doc = _doc()
+        doc.pop("prep")
+        for circuit in doc["circuits"]:
+            circuit.pop("expected")
+        doc["id"] = unchecked
+        argument = str(_write(tmp_path, doc))
+    argv = ["run", str(SMALL), argument, "--backends", "reference", "--report", str(tmp_path / "r"), "--quiet"]
+    err = _exit_2(conformance_main, argv, capsys, "vectors: the run checked nothing of " + unchecked)
+    assert "porep-log03" not in err
+    assert not (tmp_path / "r" / "report.json").exists()
+
+
 @pytest.mark.parametrize(
     "report",
     [[], "text", {"backends": []}, {"backends": {"gpu": "yes"}}, {"schema": "groth16-conformance-report", "result": "pass",

@@ -47,8 +47,6 @@ from vectors.snarkjs import (
 
 INTEROP = Path(__file__).resolve().parents[1] / "interop" / "snarkjs"
 SNARKJS_VERSION = json.loads((INTEROP / "package.json").read_text())["dependencies"]["snarkjs"]
-FIXTURE_SEED = "interop-snarkjs"
-"""The --seed regenerate.sh gives import-snarkjs for vectors.bundled.SNARKJS_INTEROP."""
 P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
 
 
@@ -249,14 +247,6 @@ def test_test_only_setup_in_the_snarkjs_convention_proves_and_round_trips(tmp_pa
 
 # ----------------------------------------------------------------------------------------------
 # Import, prove, verify
-
-
-def test_import_reproduces_the_checked_in_vector(tmp_path, capsys):
-    out = tmp_path / "vector.json"
-    args = ["import-snarkjs", *(str(fixture(f)) for f in ("circuit.r1cs", "witness.wtns", "circuit.zkey"))]
-    args += ["--witness", str(fixture("witness2.wtns")), "--seed", FIXTURE_SEED, "--id", "snarkjs-interop", "--reference", "--out", str(out), "--quiet"]
-    assert vectors_main(args) == EXIT_OK
-    assert out.read_bytes() == SNARKJS_INTEROP.read_bytes(), "regenerate with interop/snarkjs/regenerate.sh"
 
 
 def test_reference_proofs_verify_with_snarkjs_verification_key(vector):

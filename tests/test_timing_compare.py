@@ -417,3 +417,16 @@ def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_pa
     err = capsys.readouterr().err
     assert err == f"error: --report: cannot write the comparison into {folder}: Is a directory\n", err
     assert sorted(p.name for p in folder.iterdir()) == ["comparison.md"]
+
+
+def test_a_round_given_twice_is_not_pooled(tmp_path, capsys):
+    """Two timed runs a side cannot be judged (MIN_TIMED_RUNS); the same round pooled with itself (or with a copy) would
+    make four, and `compare --max-slowdown` would then say PASS on runs that were never timed."""
+    two = {"evaluate": [0.010, 0.0101], "ntt_h": [0.100, 0.1001]}
+    one = write(tmp_path, "r1.json", record(two))
+    copy = write(tmp_path, "copy.json", record(two))
+    for rounds in ([one, one], [one, copy], [one, write(tmp_path, "r2.json", record({"evaluate": [0.011, 0.0111], "ntt_h": [0.101, 0.1011]})), copy]):
+        assert run_main(main, ["pool", str(tmp_path / "pooled.json"), *rounds]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {rounds[-1]}: holds the same runs as {one}"), err
+        assert not (tmp_path / "pooled.json").exists()

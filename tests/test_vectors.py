@@ -110,6 +110,22 @@ def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
     assert capsys.readouterr().err.strip() == "error: names: no bundled vector is named edge-bogus"
 
 
+def test_regenerate_check_reproduces_the_imported_snarkjs_vector_too(tmp_path, monkeypatch, capsys):
+    """vectors/data/ holds snarkjs-interop.json beside the generated and edge-* vectors: `regenerate --check` (every
+    checked-in vector reproduces bit for bit) imports it again from interop/snarkjs/, and a copy that differs is named."""
+    import vectors.__main__ as cli
+    from reference.cli import run_main
+    from vectors.bundled import SNARKJS_INTEROP
+
+    assert run_main(vectors_main, ["regenerate", "--check", "--quiet", "snarkjs-interop"]) == 0
+    changed = tmp_path / SNARKJS_INTEROP.name
+    changed.write_bytes(SNARKJS_INTEROP.read_bytes().replace(b'"comment": "', b'"comment": "changed ', 1))
+    monkeypatch.setattr(cli, "SNARKJS_INTEROP", changed)
+    capsys.readouterr()
+    assert run_main(vectors_main, ["regenerate", "--check", "--quiet", "snarkjs-interop"]) == 1
+    assert capsys.readouterr().out.strip() == f"differ from a fresh generation: {changed}"
+
+
 def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
     """`check good bad`: exit 2 naming the bad field, and no 'ok' line for the good one (no output on error)."""
     from reference.cli import run_main
@@ -121,6 +137,53 @@ def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
     assert run_main(vectors_main, ["check", str(DATA_DIR / "porep-log03.json"), str(bad), "--quiet"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "error: circuits[0].r:" in err
+
+
+def _with_flags(tmp_path, name: str, flags: list) -> str:
+    document = json.loads((DATA_DIR / f"{name}.json").read_text())
+    document["flags"] = flags
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["full", "fast"])
+def test_check_refuses_a_false_flag(tmp_path, capsys, fast):
+    """A flag is a claim: `check` on porep-log03 with blinding-zero added (its r and s are not 0) exits 2 naming the
+    flag, and prints no 'ok' for it nor for a good vector before it (before: 'ok', the flag unread)."""
+    from reference.cli import run_main
+
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", "blinding-zero"])
+    argv = ["check", *(["--fast"] if fast else []), str(DATA_DIR / "porep-log02.json"), bad, "--quiet"]
+    assert run_main(vectors_main, argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: flags[1]: 'blinding-zero' does not hold: no circuit has r = s = 0\n"
+
+
+def test_check_refuses_an_unknown_flag(tmp_path, capsys):
+    from reference.cli import run_main
+
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", "fast-path"])
+    assert run_main(vectors_main, ["check", str(DATA_DIR / "porep-log02.json"), bad, "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: flags[1]: 'fast-path' is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n"
+
+
+def test_generate_refuses_a_flag_that_check_could_not_judge(tmp_path, capsys):
+    from reference.cli import run_main
+
+    out = tmp_path / "v.json"
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--flag", "fast-path", "--out", str(out), "--quiet"]
+    assert run_main(vectors_main, argv) == 2
+    assert capsys.readouterr().err == "error: --flag: 'fast-path' is not a flag of vectors/FORMAT.md (section Flags)\n"
+    assert not out.exists()
+
+
+def test_check_says_the_flags_were_checked(capsys):
+    assert vectors_main(["check", str(DATA_DIR / "sidecar-log08.json"), "--fast", "--quiet"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("; 2 flag(s) checked")
 
 
 def test_every_domain_convention_has_a_bundled_vector():

@@ -9,10 +9,11 @@ from reference.errors import InvalidInputError
 from reference.safe_files import check_outputs
 
 from .bellman import export_bellman, import_bellman
-from .bundled import BUNDLED
+from .bundled import BUNDLED, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, write_edge_vectors
 from .fast_library import curve_primitive
+from .flags import checker
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
 from .generate import SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
@@ -39,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain)")
     g.add_argument("--id", help="vector id (default derived from the parameters)")
     g.add_argument("--comment", help="one-line comment stored in the vector")
-    g.add_argument("--flag", action="append", default=[], help="edge-case tag to add to the vector's flags (repeatable)")
+    g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
     g.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
     g.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -47,8 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     rg = sub.add_parser(
         "regenerate",
         help="rewrite the bundled vectors under vectors/data/ (or --check them bit for bit)",
-        description="Run the generate command of every bundled vector (vectors/bundled.py) and remake the edge-* vectors "
-                    "(vectors/edge_cases.py): every file of vectors/data/.",
+        description="Run the generate command of every bundled vector (vectors/bundled.py), remake the edge-* vectors "
+                    "(vectors/edge_cases.py) and import snarkjs-interop from the fixtures of interop/snarkjs/ (the last step "
+                    "of its regenerate.sh): every file of vectors/data/.",
     )
     rg.add_argument("--check", action="store_true", help="do not write; exit 1 if any bundled file differs from a fresh generation")
     rg.add_argument("names", nargs="*", help="only these bundled vectors (default: all)")
@@ -58,11 +60,13 @@ def _parser() -> argparse.ArgumentParser:
         help="read and fully validate vectors",
         description="Decode and validate every field of each vector, then check every value it states against the "
         "reference: the keys against the trapdoor (if any), every expected output recomputed from the R1CS, keys, "
-        "witnesses, r and s. Exit 2 naming the first wrong field.",
+        "witnesses, r and s; then that every flag's property holds in the vector's data (vectors/flags.py). Exit 2 naming "
+        "the first wrong field.",
     )
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--fast", action="store_true", help="judge by the oracles instead of recomputing (trapdoor at both ends of "
-                   "every query, h identity, trapdoor MSMs, pairing): for large vectors; it does not pin the proof to r, s")
+                   "every query, h identity, trapdoor MSMs, pairing), flags as without it: for large vectors; it does not pin the "
+                   "proof to r, s")
     c.add_argument("--reference", action="store_true", help="decode and recompute with the pure-Python reference alone "
                    "(the default decodes points and recomputes the keys and MSM sums with the fast library where installed)")
     c.add_argument("--quiet", action="store_true")
@@ -120,6 +124,9 @@ def _interop_parsers(sub) -> None:
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
+    for flag in args.flag:  # a tag `check` could not judge would make the vector one that `check` refuses
+        if checker(flag) is None:
+            raise InvalidInputError("--flag", f"{flag!r} is not a flag of vectors/FORMAT.md (section Flags)")
     vector = _build(args, say)
     say(f"encoding and writing {args.out}")
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
@@ -155,7 +162,7 @@ def _regenerate(args) -> int:
     say = Progress(args.quiet)
     chosen = [b for b in BUNDLED if not args.names or b.name in args.names]
     edge_names = [n for n in args.names if n.startswith("edge-")]
-    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - {c.name for c in EDGE_CASES})
+    unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - {c.name for c in EDGE_CASES} - {SNARKJS_INTEROP.stem})
     if unknown:  # a name that matches nothing would check nothing and pass; refused before any vector is written
         raise InvalidInputError("names", f"no bundled vector is named {', '.join(unknown)}")
     stale = []
@@ -169,10 +176,26 @@ def _regenerate(args) -> int:
             write_files_atomically(files)
     if not args.names or edge_names:
         stale += write_edge_vectors(check=args.check, names=edge_names or None, progress=say)
+    if not args.names or SNARKJS_INTEROP.stem in args.names:
+        stale += _import_snarkjs_interop(args.check, say)
     if stale:
         print("differ from a fresh generation: " + ", ".join(stale))
         return 1
     return EXIT_OK
+
+
+def _import_snarkjs_interop(check: bool, say) -> list[str]:
+    """SNARKJS_INTEROP imported again from interop/snarkjs/ (SNARKJS_INTEROP_IMPORT) and written, or with ``check``
+    compared: [its path] when it differs."""
+    args = _parser().parse_args([*SNARKJS_INTEROP_IMPORT, "--out", str(SNARKJS_INTEROP)])
+    say(f"{SNARKJS_INTEROP.stem}: python -m vectors {' '.join(SNARKJS_INTEROP_IMPORT)}")
+    vector = import_snarkjs(args.r1cs, [args.wtns, *args.witness], args.zkey, args.id, seed=args.seed, progress=say,
+                            curve=curve_primitive(args.reference), reference=args.reference)
+    data = document_bytes(vector_document(vector, SNARKJS_INTEROP.stem, args.sidecar_min)[0])
+    if check:
+        return [] if SNARKJS_INTEROP.exists() and SNARKJS_INTEROP.read_bytes() == data else [str(SNARKJS_INTEROP)]
+    write_files_atomically({SNARKJS_INTEROP: data})
+    return []
 
 
 def _check(args) -> int:

@@ -49,8 +49,18 @@ BUNDLED = (
 
 SNARKJS_INTEROP = DATA_DIR / "snarkjs-interop.json"
 """The one imported vector: circom and snarkjs's own files (interop/snarkjs/) through `python -m vectors import-snarkjs`,
-made by interop/snarkjs/regenerate.sh and checked bit for bit by tests/test_snarkjs.py. It is the only vector in the
-snarkjs convention, so the conformance gate runs that convention's phases (evaluate's c = a b, ntt_h's coset values)."""
+made by SNARKJS_INTEROP_IMPORT (run by interop/snarkjs/regenerate.sh and `python -m vectors regenerate`) and checked bit
+for bit by `python -m vectors regenerate --check` (tests/test_vectors.py). It is the only vector in the snarkjs
+convention, so the conformance gate runs that convention's phases (evaluate's c = a b, ntt_h's coset values)."""
+
+
+INTEROP_DIR = DATA_DIR.parents[1] / "interop" / "snarkjs"
+SNARKJS_INTEROP_IMPORT = (
+    "import-snarkjs", str(INTEROP_DIR / "circuit.r1cs"), str(INTEROP_DIR / "witness.wtns"), str(INTEROP_DIR / "circuit.zkey"),
+    "--witness", str(INTEROP_DIR / "witness2.wtns"), "--seed", "interop-snarkjs", "--id", SNARKJS_INTEROP.stem, "--reference",
+)
+"""The `python -m vectors` command (without --out) that makes SNARKJS_INTEROP from the fixtures in interop/snarkjs/:
+what `python -m vectors regenerate` runs for it, also as interop/snarkjs/regenerate.sh's last step."""
 
 
 def bundled_paths() -> list[Path]:

@@ -4,7 +4,8 @@ A vector's inputs are its R1CS, keys, witnesses and blinding scalars r, s; every
 
 * ``trapdoor`` (optional): the keys are those ``reference.setup`` makes from these secrets;
 * ``circuits[i].expected`` and the top-level ``prep`` (optional, present for all circuits or for none): every
-  phase's output, as ``reference.prover.prove`` computes it.
+  phase's output, as ``reference.prover.prove`` computes it;
+* ``flags``: each flag's property of the vector's data (vectors/flags.py, after the values: in full and ``--fast``).
 
 The full check recomputes each claim with the reference (its group arithmetic by ``curve``: the fast library where
 installed, the pure-Python definition with ``--reference``; reference/msm.py ``ReferenceCurve``) and compares the canonical encodings (the vector
@@ -26,12 +27,13 @@ from reference.field import R, inv
 from reference.msm import REFERENCE_CURVE
 from reference.setup import qap_at, setup
 
+from .flags import check_flags
 from .format import CircuitCase, Vector, check_witnesses_satisfied, vector_document
 
 
 def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: None, curve=REFERENCE_CURVE) -> str:
-    """Raise InvalidInputError naming the first field whose value the reference does not reproduce; return a
-    one-line summary of what was checked. ``curve`` does the group arithmetic of the recomputation."""
+    """Raise InvalidInputError naming the first field whose value the reference does not reproduce, or the first flag
+    whose property does not hold (vectors/flags.py); return a one-line summary of what was checked. ``curve`` does the group arithmetic of the recomputation."""
     check_witnesses_satisfied(vector)
     has_expected = _check_sections(vector)
     checked = ["witnesses satisfy the R1CS"]
@@ -43,6 +45,9 @@ def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: 
         say(f"{vector.id}: expected outputs")
         _check_expected_oracles(vector) if fast else _check_expected(vector, curve, say)
         checked.append("expected outputs " + ("by the oracles" if fast else f"recomputed by the reference (group sums by {curve.name})"))
+    if vector.flags:
+        say(f"{vector.id}: flags")
+        checked.append(f"{check_flags(vector)} flag(s) checked")
     return "; ".join(checked)
 
 

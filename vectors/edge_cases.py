@@ -3,9 +3,8 @@
 Each case builds an R1CS and its witnesses; ``make_vector`` (vectors/generate.py) adds test-only keys
 (secrets derived from the seed ``edge/<case name>``) and every phase's expected output from the
 reference prover. The files are vectors/data/edge-*.json; ``vectors.bundled.bundled_paths()`` picks
-them up for conformance. Each vector's ``flags`` name the corners it covers (``FLAG_MEANINGS``, the
-rows of FORMAT.md's Flags table); tests/test_edge_vectors.py checks every claimed flag against the
-vector's own data.
+them up for conformance. Each vector's ``flags`` name the corners it covers (FORMAT.md, "Flags");
+`python -m vectors check` checks every claimed flag against the vector's own data (vectors/flags.py).
 
     python -m vectors.edge_cases [NAME ...]           rewrite vectors/data/edge-*.json
     python -m vectors.edge_cases --check [NAME ...]   regenerate in memory; exit 1 unless bit-identical
@@ -499,44 +498,6 @@ EDGE_CASES = (
     EdgeCase("edge-split-half-2", split_half_2, ("multi-circuit", "union-one-and-nonboolean", *SPLIT_FLAGS_2),
              "tail unions at half the query: L and B unsplit at half + 1, A split at exactly half"),
 )
-
-FLAG_MEANINGS = {
-    "domain-log1": "log n = 1: the smallest domain (n = 2; H has 1 point)",
-    "rows-pow2": "rows (constraints + inputs) = n exactly: no zero padding",
-    "rows-pow2-plus1": "rows = n/2 + 1: one row past a power of two (n/2 - 1 zero rows)",
-    "msm-len-N": "some MSM has exactly N points: the H query (n - 1), or the tail of L, A or B (len(prep.<q>.tail_indices))",
-    "scalars-all-zero": "a circuit whose public inputs and aux values are all 0 (its L tail scalars are all 0)",
-    "scalars-all-one": "a circuit whose public inputs and aux values are all 1, in an unsplit query (tail scalars all 1)",
-    "scalars-all-r-minus-1": "a circuit whose public inputs and aux values are all r - 1",
-    "scalars-all-equal": "a circuit whose public inputs and aux values all equal one v not in {0, 1, r - 1}",
-    "scalars-mix-0-1-r-minus-1": "a circuit whose aux values cycle through 0, 1, r - 1",
-    "scalar-2^254": "2^254 is among a circuit's tail scalars",
-    "scalar-half-r": "(r - 1)/2 and (r + 1)/2, where a negate-if-above-r/2 recoding flips, are among the tail scalars",
-    "scalar-signed-digit-carry": "for c = 4..16, the scalar whose every c-bit window is 2^(c-1) (signed digits carry in every window) is among the tail scalars",
-    "public-input-zero": "a public input is 0",
-    "public-input-r-minus-1": "a public input is r - 1",
-    "blinding-zero": "a circuit with r = s = 0",
-    "base-identity": "an L tail position whose point is the identity (an aux variable in no row) has a non-zero scalar",
-    "base-identity-batch": "an identity L point has its bitmap bit set (batch addition of O)",
-    "bases-all-identity": "every L point is the identity, and the L tail scalars are non-zero",
-    "bases-repeated": "in L, A and B, two tail positions with the same point and the same non-boolean scalar (one bucket)",
-    "bases-repeated-batch": "in L, A and B, two bitmap positions with the same point (P + P in batch addition)",
-    "bases-negated": "in L, A and B, tail points P and -P with the same scalar",
-    "bases-negated-batch": "in L, A and B, bitmap points P and -P (P + (-P) in batch addition)",
-    "density-sparse-word-boundaries": "density.b_aux is set exactly at 0, 63, 64, 127, 128 and the last position",
-    "density-holes-word-boundaries": "density.a_aux is clear exactly at 0, 63, 64, 127, 128 and the last position",
-    "density-zero-coefficient-a": "an aux variable named in A only with coefficient 0 (and with a non-zero one in B) has its a_aux bit clear",
-    "density-zero-coefficient-b": "an aux variable named in B only with coefficient 0 (and with a non-zero one in A) has its b_aux bit clear",
-    "density-zero-coefficient-ab": "an aux variable named in A and in B only with coefficient 0 has its a_aux and b_aux bits clear",
-    "density-zero-coefficient-input": "a public input named in B only with coefficient 0 has its b_input bit clear",
-    "bitmap-word-boundaries": "circuit 0's L bitmap has bits 0, 63, 64, 127, 128 and the last set; its A bitmap bits 63, 64, 127, 128 and the last",
-    "bitmap-seam": "in A and B, circuit 0's bitmap bit is set at the first aux position, right after the last input",
-    "split-just-below-half-<q>": "query q (l, a, b): the largest tail union that still splits: split, and 2(u + 1) > points for the union's size u",
-    "split-just-above-half-<q>": "query q (l, a, b): the smallest tail union that does not split: not split, and 2(u - 1) <= points for the union's size u",
-    "union-one-and-nonboolean": "a split query's tail position where one circuit's scalar is 1 (bitmap bit, tail scalar 0) and another's is non-boolean",
-}
-"""Every edge-case flag and its meaning (the rows to add to vectors/FORMAT.md's Flags table)."""
-
 
 # ----------------------------------------------------------------------------------------------
 # Writing and checking

@@ -58,8 +58,8 @@ make_key bn128 bn128 "-bn128"     # a key for the wrong curve: the readers must 
 
 # The same circuit as a test vector (convention "snarkjs"), expected outputs from the reference prover: a bundled
 # vector (vectors/bundled.py), so the conformance gate runs the snarkjs convention on both backends.
-(cd "$REPO" && python3 -m vectors import-snarkjs interop/snarkjs/circuit.r1cs interop/snarkjs/witness.wtns \
-    interop/snarkjs/circuit.zkey --witness interop/snarkjs/witness2.wtns --seed interop-snarkjs --id snarkjs-interop --reference --out vectors/data/snarkjs-interop.json)
+# The import command is vectors/bundled.py SNARKJS_INTEROP_IMPORT, which `regenerate --check` reruns.
+(cd "$REPO" && python3 -m vectors regenerate snarkjs-interop)
 
 rm -rf "$BUILD"
 echo "regenerated: $(ls "$HERE" | grep -v node_modules | tr '\n' ' ')"
