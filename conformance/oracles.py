@@ -8,7 +8,8 @@ expected value.
 * ``h-identity`` (ntt_h): h is right iff a(x) b(x) - c(x) = h(x) Z(x) as polynomials; both sides are
   evaluated at a random x (a(x) = sum_j a_j l_j(x) with the Lagrange basis,
   ``EvaluationDomain.lagrange_at``; h(x) by Horner). By Schwartz-Zippel a wrong h passes with
-  probability at most (2n - 2)/r < 2^-220.
+  probability at most (2n - 2)/r < 2^-220. It holds for h's coefficients (the bellman convention); a
+  snarkjs vector's ntt_h outputs coset values, so the reference judges it there.
 * ``pairing`` (assemble): the proof verifies, e(A, B) = e(alpha, beta) e(X, gamma) e(C, delta)
   (``reference.verifier.verify``). It accepts any valid proof, so it cannot see, e.g., r and s
   swapped (that is another valid proof); the expected values can.
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, multiply
 
-from reference.domain import EvaluationDomain, evaluate_polynomial
+from reference.domain import Basis, EvaluationDomain, evaluate_polynomial
 from reference.errors import InvalidInputError
 from reference.evaluate import Evaluations
 from reference.field import R, inv
@@ -56,13 +57,15 @@ INDEPENDENT_ORACLE = {
 def choose_oracle(phase: str, problem: Problem, has_expected: bool, prefer_oracle: bool, library: str | None = None) -> str:
     """``library`` (--oracle-library) for the phases it judges; else 'expected' when the vector has the value
     and no oracle was asked for; else the phase's independent oracle, with the reference standing in for the
-    trapdoor when the vector has none."""
+    trapdoor when the vector has none, and for the h identity when h is not coefficients (snarkjs convention)."""
     if library is not None and phase in independent_library.PHASES:
         return library
     if has_expected and not prefer_oracle:
         return EXPECTED
     oracle = INDEPENDENT_ORACLE[phase]
     if oracle == TRAPDOOR and problem.vector.trapdoor is None:
+        return REFERENCE
+    if oracle == H_IDENTITY and problem.vector.convention.quotient_basis is not Basis.MONOMIAL:
         return REFERENCE
     return oracle
 

@@ -237,6 +237,15 @@ def test_oracles_judge_every_phase_of_a_vector_and_the_reference_never_itself(pr
     assert result.phases[PHASES.index("prep")].backends["reference"].message == SELF_JUDGED
 
 
+def test_oracles_judge_a_snarkjs_vector_s_ntt_h_by_the_reference(problem_of):
+    """`conformance run --oracle` over the bundled vectors: snarkjs-interop's ntt_h holds n coset values, not the
+    n - 1 coefficients the h identity is about, so the reference judges it (before: 'fail', 16 values for 15)."""
+    result = check_vector(problem_of(DATA_DIR / "snarkjs-interop.json"), [ReferenceBackend()], prefer_oracle=True)
+    assert result.phases[PHASES.index("ntt_h")].oracle == oracles.REFERENCE
+    statuses = {p.phase: p.backends["reference"].status for p in result.phases}
+    assert not {p: s for p, s in statuses.items() if s not in (PASS, "skipped")}, statuses
+
+
 # ---------------------------------------------------------------------------------------------
 # Exact comparison
 
