@@ -109,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
                    f"{', '.join(v.label for v in GATE_VECTORS)})")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py), or if there is no report (nothing was checked); 0 only when the report covers the current sources.")
-    g.add_argument("--report-file", help=f"the report to judge (default {GATE_REPORT}; a missing default is the 'no report' "
-                   "verdict, exit 1; a missing --report-file bad input)")
+    g.add_argument("--report-file", help=f"the report to judge, a relative path taken from the repository root, not the current folder "
+                   f"(default {GATE_REPORT}; a missing default is the 'no report' verdict, exit 1; a missing --report-file bad input)")
     f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
     f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
                    "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
