@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--shape", choices=SHAPES, default="porep", help="porep: mostly 0/1 witness, PoRep-like densities (default); random: uniformly random scalars")
     g.add_argument("--public-inputs", type=int, help="number of public inputs, ONE not counted (default: min(3, n/4))")
     g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain)")
-    g.add_argument("--id", help="vector id (default derived from the parameters)")
+    g.add_argument("--id", help="vector id (default: the output file's stem)")
     g.add_argument("--comment", help="one-line comment stored in the vector")
     g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
     g.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
