@@ -111,7 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py), or if there is no report (nothing was checked); 0 only when the report covers the current sources.")
     g.add_argument("--report-file", help=f"the report to judge, a relative path taken from the repository root, not the current folder "
                    f"(default {GATE_REPORT}; a missing default is the 'no report' verdict, exit 1; a missing --report-file bad input)")
-    f = sub.add_parser("faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults")
+    f = sub.add_parser(
+        "faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults",
+        description="Without options: list the planted faults (reference faults, usable as --backends fault:<name>, and "
+                    "faults in the GPU prover's code). With --gpu-table: run them on the GPU and write the table. "
+                    "Exit 0; with --gpu-table 1 unless every fault is caught and named as expected, 3 without a usable GPU.",
+    )
     f.add_argument("--gpu-table", metavar="OUT.md", help="on a GPU: run the gate (prover mode) from a patched copy of gpu/ for each "
                    "fault in the GPU prover's code, and a clean copy, and write the table fault -> caught? -> phase named "
                    "(exit 1 unless every fault is caught and named as expected)")
