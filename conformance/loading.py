@@ -27,7 +27,7 @@ CACHE_FORMAT = "conformance-vector-cache-v1"
 
 
 def vector_paths(arguments) -> list[Path]:
-    """The vector files named by ``arguments`` (files, or folders whose *.json files are taken, sorted);
+    """The vector files named by ``arguments`` (files, or folders whose *.json files are taken, sorted), each once;
     with no arguments, the bundled vectors (vectors/data/*.json)."""
     if not arguments:
         return bundled_paths()
@@ -43,6 +43,11 @@ def vector_paths(arguments) -> list[Path]:
             paths.append(path)
         else:
             raise InvalidInputError(str(path), "no such vector file or folder")
+    seen = set()
+    for path in paths:  # a vector run twice would appear twice in the report's timings, which `compare` refuses
+        if path.resolve() in seen:
+            raise InvalidInputError(str(path), "the vector is given twice (as a file or inside a folder given)")
+        seen.add(path.resolve())
     return paths
 
 

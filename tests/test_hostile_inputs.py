@@ -271,6 +271,14 @@ def test_conformance_run_that_checks_nothing_is_an_error(monkeypatch, tmp_path, 
     assert not (tmp_path / "report.json").exists()
 
 
+def test_conformance_run_refuses_a_vector_given_twice(tmp_path, capsys):
+    """`run X X` (or X and its folder) checked X twice and wrote its timings twice, a report `compare` then refused."""
+    for twice in ([str(SMALL), str(SMALL)], [str(SMALL), str(SMALL.parent)]):
+        argv = ["run", *twice, "--backends", "reference", "--report", str(tmp_path / "r"), "--quiet"]
+        _exit_2(conformance_main, argv, capsys, "the vector is given twice")
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.parametrize("unchecked", ["no-expected", "generated:porep-log11"])
 def test_conformance_run_that_checks_nothing_of_one_vector_is_an_error(unchecked, tmp_path, capsys):
     """Beside a vector that passes, one that no backend judged in any phase (the reference alone, on a vector without
