@@ -260,12 +260,66 @@ def test_first_difference_names_phase_circuit_query_index_and_values():
     assert first_difference("ntt_h", good, [tuple(range(9))]).actual == "<missing>"
 
 
+def test_first_difference_names_an_extra_element_and_an_extra_circuit():
+    """An output longer than the expected one is a mismatch too, at the first extra element (or circuit): the values
+    below are written out by hand (64-digit hex of 10, the missing marker), not taken from compare.py."""
+    good = [tuple(range(10))]
+    longer = first_difference("ntt_h", good, [tuple(range(11))])
+    assert (longer.circuit, longer.query, longer.index) == (0, "h", 10)
+    assert (longer.expected, longer.actual) == ("<missing>", "0" * 63 + "a")
+    extra_circuit = first_difference("ntt_h", good, [tuple(range(10)), (1,)])
+    assert (extra_circuit.circuit, extra_circuit.query, extra_circuit.index) == (1, "h", None)
+    assert (extra_circuit.expected, extra_circuit.actual) == ("<missing>", "present")
+
+
+@pytest.mark.parametrize("position", [0, 5, 63, 64, 127])
+def test_first_difference_sees_every_bitmap_bit_the_padding_included(position):
+    """A bitmap is compared bit by bit over its whole 64-bit words (FORMAT.md: padding bits are zero): a wrong bit at
+    any position, the first, the last of a word, or the last padding bit, is named with that position. The bitmaps
+    are written by hand: 128 bits (two words) for 64 points, one bit set in the actual one."""
+    from reference.prep import Prep, QuerySplit
+
+    def prep_with(l_bitmap: bytes):
+        empty = QuerySplit(split=True, tail_indices=(), bitmaps=(bytes(8),), tail_scalars=((),))
+        return Prep(l=QuerySplit(split=True, tail_indices=(), bitmaps=(l_bitmap,), tail_scalars=((),)), a=empty, b=empty)
+
+    wrong = bytearray(16)
+    wrong[position // 8] = 1 << (position % 8)
+    mismatch = first_difference("prep", prep_with(bytes(16)), prep_with(bytes(wrong)))
+    assert (mismatch.circuit, mismatch.query, mismatch.index, mismatch.expected, mismatch.actual) == (0, "l.bitmap", position, "0", "1")
+    assert first_difference("prep", prep_with(bytes(16)), prep_with(bytes(16))) is None
+
+
+def test_first_difference_compares_every_circuits_bitmap_and_tail_scalars():
+    """prep holds one bitmap and one list of tail scalars per circuit: a difference in the second circuit's is named
+    with circuit 1 (hand-made two-circuit splits; the values are written out here)."""
+    from reference.prep import Prep, QuerySplit
+
+    def prep_with(l_bitmaps, l_scalars):
+        empty = QuerySplit(split=True, tail_indices=(), bitmaps=(bytes(8), bytes(8)), tail_scalars=((), ()))
+        return Prep(l=QuerySplit(split=True, tail_indices=(3,), bitmaps=l_bitmaps, tail_scalars=l_scalars), a=empty, b=empty)
+
+    good = prep_with((b"\x01" + bytes(7), b"\x02" + bytes(7)), ((5,), (0,)))
+    bitmap = first_difference("prep", good, prep_with((b"\x01" + bytes(7), b"\x06" + bytes(7)), ((5,), (0,))))
+    assert (bitmap.circuit, bitmap.query, bitmap.index, bitmap.expected, bitmap.actual) == (1, "l.bitmap", 2, "0", "1")
+    scalar = first_difference("prep", good, prep_with((b"\x01" + bytes(7), b"\x02" + bytes(7)), ((5,), (7,))))
+    assert (scalar.circuit, scalar.query, scalar.index) == (1, "l.tail_scalars", 0)
+    assert (scalar.expected, scalar.actual) == ("0" * 64, "0" * 63 + "7")
+    assert first_difference("prep", good, prep_with((b"\x01" + bytes(7), b"\x02" + bytes(7)), ((5,), (0,)))) is None
+
+
 def test_unreduced_scalars_and_off_curve_points_never_compare_equal():
     assert scalar_text(5) != scalar_text(5 + R)
     x, y, z = G1
     off_curve = (x, y + FQ(1), z)  # same x, so the same compressed encoding but for the curve check
     assert point_text(off_curve, "g1").startswith("off the curve")
-    assert first_difference("msm_h", [G1], [off_curve]) is not None
+    mismatch = first_difference("msm_h", [G1], [off_curve])
+    # the expected side is G1's published compressed encoding (zkcrypto/bls12_381 src/g1.rs test vectors)
+    assert (mismatch.circuit, mismatch.query, mismatch.index) == (0, "h", None)
+    assert mismatch.expected == (
+        "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"
+    )
+    assert mismatch.actual.startswith("off the curve")
     assert point_text(G2, "g1").startswith("not a G1 point")
 
 
@@ -332,9 +386,14 @@ def test_end_to_end_mode_passes_for_the_reference(tmp_path, capsys):
     assert main(["run", str(SMALL), "--backends", "reference", "--mode", "end-to-end", "--report", str(tmp_path), "--quiet"]) == 0
 
 
-def test_vector_without_expected_values_is_judged_by_the_oracles(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "backends", ["reference,fault:msm-top-carry-dropped", "fault:msm-top-carry-dropped,reference"], ids=["reference-first", "fault-first"]
+)
+def test_vector_without_expected_values_is_judged_by_the_oracles(tmp_path, capsys, backends):
     """Expected values removed: every phase still runs (inputs from outputs that passed their check)
-    and is judged by its independent oracle; a planted fault is still caught."""
+    and is judged by its independent oracle; a planted fault is still caught. With the faulty backend listed first,
+    its failed msm_h must not become the input of the later phases: the reference still passes its assemble (a proof
+    built from the wrong H would fail the pairing oracle)."""
     document = json.loads(SMALL.read_text())
     document.pop("prep")
     for circuit in document["circuits"]:
@@ -342,7 +401,7 @@ def test_vector_without_expected_values_is_judged_by_the_oracles(tmp_path, capsy
     path = tmp_path / "no-expected.json"
     path.write_text(json.dumps(document))
     report = tmp_path / "report"
-    assert main(["run", str(path), "--backends", "reference,fault:msm-top-carry-dropped", "--report", str(report), "--quiet"]) == 1
+    assert main(["run", str(path), "--backends", backends, "--report", str(report), "--quiet"]) == 1
     phases = json.loads((report / "report.json").read_text())["vectors"][0]["phases"]
     assert [p["oracle"] for p in phases] == [oracles.INDEPENDENT_ORACLE[p] for p in PHASES]
     by_reference = {p["phase"]: p["backends"]["reference"]["status"] for p in phases}
@@ -367,7 +426,8 @@ def test_chart_is_a_png_of_the_planned_size_with_one_bar_colour_per_backend(tmp_
     pixels = _decoded_png(path)
     assert pixels.shape == (round((0.6 * 2 * 2 + 1.5) * DPI), 9 * DPI, 3)
     assert _has_colour(pixels, TAB10[0]) and _has_colour(pixels, TAB10[1]) and not _has_colour(pixels, TAB10[2])
-    assert write_chart({"backends": {}, "totals": {}}, tmp_path / "none.png") is not None
+    assert write_chart({"backends": {}, "totals": {}}, tmp_path / "none.png") == "no phase was timed, so there is no chart"
+    assert not (tmp_path / "none.png").exists()
 
 
 def test_without_matplotlib_no_chart_is_drawn_and_the_report_says_so(tmp_path, monkeypatch, capsys):

@@ -95,3 +95,27 @@ def test_z_on_coset_is_constant():
 def test_batch_inverse(values):
     assert batch_inverse(values) == [inv(v) for v in values]
     assert all(v * w % R == 1 for v, w in zip(values, batch_inverse(values)))
+
+
+@pytest.mark.parametrize("x", [0, R, 2 * R, -R])
+def test_inverse_of_a_multiple_of_r_is_refused(x):
+    """x = 0 (mod r) has no inverse, whatever representative is passed: inv must not return pow(0, r - 2, r) = 0."""
+    with pytest.raises(ZeroDivisionError):
+        inv(x)
+    with pytest.raises(ZeroDivisionError):
+        batch_inverse([1, x % R, 2])
+
+
+@pytest.mark.parametrize("x", [R + 2, 3 * R - 1, -5])
+def test_inverse_of_an_unreduced_value_is_the_inverse_of_its_residue(x):
+    """Checked by multiplication mod r and Python's own pow(x, -1, r), not by reference/field.py."""
+    assert inv(x) == pow(x % R, -1, R) and x * inv(x) % R == 1
+
+
+@pytest.mark.parametrize("j", [0, 1, 7])
+def test_lagrange_basis_is_refused_on_the_domain_itself(j):
+    """l_j(x) = omega^j Z(x) / (n (x - omega^j)) is 0/0 at a domain point: lagrange_at says so (ValueError) instead
+    of failing in an inversion."""
+    d = EvaluationDomain(3)
+    with pytest.raises(ValueError, match="lies in the domain"):
+        d.lagrange_at(pow(d.omega, j, R))

@@ -98,6 +98,34 @@ def test_identity_ic_point_is_refused():
     assert info.value.field == "verifying_key.ic[1]"
 
 
+@pytest.mark.parametrize("index", [0, -1])
+def test_identity_ic_point_is_refused_at_either_end(index):
+    """IC_0 (the ONE input's point) and the last IC point are checked too, not only the middle ones."""
+    import dataclasses
+
+    vk = _small_vk()
+    ic = list(vk.ic)
+    ic[index] = Z1
+    with pytest.raises(InvalidInputError) as info:
+        check_verifying_key(dataclasses.replace(vk, ic=tuple(ic)))
+    assert info.value.field == f"verifying_key.ic[{index % len(ic)}]"
+
+
+@pytest.mark.parametrize("query", ["a", "b_g1", "b_g2"])
+@pytest.mark.parametrize("where", [0, -1])
+def test_identity_point_in_any_dense_query_is_refused(query, where):
+    """check_proving_key refuses O in each of A, B_G1 and B_G2 (bellman drops those points), at the first and last
+    position, naming the query and the index."""
+    import dataclasses
+
+    pk = load_vector(SMALL).pk
+    points = list(getattr(pk, query))
+    points[where] = Z2 if query == "b_g2" else Z1
+    with pytest.raises(InvalidInputError) as info:
+        check_proving_key(dataclasses.replace(pk, **{query: tuple(points)}))
+    assert info.value.field == f"proving_key.{query}[{where % len(points)}]"
+
+
 def _snarkjs_forgery(tmp_path, vk_edit) -> list[str]:
     """A snarkjs key changed by vk_edit and the forged proof A = alpha, B = beta, C = O for the original public signals."""
     vk = json.loads((INTEROP / "verification_key.json").read_text())
@@ -189,6 +217,44 @@ def test_check_refuses_a_wrong_stated_value(name, tmp_path, capsys):
     _set(doc, path, value)
     field = {"r": "circuits[0].expected.proof", "trapdoor": "verifying_key.ic"}.get(name, f"circuits[0].expected.{name}")
     _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, field)
+
+
+@pytest.mark.parametrize("extra", [[], ["--fast"]])
+def test_check_refuses_a_stated_tail_layout_shorter_than_the_references(extra, tmp_path, capsys):
+    """porep-log03's A query is one full MSM over its 5 points (tail_indices [0, 1, 2, 3, 4]). A vector stating only
+    the first 4 tail positions (and 4 tail scalars) agrees element by element with what the reference computes, but is
+    shorter: the comparison must name the length, not stop at the end of the shorter list."""
+    doc = _doc()
+    assert doc["prep"]["a"]["tail_indices"] == [0, 1, 2, 3, 4]
+    doc["prep"]["a"]["tail_indices"] = [0, 1, 2, 3]
+    for circuit in doc["circuits"]:
+        circuit["expected"]["prep"]["a"]["tail_scalars"] = circuit["expected"]["prep"]["a"]["tail_scalars"][:4]
+    load_vector(_write(tmp_path, doc))  # well formed: only the stated values are wrong
+    _exit_2(vectors_main, ["check", *extra, str(_write(tmp_path, doc)), "--quiet"], capsys, "prep.a.tail_indices (length)")
+
+
+def test_check_wants_expected_outputs_and_the_shared_prep_together():
+    """vectors/checking.py: expected outputs for all circuits with the shared prep, or none of them. A Vector built in
+    code (importers make them) can break the rule in three ways; each is named."""
+    import dataclasses
+
+    from vectors.checking import check_vector_values
+    from vectors.format import CircuitCase
+
+    vector = load_vector(DATA_DIR / "multi-circuit-log07.json")
+    assert len(vector.circuits) >= 2 and vector.expected_prep is not None
+    no_expected = [CircuitCase(witness=c.witness, expected=None) for c in vector.circuits]
+    cases = {
+        "prep": dataclasses.replace(vector, circuits=no_expected),  # prep without expected outputs
+        "circuits[1].expected": dataclasses.replace(vector, circuits=[vector.circuits[0], *no_expected[1:]]),
+    }
+    for field, broken in cases.items():
+        with pytest.raises(InvalidInputError) as info:
+            check_vector_values(broken, fast=True)
+        assert info.value.field == field
+    with pytest.raises(InvalidInputError) as info:  # expected outputs without the prep layout they need
+        check_vector_values(dataclasses.replace(vector, expected_prep=None), fast=True)
+    assert info.value.field == "prep"
 
 
 FAST_CHECK_ERRORS = {

@@ -342,11 +342,94 @@ READER_GAPS = [
 ]
 
 
-@pytest.mark.parametrize("case", READER_GAPS)
-def test_reader_gap(case, tmp_path):
+@pytest.mark.parametrize(
+    "indices", [[0, 1, 1, 2, 3], [0, 1, 2, 2, 4], [1, 0, 2, 3, 4]], ids=["repeated", "repeated-late", "descending"]
+)
+def test_reader_refuses_tail_indices_that_are_not_ascending_and_distinct(indices, tmp_path):
+    """FORMAT.md: tail_indices are ascending, distinct positions. porep-log03's A query has 5 points and 5 tail indices
+    [0, 1, 2, 3, 4]; the edits keep the count (one tail scalar per index still matches) and every index in range, so
+    only the ordering rule is broken, and the error names prep.a.tail_indices."""
+    case = InvalidCase("tail-indices", SMALL, replace(("prep", "a", "tail_indices"), indices), InvalidInputError, "", "")
     path = materialize(case, tmp_path)
-    with pytest.raises(InvalidInputError):
+    assert json.loads(path.read_text())["prep"]["a"]["tail_indices"] == indices
+    with pytest.raises(InvalidInputError) as info:
         load_vector(path)
+    assert info.value.field == "prep.a.tail_indices"
+
+
+@pytest.mark.parametrize("order", [8, 16, 2])
+def test_reader_refuses_a_tau_that_is_a_2n_th_root_of_unity(order, tmp_path):
+    """porep-log03 has n = 8: tau of multiplicative order 16 (a 2n-th root that is not an n-th root: it lies on the
+    coset omega_16 * H, where snarkjs's Lagrange basis is undefined), 8 (in H) or 2 (-1) is refused as trapdoor.tau.
+    The roots are 7^((r - 1)/order) mod r (7 generates Fr*'s 2-adic part), checked here to have exactly that order."""
+    tau = pow(7, (R - 1) // order, R)
+    assert pow(tau, order, R) == 1 and pow(tau, order // 2, R) != 1
+    case = InvalidCase("tau-root", SMALL, replace(("trapdoor", "tau"), f"{tau:064x}"), InvalidInputError, "", "")
+    with pytest.raises(InvalidInputError) as info:
+        load_vector(materialize(case, tmp_path))
+    assert info.value.field == "trapdoor.tau" and "root of unity" in info.value.problem
+
+
+@pytest.mark.parametrize(
+    "path, field",
+    [(("r1cs", "num_inputs"), "r1cs.num_inputs"), (("r1cs", "num_aux"), "r1cs.num_aux"),
+     (("r1cs", "num_constraints"), "r1cs.num_constraints"), (("density", "a_aux", "bits"), "density.a_aux.bits")],
+)
+def test_reader_refuses_true_where_the_integer_1_is_meant(path, field, tmp_path):
+    """porep-log01 has 1 input, 1 aux, 1 constraint and 1-bit density bitmaps: JSON true would pass a check that lets
+    Python's bool stand for an int (True == 1). FORMAT.md's counts are integers, so true is refused, naming the field."""
+    case = InvalidCase("bool-count", "porep-log01", replace(path, True), InvalidInputError, "", "")
+    vector_path = materialize(case, tmp_path)
+    doc = json.loads(vector_path.read_text())
+    for key in path[:-1]:
+        doc = doc[key]
+    assert doc[path[-1]] is True
+    with pytest.raises(InvalidInputError) as info:
+        load_vector(vector_path)
+    assert info.value.field == field
+
+
+@pytest.mark.parametrize(
+    "path, field",
+    [(("density", "a_aux", "hex"), "density.a_aux"),
+     (("circuits", 0, "expected", "prep", "l", "bitmap", "hex"), "circuits[0].expected.prep.l.bitmap")],
+)
+@pytest.mark.parametrize("extra", ["", "0000000000000000"], ids=["one-word-short", "one-word-long"])
+def test_reader_refuses_a_bitmap_that_is_not_exactly_its_words(path, field, extra, tmp_path):
+    """porep-log03's bitmaps cover at most 64 positions, so each is exactly one 64-bit word: 16 hex digits. A bitmap
+    one zero word longer (32 digits) or with no word at all is refused, naming the bitmap."""
+    def edit(old):
+        assert len(old) == 16
+        return old + extra if extra else ""
+
+    case = InvalidCase("bitmap-words", SMALL, replace(path, edit), InvalidInputError, "", "")
+    with pytest.raises(InvalidInputError) as info:
+        load_vector(materialize(case, tmp_path))
+    assert info.value.field == field
+
+
+GAP_FIELDS = {
+    "num-inputs-string": "r1cs.num_inputs",
+    "tail-index-not-int": "prep.a.tail_indices",
+    "convention-not-string": "domain.convention",
+    "sidecar-name-nul": "proving_key.h",
+    "sidecar-count-float": None,  # 7.0 is refused by the JSON reader itself (not canonical JSON): the file is named
+    "scalar-uppercase": "circuits[0].aux_assignment[0]",
+    "scalar-plus-sign": "circuits[0].aux_assignment[0]",
+    "bitmap-hex-space": "density.a_aux",
+    "identity-in-a-query": "proving_key.a[1]",
+}
+"""The field each reader gap is refused at (the field its mutation edits): refused somewhere else, for another reason,
+the gap's own check would be untested."""
+
+
+@pytest.mark.parametrize("case", READER_GAPS)
+def test_reader_gap(case, tmp_path, request):
+    path = materialize(case, tmp_path)
+    with pytest.raises(InvalidInputError) as info:
+        load_vector(path)
+    gap_id = request.node.callspec.id
+    assert info.value.field == (GAP_FIELDS[gap_id] or str(path)), (gap_id, info.value)
 
 
 def test_reader_gap_non_utf8_vector(tmp_path):

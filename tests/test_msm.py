@@ -251,3 +251,15 @@ def test_generator_multiples_build_one_table_a_base_and_compute_k_times_it():
     equal_copy_of_g1 = tuple(type(c)(c.n) for c in G1)
     assert _generator_table(equal_copy_of_g1) is _generator_table(G1)
     assert _generator_table(G2) is not _generator_table(G1)
+
+
+def test_msm_h_needs_one_h_query_point_per_scalar():
+    """reference/msm_h.py: the H query has exactly one point per scalar of h; one point more or one fewer is a
+    SizeMismatchError naming proving_key.h (not an error from deeper down). The sum itself: 2*G + 3*(5G) = 17G."""
+    from reference.msm_h import msm_h
+
+    for h, query in (((1, 2), (G1,)), ((1,), (G1, G1))):
+        with pytest.raises(SizeMismatchError) as info:
+            msm_h(h, query)
+        assert info.value.field == "proving_key.h"
+    assert g1_eq(msm_h((2, 3), (G1, multiply(G1, 5))), multiply(G1, 17))

@@ -10,7 +10,7 @@ from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pai
 
 from reference.cli import proofs_document
 from reference.domain import BELLMAN, SNARKJS, EvaluationDomain, evaluate_polynomial
-from reference.errors import InvalidInputError, QuotientNotPolynomialError, UnsatisfiedConstraintError
+from reference.errors import InvalidInputError, QuotientNotPolynomialError, ScalarRangeError, SizeMismatchError, UnsatisfiedConstraintError
 from reference.evaluate import evaluate
 from reference.field import R
 from reference.msm import msm_naive
@@ -89,6 +89,33 @@ def test_proofs_verify_and_tampering_is_caught(small):
     assert not verify(vk, inputs, outputs.assemble[1])
 
 
+@pytest.mark.parametrize("shift", [R, -R], ids=["x+r", "x-r"])
+def test_verify_refuses_a_public_input_outside_the_field(small, shift):
+    """x + r (or a negative x - r) names the same point x * IC_i, so the pairing equation alone would accept it: the
+    verifier must refuse the unreduced value (ScalarRangeError naming the input) rather than call the proof valid.
+    The value itself, reduced, verifies."""
+    vector, outputs = small
+    inputs = list(vector.circuits[0].witness.public_inputs)
+    assert verify(vector.pk.vk, inputs, outputs.assemble[0])
+    bad = [*inputs[:-1], inputs[-1] + shift]
+    with pytest.raises(ScalarRangeError) as caught:
+        verify(vector.pk.vk, bad, outputs.assemble[0])
+    assert caught.value.field == f"public_inputs[{len(inputs) - 1}]"
+
+
+@pytest.mark.parametrize("edit", ["one fewer", "one more"])
+def test_verify_refuses_a_public_input_count_that_is_not_the_keys(small, edit):
+    """The key has len(ic) - 1 public inputs; one fewer or one more (a 0, which adds nothing to X, so a lenient
+    verifier could call the proof valid) is a SizeMismatchError naming public_inputs, never a verdict."""
+    vector, outputs = small
+    inputs = list(vector.circuits[0].witness.public_inputs)
+    assert len(inputs) == len(vector.pk.vk.ic) - 1
+    wrong = inputs[:-1] if edit == "one fewer" else [*inputs, 0]
+    with pytest.raises(SizeMismatchError) as caught:
+        verify(vector.pk.vk, wrong, outputs.assemble[0])
+    assert caught.value.field == "public_inputs"
+
+
 def test_h_identity_at_a_random_point(small):
     vector, outputs = small
     domain = EvaluationDomain(vector.r1cs.log_n)
@@ -160,6 +187,32 @@ def test_unsatisfied_witness_error_names_its_circuit(convention):
         prove(r1cs, None, [good, bad], convention)
     assert (caught.value.circuit, caught.value.row) == (1, first_bad_row)
     assert str(caught.value).startswith(f"circuit 1: constraint {first_bad_row} ")
+
+
+@pytest.mark.parametrize("delta", [1, -1], ids=["a*b-c=-1", "a*b-c=+1"])
+@pytest.mark.parametrize("convention", [BELLMAN, SNARKJS], ids=lambda c: c.name)
+def test_unsatisfied_first_constraint_is_named(convention, delta):
+    """A witness whose constraint 0 fails (found by a naive <row, z> computation) is refused with the error naming
+    row 0, in both conventions: the check covers the first row as well as the others, and a row that is off by
+    exactly +-1 (a_0 b_0 - c_0 = +-1 mod r) is as unsatisfied as any other."""
+    r1cs, gates = synthetic_circuit(4, "unsat-row0")
+    w = synthetic_witness(r1cs, gates, "unsat-row0", 0)
+
+    def rows_at(aux):
+        z = witness_vector(r1cs, w.public_inputs, aux)
+        return list(zip(*([sum(k * z[v] for v, k in row) % R for row in r1cs.rows(m)] for m in "abc")))
+
+    assert all(a * b % R == c for a, b, c in rows_at(list(w.aux)))
+    row0_aux = sorted({v - r1cs.num_inputs for m in "abc" for v, _ in r1cs.rows(m)[0] if v >= r1cs.num_inputs})
+    aux = list(w.aux)
+    aux[row0_aux[0]] = (aux[row0_aux[0]] + delta) % R
+    a0, b0, c0 = rows_at(aux)[0]
+    # this circuit's constraint 0 is ONE * ONE = aux_0 (c_0 = aux_0 alone), so a_0 b_0 - c_0 = -delta
+    assert [list(r1cs.rows(m)[0]) for m in "abc"] == [[(0, 1)], [(0, 1)], [(r1cs.num_inputs, 1)]]
+    assert (a0 * b0 - c0) % R == -delta % R
+    with pytest.raises(UnsatisfiedConstraintError) as caught:
+        prove(r1cs, None, [Witness(w.public_inputs, aux, w.r, w.s)], convention)
+    assert (caught.value.circuit, caught.value.row) == (0, 0)
 
 
 def test_ntt_h_refuses_a_non_zero_top_coefficient():
