@@ -99,6 +99,31 @@ def test_help_on_every_command(capsys):
     assert "usage" in capsys.readouterr().out
 
 
+def undocumented_options(parser) -> list[str]:
+    """'<command> <option>' for every option of ``parser`` and its subcommands that --help shows without a text, and
+    '<command>: no description' for a subcommand without one."""
+    import argparse
+
+    missing = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if not sub.description:
+                    missing.append(f"{name}: no description")
+                missing += [f"{name} {m}" for m in undocumented_options(sub)]
+        elif action.option_strings and not isinstance(action, argparse._HelpAction) and not action.help:
+            missing.append("/".join(action.option_strings))
+    return missing
+
+
+def test_every_option_of_the_reference_and_vectors_commands_has_a_help_text():
+    """--help explains every option (an option shown bare, e.g. --quiet, was missing its text in four commands)."""
+    from reference.__main__ import _parser as reference_parser
+    from vectors.__main__ import _parser as vectors_parser
+
+    assert undocumented_options(reference_parser()) == []
+    assert undocumented_options(vectors_parser()) == []
+
 def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
     """`regenerate --check NAME` with a NAME no vector has would check nothing and pass: it is bad input (exit 2)."""
     from reference.cli import run_main

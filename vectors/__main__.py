@@ -15,12 +15,15 @@ from .edge_cases import EDGE_CASES, write_edge_vectors
 from .fast_library import curve_primitive
 from .flags import checker
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
-from .generate import SHAPES, build_vector
+from .generate import MAX_GENERATED_LOG_N, SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
 
 REFERENCE_HELP = ("compute every value with the pure-Python reference, even where the fast library is installed (which "
                   "otherwise computes the keys' points and the MSM phases' group sums)")
+SIDECAR_HELP = ("store arrays of at least this many elements in binary sidecar files beside --out (default: none, every "
+                "array inline in the JSON)")
+QUIET_HELP = "no progress lines on stderr"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Build a synthetic satisfiable circuit (deterministic in --seed), a TEST-ONLY setup whose secrets "
         "derive from the seed, witnesses, and every phase's expected output from the reference prover; write them as a vector.",
     )
-    g.add_argument("--log-n", type=int, required=True, help="log2 of the domain size (1..16 is practical for the reference)")
+    g.add_argument("--log-n", type=int, required=True, help=f"log2 of the domain size, 1..{MAX_GENERATED_LOG_N} (the pure-Python "
+                   "reference, with --reference or without the fast library, takes minutes above about 12)")
     g.add_argument("--seed", required=True, help="seed string; the same seed gives the same vector, bit for bit")
     g.add_argument("--circuits", type=int, default=1, help="circuits of one shape proved in one call (default 1)")
     g.add_argument("--shape", choices=SHAPES, default="porep", help="porep: mostly 0/1 witness, PoRep-like densities (default); random: uniformly random scalars")
@@ -41,10 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--id", help="vector id (default: the output file's stem)")
     g.add_argument("--comment", help="one-line comment stored in the vector")
     g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
-    g.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
+    g.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
     g.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
-    g.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    g.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     rg = sub.add_parser(
         "regenerate",
         help="rewrite the bundled vectors under vectors/data/ (or --check them bit for bit)",
@@ -54,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     rg.add_argument("--check", action="store_true", help="do not write; exit 1 if any bundled file differs from a fresh generation")
     rg.add_argument("names", nargs="*", help="only these bundled vectors (default: all)")
-    rg.add_argument("--quiet", action="store_true")
+    rg.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     c = sub.add_parser(
         "check",
         help="read and fully validate vectors",
@@ -69,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
                    "proof to r, s")
     c.add_argument("--reference", action="store_true", help="decode and recompute with the pure-Python reference alone "
                    "(the default decodes points and recomputes the keys and MSM sums with the fast library where installed)")
-    c.add_argument("--quiet", action="store_true")
+    c.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _interop_parsers(sub)
     return p
 
@@ -89,10 +93,10 @@ def _interop_parsers(sub) -> None:
     s.add_argument("--witness", action="append", default=[], help="a further .wtns: one more circuit in the vector (repeatable)")
     s.add_argument("--seed", help="seed of the blinding scalars r, s (default: SHA-256 of the input files)")
     s.add_argument("--id", help="vector id (default: the output file's stem)")
-    s.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
+    s.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     s.add_argument("--out", required=True, help="output vector JSON path")
     s.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
-    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    s.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     e = sub.add_parser(
         "export-bellman",
         help="write a vector's keys and proofs as bellman/bellperson files",
@@ -100,8 +104,8 @@ def _interop_parsers(sub) -> None:
         "compressed proofs, one per circuit) and public_inputs.json into DIR. The vector must use the bellman convention.",
     )
     e.add_argument("vector", help="vector JSON")
-    e.add_argument("--out", required=True, help="output folder")
-    e.add_argument("--quiet", action="store_true")
+    e.add_argument("--out", required=True, metavar="DIR", help="output folder (made if missing)")
+    e.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     i = sub.add_parser(
         "import-bellman",
         help="make a vector from a bellman Parameters file plus an R1CS and witnesses",
@@ -116,10 +120,10 @@ def _interop_parsers(sub) -> None:
     i.add_argument("--wtns", action="append", default=[], help="witness for --r1cs, one per circuit (repeatable)")
     i.add_argument("--seed", help="with --r1cs: seed of r, s (default: SHA-256 of the input files)")
     i.add_argument("--id", help="vector id (default: the output file's stem)")
-    i.add_argument("--sidecar-min", type=int, help="store arrays of at least this many elements in binary sidecar files")
+    i.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     i.add_argument("--out", required=True, help="output vector JSON path")
     i.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
-    i.add_argument("--quiet", action="store_true")
+    i.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
 
 def _generate(args) -> int:
