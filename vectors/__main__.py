@@ -138,7 +138,18 @@ def _generate(args) -> int:
     return EXIT_OK
 
 
+def _check_at_least(args, bounds: dict[str, int]) -> None:
+    """Refuse an option below its least meaningful value ({dest: least}; unset options pass), naming the option: a
+    negative --constraints or --public-inputs would otherwise fail later under another field's name, and a negative
+    --sidecar-min would silently act as 0."""
+    for dest, least in bounds.items():
+        value = getattr(args, dest)
+        if value is not None and value < least:
+            raise InvalidInputError("--" + dest.replace("_", "-"), f"must be at least {least}, got {value}")
+
+
 def _build(args, say):
+    _check_at_least(args, {"constraints": 1, "public_inputs": 0, "sidecar_min": 0})
     return build_vector(
         args.log_n,
         args.seed,
@@ -222,6 +233,7 @@ def _vector_id(args) -> str:
 
 def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
+    _check_at_least(args, {"sidecar_min": 0})
     inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_snarkjs(
@@ -242,6 +254,7 @@ def _export_bellman(args) -> int:
 
 def _import_bellman(args) -> int:
     say = Progress(args.quiet)
+    _check_at_least(args, {"sidecar_min": 0})
     if args.circuit:
         if args.wtns or args.seed:
             raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
