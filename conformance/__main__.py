@@ -1,9 +1,10 @@
-"""python -m conformance {run,gate,faults,compare,pool}: the phase-by-phase conformance suite.
+"""python -m conformance {run,seeded-cache,gate,faults,compare,pool}: the phase-by-phase conformance suite.
 
     python -m conformance run                                   # bundled vectors, reference and GPU
     python -m conformance run vectors/data/porep-log05.json --phases ntt_h,msm_h --report out/
     python -m conformance run --require-gpu --record-gate         # on a GPU machine: refresh the CI gate
     python -m conformance run seeded:porep-log16-c2 --backends gpu   # a vector built from a seed now (conformance/seeded.py)
+    python -m conformance seeded-cache cache/                    # build the gate's seeded vectors ahead, for run --seeded-cache cache/
     python -m conformance gate                                  # is the committed GPU report current?
     python -m conformance run --coverage                        # also record the kernels launched and gpu/*.py lines run
     python -m conformance compare BASELINE NEW --max-slowdown 5 --report cmp/   # slower beyond noise? (exit 1)
@@ -109,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
                    f"{', '.join(v.label for v in GATE_VECTORS)})")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = sub.add_parser("gate", help="check that the committed GPU report covers the current gpu/ sources", description="Exit 1 if gpu/ changed after the committed GPU conformance report (naming the files), if that report is not a passing GPU run over the whole gate (conformance/fingerprint.py), or if there is no report (nothing was checked); 0 only when the report covers the current sources.")
-    g.add_argument("--report-file", help=f"the report to judge, a relative path taken from the repository root, not the current folder "
+    g.add_argument("--report-file", metavar="FILE", help=f"the report to judge, a relative path taken from the repository root, not the current folder "
                    f"(default {GATE_REPORT}; a missing default is the 'no report' verdict, exit 1; a missing --report-file bad input)")
     f = sub.add_parser(
         "faults", help="list the planted faults usable as --backends fault:<name>; with --gpu-table, run the GPU code faults",
@@ -139,11 +140,13 @@ def _add_compare_parser(sub) -> None:
     )
     c.add_argument("baseline", help="the baseline timing file")
     c.add_argument("new", help="the timing file to judge against it")
-    c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise")
+    c.add_argument("--max-slowdown", type=float, metavar="PCT", help="exit 1 when any phase is slower by more than PCT %% beyond noise "
+                   "(default: no limit: the comparison only reports)")
     c.add_argument("--allow-mismatch", action="store_true", help="compare the common entries of runs on other GPU models, shapes or sizes")
     c.add_argument("--allow-unjudged", action="store_true", help="with --max-slowdown: pass over the judged entries even "
                    "if some have too few runs to judge (named in the result); without it such a gate is INCOMPLETE, exit 1")
-    c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR")
+    c.add_argument("--report", metavar="DIR", help="also write comparison.json, comparison.md and waterfall.png (matplotlib) into DIR "
+                   "(default: the table on standard output only)")
 
 
 def _add_pool_parser(sub) -> None:
@@ -154,7 +157,7 @@ def _add_pool_parser(sub) -> None:
         "timing records of one tool, machine model, commit, cases and entries; bench/ab.sh AB_ORDER=abba makes them). "
         "Exit 0, 2 bad input or rounds that cannot be pooled.",
     )
-    c.add_argument("out", help="the pooled timing record to write (JSON)")
+    c.add_argument("out", metavar="OUT", help="the pooled timing record to write (JSON)")
     c.add_argument("rounds", nargs="+", metavar="ROUND", help="the rounds' timing files (two or more)")
 
 

@@ -18,7 +18,7 @@ passing run with the GPU backend, whose phases were judged by oracles instead of
 (--oracle, --oracle-library), or that did not check the whole gate (every bundled vector and every seeded gate
 vector in each of GATE_MODES, every generated case, each with every GPU phase passed, the seeded vectors' generation
 records, the coverage records: ``_gate_scope_problem``). With no committed report it
-says so (test skipped, ``gate`` exit 0).
+says so, and ``gate`` exits 1: nothing was checked.
 """
 import ast
 import hashlib

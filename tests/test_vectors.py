@@ -116,13 +116,15 @@ def undocumented_options(parser) -> list[str]:
     return missing
 
 
-def test_every_option_of_the_reference_and_vectors_commands_has_a_help_text():
+def test_every_option_of_the_reference_vectors_and_conformance_commands_has_a_help_text():
     """--help explains every option (an option shown bare, e.g. --quiet, was missing its text in four commands)."""
+    from conformance.__main__ import _parser as conformance_parser
     from reference.__main__ import _parser as reference_parser
     from vectors.__main__ import _parser as vectors_parser
 
     assert undocumented_options(reference_parser()) == []
     assert undocumented_options(vectors_parser()) == []
+    assert undocumented_options(conformance_parser()) == []
 
 def test_regenerate_refuses_a_name_that_matches_no_vector(capsys):
     """`regenerate --check NAME` with a NAME no vector has would check nothing and pass: it is bad input (exit 2)."""
