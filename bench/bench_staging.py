@@ -38,6 +38,9 @@ from gpu.points import G1_GROUP, G2_GROUP  # noqa: E402
 from gpu.staging import PAGEABLE, PINNED_COPY, STAGINGS, StageTimer, break_even_uploads, upload_arrays  # noqa: E402
 from vectors.porep_arrays import porep_sizes  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_required import require_gpu  # noqa: E402
+
 GIB = 1 << 30
 WORD_BYTES = 4
 A_AUX_DENSITY = 0.9970
@@ -167,8 +170,9 @@ def main(argv=None) -> int:
     parser.add_argument("--log-n", type=int, nargs="+", default=[24, 27], help="sizes (log2 of the domain)")
     parser.add_argument("--runs", type=int, nargs="+", default=[3, 1], help="runs per size (one number for all, or one each)")
     args = parser.parse_args(argv)
+    require_gpu()
     runs = args.runs if len(args.runs) == len(args.log_n) else [args.runs[0]] * len(args.log_n)
-    say = lambda message: print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+    say = lambda message: print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)  # stdout: the table
     env = environment(with_gpu=True)
     say(f"{env['gpu']['name'] if env['gpu'] else 'no GPU'}, commit {env['commit']}")
     sizes = [measure(log_n, r, say) for log_n, r in zip(args.log_n, runs)]
