@@ -9,6 +9,8 @@ points, one Groth16-shaped pairing check (4 pairs). The pure-Python reference ru
 smaller sizes. Median of REPEATS runs after one warm-up; wall-clock time (CPU-only libraries).
 pyblst has no multi-scalar multiplication: its MSM is a Python loop of scalar_mul and add.
 """
+import argparse
+import importlib.util
 import random
 import statistics
 import sys
@@ -200,7 +202,19 @@ def reference_rows(rng) -> dict:
     return rows
 
 
-def main() -> None:
+LIBRARIES = {"py_arkworks_bls12381": "py-arkworks-bls12381", "pyblst": "pyblst"}
+"""The libraries compared (module: package to install); both must be installed."""
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.parse_args(argv)
+    missing = [package for module, package in LIBRARIES.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        print(f"error: {missing[0]}: not installed (pip install {' '.join(missing)}): this benchmark times both "
+              f"{' and '.join(LIBRARIES.values())}", file=sys.stderr)
+        return 2
     print(f"py-arkworks-bls12381 {version('py-arkworks-bls12381')}, pyblst {version('pyblst')}, py_ecc {version('py_ecc')}, "
           f"Python {sys.version.split()[0]}")
     for line in agreement_checks() + subgroup_refusals():
@@ -211,7 +225,8 @@ def main() -> None:
         print(f"\n| {library} | median seconds |\n|---|---|")
         for name, seconds in rows.items():
             print(f"| {name} | {seconds:.4f} |")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
