@@ -253,16 +253,17 @@ def compile_modules() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--msm-sizes", type=int, nargs="*", default=[16, 20, 22, 24])
+    parser.add_argument("--msm-sizes", type=int, nargs="*", default=[16, 20, 22, 24], help="log2 sizes of the G1 MSMs (default: 16 20 22 24; none: skip)")
     parser.add_argument("--g2-sizes", type=int, nargs="*", help="G2 MSM sizes (default: --msm-sizes)")
-    parser.add_argument("--batch-sizes", type=int, nargs="*", default=[24, 27])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--budget-s", type=float, default=300.0)
+    parser.add_argument("--batch-sizes", type=int, nargs="*", default=[24, 27], help="log2 sizes of the G1 batch additions (default: 24 27; none: skip)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs a row after one warm-up, median reported (default 5)")
+    parser.add_argument("--budget-s", type=float, default=300.0, help="seconds after which rows not yet started are skipped (default 300)")
     parser.add_argument("--sweep-log2", type=int, help="also time this MSM size at each --sweep-bits width")
-    parser.add_argument("--sweep-bits", type=int, nargs="*", default=[15, 16, 17, 18, 19, 20])
+    parser.add_argument("--sweep-bits", type=int, nargs="*", default=[15, 16, 17, 18, 19, 20],
+                        help="window widths c of the --sweep-log2 rows (default: 15 .. 20)")
     parser.add_argument("--sweep-circuits", type=int, default=1,
-                        help="MSMs a sweep call computes as one batch (one job a circuit, as msm_h does)")
-    parser.add_argument("--json", type=Path)
+                        help="MSMs a sweep call computes as one batch (one job a circuit, as msm_h does) (default: 1)")
+    parser.add_argument("--json", type=Path, help="also write the rows (every run's time) and the timing record here")
     parser.add_argument("--compile-only", action="store_true", help="build the kernel modules and stop")
     args = parser.parse_args()
     if args.sweep_circuits < 1:

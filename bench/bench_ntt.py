@@ -236,9 +236,9 @@ def main(argv=None) -> int:
     """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output", type=Path, help="markdown file to write the table to")
-    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes")
-    parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5)")
-    parser.add_argument("--batch", type=int, default=4, help="circuits per call for the batched ntt_h rows")
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5) (default: 5)")
+    parser.add_argument("--batch", type=int, default=4, help="circuits per call for the batched ntt_h rows (default: 4)")
     parser.add_argument("--json", type=Path, help="also write the rows, ceilings and timing record (JSON) here")
     parser.add_argument("--register-stages", type=int, choices=(1, 2, 3),
                         help="build ntt.cu with this many DIF stages a register group (gpu/ntt.py REGISTER_STAGES; "

@@ -252,10 +252,10 @@ def _devices(text: str) -> list[int]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27], help="domain sizes (log2), 2..27")
-    parser.add_argument("--circuits", type=int, nargs="+", default=[1, 10], help="batch sizes to time at each size")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs per batch (median reported)")
-    parser.add_argument("--seed", default="bench-prove", help="seed of the circuit, witnesses and test-only keys")
+    parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27], help="domain sizes (log2), 2..27 (default: 20 24 27)")
+    parser.add_argument("--circuits", type=int, nargs="+", default=[1, 10], help="batch sizes to time at each size (default: 1 10)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per batch (median reported) (default: 3)")
+    parser.add_argument("--seed", default="bench-prove", help="seed of the circuit, witnesses and test-only keys (default: bench-prove)")
     parser.add_argument("--check", action="store_true", help="pairing and trapdoor checks of circuits 0 and last")
     parser.add_argument("--key-transfer", action="store_true", help="also time uploading the keys from host memory")
     parser.add_argument("--json", type=Path, help="write the results here")

@@ -167,8 +167,8 @@ def timing_entries(sizes: list[dict]) -> list[dict]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder for staging.md and staging.json")
-    parser.add_argument("--log-n", type=int, nargs="+", default=[24, 27], help="sizes (log2 of the domain)")
-    parser.add_argument("--runs", type=int, nargs="+", default=[3, 1], help="runs per size (one number for all, or one each)")
+    parser.add_argument("--log-n", type=int, nargs="+", default=[24, 27], help="sizes (log2 of the domain) (default: 24 27)")
+    parser.add_argument("--runs", type=int, nargs="+", default=[3, 1], help="runs per size (one number for all, or one each) (default: 3 1)")
     args = parser.parse_args(argv)
     require_gpu()
     runs = args.runs if len(args.runs) == len(args.log_n) else [args.runs[0]] * len(args.log_n)

@@ -420,18 +420,18 @@ def profile_prove(log2: int, repeats: int, nvtx: bool) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--log2", type=int, default=24)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--log2", type=int, default=24, help="log2 of the domain profiled (default 24)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls a phase after one warm-up (default 3)")
     parser.add_argument("--phases", default="msm_h,ntt_h",
-                        help="comma-separated: msm_h, ntt_h, tail_msm, prove (the whole proof, kernels by phase)")
-    parser.add_argument("--tail-circuits", type=int, default=10, help="circuits of the tail_msm profile")
+                        help="comma-separated: msm_h, ntt_h, tail_msm, prove (the whole proof, kernels by phase) (default: msm_h,ntt_h)")
+    parser.add_argument("--tail-circuits", type=int, default=10, help="circuits of the tail_msm profile (default: 10)")
     parser.add_argument("--tail-window-bits", type=int, help="force the MSM window width c of the tail_msm profile")
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
     parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
-    parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading)")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--md", type=Path)
+    parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading) (default: all phases)")
+    parser.add_argument("--json", type=Path, help="also write the tables as JSON here")
+    parser.add_argument("--md", type=Path, help="also write the tables as markdown here")
     args = parser.parse_args(argv)
     profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h,
                  "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits,

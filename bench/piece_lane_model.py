@@ -83,9 +83,9 @@ def lane_share(lengths: np.ndarray) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--points", type=int, nargs="+", default=[17, 22, 24], help="log2 of the MSM sizes")
-    parser.add_argument("--window-bits", type=int, nargs="+", default=[8, 10, 12, 16])
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--points", type=int, nargs="+", default=[17, 22, 24], help="log2 of the MSM sizes (default: 17 22 24)")
+    parser.add_argument("--window-bits", type=int, nargs="+", default=[8, 10, 12, 16], help="window widths c (default: 8 10 12 16)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random scalars (default 1)")
     args = parser.parse_args(argv)
     for name, values, low, high in (("--points", args.points, 1, 24), ("--window-bits", args.window_bits, 2,
                                                                            MAX_WINDOW_BITS)):

@@ -101,16 +101,16 @@ def table(rows: list[dict], env: dict, group_name: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--group", choices=sorted(GROUPS), default="g1")
-    parser.add_argument("--log2-points", type=int, default=20, help="distinct bases gathered from (2^n)")
+    parser.add_argument("--group", choices=sorted(GROUPS), default="g1", help="the curve group (default g1)")
+    parser.add_argument("--log2-points", type=int, default=20, help="distinct bases gathered from (2^n) (default: 20)")
     parser.add_argument("--ks", type=int, nargs="+", default=[16, 32, 64, 128, 256, 512],
-                        help="accumulators a thread (additions sharing one inversion)")
-    parser.add_argument("--steps", type=int, default=16, help="points summed into each accumulator")
-    parser.add_argument("--waves", type=int, default=2, help="threads = waves x resident threads of the chip")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--md", type=Path)
+                        help="accumulators a thread (additions sharing one inversion) (default: 16 32 64 128 256 512)")
+    parser.add_argument("--steps", type=int, default=16, help="points summed into each accumulator (default: 16)")
+    parser.add_argument("--waves", type=int, default=2, help="threads = waves x resident threads of the chip (default: 2)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
+    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
+    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
     args = parser.parse_args()
     if not 2 <= args.log2_points <= 26 or args.steps < 2 or args.waves < 1 or args.repeats < 1 or min(args.ks) < 1:
         parser.error("need 2 <= --log2-points <= 26, --steps >= 2, --waves >= 1, --repeats >= 1, every k >= 1")

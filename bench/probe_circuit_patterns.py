@@ -100,10 +100,10 @@ def check(bases, bitmaps: np.ndarray, circuits: int) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--log2-points", type=int, default=27, help="bases N (2^n), G1")
-    parser.add_argument("--circuits", type=int, default=10, help="circuits K sharing the bases (2^K buckets)")
+    parser.add_argument("--log2-points", type=int, default=27, help="bases N (2^n), G1 (default: 27)")
+    parser.add_argument("--circuits", type=int, default=10, help="circuits K sharing the bases (2^K buckets) (default: 10)")
     parser.add_argument("--densities", type=float, nargs="+", default=[0.5, 0.125],
-                        help="each circuit's share of set bits (at most 1/2: a denser row is summed over its clear bits)")
+                        help="each circuit's share of set bits (at most 1/2: a denser row is summed over its clear bits) (default: 0.5 0.125)")
     args = parse_run_arguments(parser, CHECK_LOG2_POINTS)
     if not 1 <= args.circuits <= MAX_CIRCUITS:
         parser.error(f"--circuits must lie in 1..{MAX_CIRCUITS}")

@@ -137,10 +137,10 @@ def check(bases, window_bits: int, copies: int | None, group, seed: int) -> bool
 def parse_run_arguments(parser, check_log2_points: int = CHECK_LOG2_POINTS):
     """The arguments of a probe's run over 2^--log2-points bases (--log2-points is the probe's own): --repeats,
     --seed, --json, --md added, then all parsed; --log2-points from its check's size to 2^28, --repeats >= 1."""
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--md", type=Path)
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
+    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
+    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
     args = parser.parse_args()
     if not check_log2_points <= args.log2_points <= 28 or args.repeats < 1:
         parser.error(f"need {check_log2_points} <= --log2-points <= 28 and --repeats >= 1")
@@ -150,9 +150,9 @@ def parse_run_arguments(parser, check_log2_points: int = CHECK_LOG2_POINTS):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--group", choices=sorted(GROUPS), default="g1")
-    parser.add_argument("--log2-points", type=int, default=24, help="bases N (2^n); the table holds N W points")
-    parser.add_argument("--bits", type=int, nargs="+", default=[16, 20, 22, 24], help="window widths c of the table")
+    parser.add_argument("--group", choices=sorted(GROUPS), default="g1", help="the curve group (default g1)")
+    parser.add_argument("--log2-points", type=int, default=24, help="bases N (2^n); the table holds N W points (default: 24)")
+    parser.add_argument("--bits", type=int, nargs="+", default=[16, 20, 22, 24], help="window widths c of the table (default: 16 20 22 24)")
     parser.add_argument("--copies", type=int, help="multiples a base in the table (default: W, the whole table)")
     args = parse_run_arguments(parser)
     if not all(2 <= c <= MAX_FOLDED_BITS for c in args.bits):

@@ -38,11 +38,11 @@ OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--iterations", type=int, default=4096)
-    parser.add_argument("--waves", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--md", type=Path)
+    parser.add_argument("--iterations", type=int, default=4096, help="loop iterations of each chain, 8 chains a thread (default 4096)")
+    parser.add_argument("--waves", type=int, default=4, help="blocks = waves x 8 a streaming multiprocessor (default 4)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
+    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
+    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
     args = parser.parse_args()
     if not 1 <= args.iterations < 1 << 31 or args.waves < 1 or args.repeats < 1:
         parser.error("--iterations must be in 1 .. 2^31 - 1 (the kernels' int), --waves and --repeats positive")

@@ -63,10 +63,10 @@ def densities(num_aux: int):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--log2", type=int, default=27, help="aux variables: 2^LOG2 - 329 (a 2^LOG2 circuit's)")
-    parser.add_argument("--circuits", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--json", type=Path)
+    parser.add_argument("--log2", type=int, default=27, help="aux variables: 2^LOG2 - 329 (a 2^LOG2 circuit's) (default: 27)")
+    parser.add_argument("--circuits", type=int, default=1, help="circuits (witnesses) prepared in one call (default 1)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
+    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
     args = parser.parse_args()
     if not 10 <= args.log2 <= 28 or args.circuits < 1 or args.repeats < 1:
         parser.error("--log2 must be in 10 .. 28, --circuits and --repeats positive")

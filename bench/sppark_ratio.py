@@ -1,7 +1,7 @@
 """Ratio table of our GPU MSM/NTT against sppark, measured in the same device call (issue 18's goals).
 
     python3 bench/sppark_ratio.py --sppark sppark.log --msm msm.json --ntt ntt.json --env env.json
-                                  [--extra extra.json] --md ratio.md --json ratio.json
+                                  --md ratio.md --json ratio.json
 
 Inputs: the output of the sppark anchor's ./bench (lines ``sppark <op> log=<k> median_ms=<x> min_ms=<y>
 inputs=device``, and ``... check=ok|FAIL`` when it verified), the --json files of bench/bench_msm.py and
@@ -190,8 +190,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ntt", type=Path, help="bench_ntt.py --json output")
     parser.add_argument("--env", type=Path, help="conformance.timing.environment() as JSON")
     parser.add_argument("--note", action="append", default=[], help="a line for the header (repeatable)")
-    parser.add_argument("--md", type=Path, required=True)
-    parser.add_argument("--json", type=Path, required=True)
+    parser.add_argument("--md", type=Path, required=True, help="write the ratio table (markdown) here")
+    parser.add_argument("--json", type=Path, required=True, help="write the rows, the notes and every measured result (JSON) here")
     args = parser.parse_args(argv)
     sppark_text = args.sppark.read_text(errors="replace") if args.sppark.is_file() else ""
     sppark = parse_sppark(sppark_text)
