@@ -72,6 +72,15 @@ def bench_module(name: str):
     return sys.modules[name]
 
 
+def run_bench_script(name: str, *argv: str):
+    """bench/<name> run as a script in a fresh interpreter (what a user types): its CompletedProcess, text captured."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, str(NATIVE_DIR.parent.parent / "bench" / name), *argv], capture_output=True,
+                          text=True, timeout=120)
+
+
 @pytest.fixture
 def kernel_emulation():
     """``with kernel_emulation("msm.cu", ...):`` runs gpu/'s drivers on the host builds of those kernel files

@@ -7,18 +7,14 @@ probe's own check (BatchAdder's sums, combined) against sums py_ecc makes from t
 """
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, curve_order, eq, multiply
 
-from conftest import bench_module
+from conftest import bench_module, run_bench_script
 from gpu.points import G1_GROUP, backend, download_points
 
-ROOT = Path(__file__).resolve().parents[1]
 probe = bench_module("probe_circuit_patterns")
 
 
@@ -59,6 +55,5 @@ def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
     for argv, message in ((["--circuits", "17"], "--circuits must lie in 1..16"),
                           (["--densities", "0.7"], "every --densities value must lie in (0, 0.5]"),
                           (["--log2-points", "30"], "need 12 <= --log2-points <= 28")):
-        done = subprocess.run([sys.executable, str(ROOT / "bench" / "probe_circuit_patterns.py"), *argv],
-                              capture_output=True, text=True, timeout=60)
+        done = run_bench_script("probe_circuit_patterns.py", *argv)
         assert done.returncode == 2 and message in done.stderr

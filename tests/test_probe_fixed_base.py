@@ -7,17 +7,13 @@ generator, and with the probe's own check (msm_batch over the same table and dig
 """
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from py_ecc.optimized_bls12_381 import G1, curve_order, eq, multiply
 
-from conftest import bench_module
+from conftest import bench_module, run_bench_script
 from gpu.points import G1_GROUP, backend, download_points
 
-ROOT = Path(__file__).resolve().parents[1]
 probe = bench_module("probe_fixed_base")
 
 
@@ -52,6 +48,5 @@ def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
     for argv, message in ((["--bits", "40"], "every --bits value must lie in 2..26"),
                           (["--log2-points", "30"], "need 12 <= --log2-points <= 28"),
                           (["--copies", "0"], "--copies must be at least 1")):
-        done = subprocess.run([sys.executable, str(ROOT / "bench" / "probe_fixed_base.py"), *argv],
-                              capture_output=True, text=True, timeout=60)
+        done = run_bench_script("probe_fixed_base.py", *argv)
         assert done.returncode == 2 and message in done.stderr
