@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
+BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
 
 
 def pytest_addoption(parser):
@@ -65,7 +66,7 @@ def bench_module(name: str):
     import sys
 
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, NATIVE_DIR.parent.parent / "bench" / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, BENCH_DIR / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -77,7 +78,7 @@ def run_bench_script(name: str, *argv: str):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, str(NATIVE_DIR.parent.parent / "bench" / name), *argv], capture_output=True,
+    return subprocess.run([sys.executable, str(BENCH_DIR / name), *argv], capture_output=True,
                           text=True, timeout=120)
 
 
