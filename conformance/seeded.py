@@ -23,8 +23,8 @@ one function ``build`` and is checked by the run itself.
 Kept between runs, on request: with ``--seeded-cache DIR`` (``SeededCache``) a built vector is also written to DIR, and a
 later run, or ``python -m conformance seeded-cache DIR``, which only builds, lets the next run read it back instead of
 building it (the gate's 2^20 vector: minutes of one core, the gate's critical path). The file is keyed by what made
-the vector: the seed, its size, the sources of ``build`` (vectors/generate.py, vectors/format.py, this file and every
-repository module they import) and the versions of Python and of the libraries that computed its values; any change
+the vector: the seed, its size, the sources of ``build`` (vectors/generate.py, vectors/format.py and every repository
+module they import, and this file's own bytes: not its imports, which reach gpu/) and the versions of Python and of the libraries that computed its values; any change
 builds afresh. The report records which vectors came from the cache. Without the option nothing is written.
 
 Who checks what: above REFERENCE_MAX_LOG_N only GPU backends run (the pure-Python reference takes hours at
@@ -196,8 +196,12 @@ def build_timed(spec: SeededVector, say) -> tuple:
 
 CACHE_FORMAT = "conformance-seeded-cache-v1"
 """Part of every cache key: bump it when what a cache file holds changes shape."""
-GENERATOR_FILES = (Path("vectors") / "generate.py", Path("vectors") / "format.py", Path(__file__).relative_to(REPO_ROOT))
+GENERATOR_FILES = (Path("vectors") / "generate.py", Path("vectors") / "format.py")
 """The files ``build`` runs; they and every repository module they import key the cache (SeededCache.key)."""
+BUILDER_FILE = Path(__file__).relative_to(REPO_ROOT)
+"""This module, which holds ``build`` and the cache's format: its own bytes key the cache too, but not what it imports
+(the harness and, through its GPU backend, gpu/), so that a kernel change does not rebuild the gate's 2^20 vector
+(minutes of device time: it happened, 2026-12-05, and the gate did not fit its call)."""
 CACHE_SUFFIX = ".pickle"
 
 
@@ -223,8 +227,8 @@ class SeededCache:
             raise InvalidInputError("--seeded-cache", f"cannot make the folder {folder}: {exc.strerror or exc}") from None
         if not os.access(self.folder, os.W_OK | os.X_OK):
             raise InvalidInputError("--seeded-cache", f"the folder {folder} is not writable")
-        sources = sources_digest(import_closure({root / f for f in GENERATOR_FILES}, root), root)["sha256"]
-        self._sources = "\n".join([CACHE_FORMAT, SEED, SHAPE, sources, *_library_versions()])
+        sources = sources_digest(import_closure({root / f for f in GENERATOR_FILES}, root) | {root / BUILDER_FILE}, root)
+        self._sources = "\n".join([CACHE_FORMAT, SEED, SHAPE, sources["sha256"], *_library_versions()])
 
     def key(self, spec: SeededVector) -> str:
         return hashlib.sha256(f"{self._sources}\n{spec.log_n} {spec.circuits}".encode()).hexdigest()

@@ -363,7 +363,7 @@ def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the
     from conformance.fingerprint import REPO_ROOT, import_closure
 
     root = tmp_path / "repo"
-    for path in import_closure({REPO_ROOT / f for f in seeded.GENERATOR_FILES}):
+    for path in import_closure({REPO_ROOT / f for f in seeded.GENERATOR_FILES}) | {REPO_ROOT / seeded.BUILDER_FILE}:
         target = root / path.relative_to(REPO_ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
@@ -376,6 +376,31 @@ def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the
     assert seeded.SeededCache(tmp_path / "c", root).path(spec) != here
     monkeypatch.setattr(seeded, "_library_versions", lambda: ["python 3.11", "py_ecc 0.0.0"])
     assert seeded.SeededCache(tmp_path / "c").path(spec) != here
+
+
+def test_the_cache_key_is_kept_by_a_change_to_the_gpu_prover_and_changed_by_one_to_seeded_py(tmp_path):
+    """A kernel change must not rebuild the gate's vectors (conformance/seeded.py BUILDER_FILE): an edit to
+    gpu/batch_add.py, which seeded.py reaches through the harness's imports, keeps the key; one to seeded.py changes it."""
+    import shutil
+
+    import conformance.seeded as seeded
+    from conformance.fingerprint import REPO_ROOT, import_closure
+
+    root = tmp_path / "repo"
+    harness = import_closure({REPO_ROOT / seeded.BUILDER_FILE})
+    assert REPO_ROOT / "gpu" / "batch_add.py" in harness  # else this test no longer tests what it says
+    for path in harness:
+        target = root / path.relative_to(REPO_ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    spec = SeededVector(4, 2)
+    here = seeded.SeededCache(tmp_path / "c", root).path(spec)
+    with open(root / "gpu" / "batch_add.py", "a") as kernel_driver:
+        kernel_driver.write("# an edit\n")
+    assert seeded.SeededCache(tmp_path / "c", root).path(spec) == here
+    with open(root / seeded.BUILDER_FILE, "a") as builder:
+        builder.write("# an edit\n")
+    assert seeded.SeededCache(tmp_path / "c", root).path(spec) != here
 
 
 @pytest.mark.parametrize("content", [b"not a pickle", b"__KEY__"], ids=["unreadable", "another key"])
