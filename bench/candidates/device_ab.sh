@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A candidate's first device call (bench/candidates/README.md): its fast GPU tests, then the MSM and batch-addition
+# A/B of the base tree against the candidate trees (bench/ab.sh msm, forth and back), and beside them, on cores 8-15 at
+# low priority, the gate's seeded vectors built into build/seeded-cache, so that the gate call that follows reads them
+# if it finds this machine still warm (their key does not depend on gpu/: conformance/seeded.py BUILDER_FILE).
+# Usage on the device machine, after the wheel prelude, from the last candidate's checkout (the last tree):
+#   A_COMMIT=<base> B_COMMIT=<..> [C_COMMIT=<..>] bash bench/candidates/device_ab.sh OUT BASE_TREE [TREE ..]
+# DEADLINE (default 560): seconds after which it stops waiting for the seeded build.
+set -u
+[ $# -ge 2 ] || { echo "usage: device_ab.sh OUT BASE_TREE [TREE ..]" >&2; exit 2; }
+out=$1
+shift
+start=$(date +%s)
+elapsed() { echo $(( $(date +%s) - start )); }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
+mkdir -p build/seeded-cache
+(taskset -c 8-15 nice -n 19 python3 -m conformance seeded-cache "$PWD/build/seeded-cache" > "$out/seeded.log" 2>&1
+ echo "seeded-cache exit $? at $(elapsed) s" >> "$out/seeded.log") &
+seeded=$!
+bash bench/device_session.sh "$out" tests
+echo "tests done at $(elapsed) s"
+AB_ORDER=abba taskset -c 0-7 bash bench/ab.sh msm "$out/ab" "$@" . --msm-sizes 24 --g2-sizes 24 --batch-sizes 27 \
+  --repeats 5 > "$out/ab.log" 2>&1
+echo "A/B exit $? at $(elapsed) s"
+grep -h "cold compile" "$out"/ab/compile_*.log
+for report in "$out"/ab/compare*/comparison.md; do echo "== $report"; head -20 "$report"; done
+left=$(( ${DEADLINE:-560} - $(elapsed) ))
+[ $left -gt 0 ] && timeout $left tail --pid=$seeded -f /dev/null
+tail -2 "$out/seeded.log"
+echo "end at $(elapsed) s"

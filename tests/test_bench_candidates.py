@@ -1,0 +1,22 @@
+"""bench/candidates/: the device scripts refuse a call without its arguments before doing anything (a device call's
+seconds are scarce), and every patch the README lists is there."""
+import re
+import subprocess
+
+import pytest
+
+from conftest import BENCH_DIR
+
+CANDIDATES = BENCH_DIR / "candidates"
+
+
+@pytest.mark.parametrize("script", ["device_ab.sh", "device_gate.sh"])
+def test_device_scripts_refuse_a_call_without_their_arguments(script, tmp_path):
+    done = subprocess.run(["bash", str(CANDIDATES / script)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("usage: ") and done.stdout == ""
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_readme_names_exactly_the_patches_in_the_folder():
+    named = set(re.findall(r"^## (\S+\.patch):", (CANDIDATES / "README.md").read_text(), re.MULTILINE))
+    assert named == {p.name for p in CANDIDATES.glob("*.patch")}
