@@ -24,8 +24,9 @@ Kept between runs, on request: with ``--seeded-cache DIR`` (``SeededCache``) a b
 later run, or ``python -m conformance seeded-cache DIR``, which only builds, lets the next run read it back instead of
 building it (the gate's 2^20 vector: minutes of one core, the gate's critical path). The file is keyed by what made
 the vector: the seed, its size, the sources of ``build`` (vectors/generate.py, vectors/format.py and every repository
-module they import, and this file's own bytes: not its imports, which reach gpu/) and the versions of Python and of the libraries that computed its values; any change
-builds afresh. The report records which vectors came from the cache. Without the option nothing is written.
+module they import, and this file's own bytes: not its imports, which reach gpu/) and the versions of Python and of
+the libraries that computed its values; any change builds afresh. The report records which vectors came from the
+cache. Without the option nothing is written.
 
 Who checks what: above REFERENCE_MAX_LOG_N only GPU backends run (the pure-Python reference takes hours at
 2^20). The reference side of such a vector is its expected values: vectors.generate computes the phases with the
@@ -227,7 +228,8 @@ class SeededCache:
             raise InvalidInputError("--seeded-cache", f"cannot make the folder {folder}: {exc.strerror or exc}") from None
         if not os.access(self.folder, os.W_OK | os.X_OK):
             raise InvalidInputError("--seeded-cache", f"the folder {folder} is not writable")
-        sources = sources_digest(import_closure({root / f for f in GENERATOR_FILES}, root) | {root / BUILDER_FILE}, root)
+        builder = import_closure({root / f for f in GENERATOR_FILES}, root) | {root / BUILDER_FILE}
+        sources = sources_digest(builder, root)
         self._sources = "\n".join([CACHE_FORMAT, SEED, SHAPE, sources["sha256"], *_library_versions()])
 
     def key(self, spec: SeededVector) -> str:
