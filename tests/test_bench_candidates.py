@@ -20,3 +20,10 @@ def test_device_scripts_refuse_a_call_without_their_arguments(script, tmp_path):
 def test_the_readme_names_exactly_the_patches_in_the_folder():
     named = set(re.findall(r"^## (\S+\.patch):", (CANDIDATES / "README.md").read_text(), re.MULTILINE))
     assert named == {p.name for p in CANDIDATES.glob("*.patch")}
+
+
+@pytest.mark.parametrize("script, arguments", [("device_ab.sh", ["missing", "base"]), ("device_gate.sh", ["missing"])])
+def test_device_scripts_refuse_an_output_folder_that_is_not_there(script, arguments, tmp_path):
+    done = subprocess.run(["bash", str(CANDIDATES / script), *arguments], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2 and "error: OUT: 'missing' is not a folder" in done.stderr and done.stdout == ""
+    assert not any(tmp_path.iterdir())

@@ -5,7 +5,7 @@
 # Usage on the device machine, after the wheel prelude: BENCH_COMMIT=<candidate> bash bench/candidates/device_gate.sh OUT
 set -u
 [ $# -eq 1 ] || { echo "usage: device_gate.sh OUT" >&2; exit 2; }
-out=$1
+out=$(cd "$1" 2>/dev/null && pwd) || { echo "error: OUT: '$1' is not a folder" >&2; exit 2; }
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 ls build/seeded-cache > "$out/seeded-cache-at-start.txt" 2>&1
