@@ -354,19 +354,27 @@ def test_a_seeded_vector_kept_in_the_cache_is_read_back_in_the_next_run_instead_
     assert SeededCache(cache_dir).load(spec, print)[0] == build(spec, lambda message: None)  # the very vector a build makes
 
 
-def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the_size(tmp_path, monkeypatch):
-    """A copy of the repository's generator files keys like the repository; an edit to any file they import, another
-    library version or another size gives another file name, so an edited generator never reads an old vector."""
+def _copy_of_the_repository(files, root):
+    """``root``, a folder holding a copy of these repository files at their paths (a repository a SeededCache can key)."""
     import shutil
 
-    import conformance.seeded as seeded
-    from conformance.fingerprint import REPO_ROOT, import_closure
+    from conformance.fingerprint import REPO_ROOT
 
-    root = tmp_path / "repo"
-    for path in import_closure({REPO_ROOT / f for f in seeded.GENERATOR_FILES}) | {REPO_ROOT / seeded.BUILDER_FILE}:
+    for path in files:
         target = root / path.relative_to(REPO_ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
+    return root
+
+
+def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the_size(tmp_path, monkeypatch):
+    """A copy of the repository's generator files keys like the repository; an edit to any file they import, another
+    library version or another size gives another file name, so an edited generator never reads an old vector."""
+    import conformance.seeded as seeded
+    from conformance.fingerprint import REPO_ROOT, import_closure
+
+    builder = import_closure({REPO_ROOT / f for f in seeded.GENERATOR_FILES}) | {REPO_ROOT / seeded.BUILDER_FILE}
+    root = _copy_of_the_repository(builder, tmp_path / "repo")
     spec = SeededVector(4, 2)
     here = seeded.SeededCache(tmp_path / "c").path(spec)
     assert seeded.SeededCache(tmp_path / "c", root).path(spec) == here
@@ -381,18 +389,12 @@ def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the
 def test_the_cache_key_is_kept_by_a_change_to_the_gpu_prover_and_changed_by_one_to_seeded_py(tmp_path):
     """A kernel change must not rebuild the gate's vectors (conformance/seeded.py BUILDER_FILE): an edit to
     gpu/batch_add.py, which seeded.py reaches through the harness's imports, keeps the key; one to seeded.py changes it."""
-    import shutil
-
     import conformance.seeded as seeded
     from conformance.fingerprint import REPO_ROOT, import_closure
 
-    root = tmp_path / "repo"
     harness = import_closure({REPO_ROOT / seeded.BUILDER_FILE})
     assert REPO_ROOT / "gpu" / "batch_add.py" in harness  # else this test no longer tests what it says
-    for path in harness:
-        target = root / path.relative_to(REPO_ROOT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+    root = _copy_of_the_repository(harness, tmp_path / "repo")
     spec = SeededVector(4, 2)
     here = seeded.SeededCache(tmp_path / "c", root).path(spec)
     with open(root / "gpu" / "batch_add.py", "a") as kernel_driver:

@@ -15,9 +15,8 @@ shift
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
-mkdir -p build/seeded-cache
-(taskset -c 8-15 nice -n 19 python3 -m conformance seeded-cache "$PWD/build/seeded-cache" > "$out/seeded.log" 2>&1
- echo "seeded-cache exit $? at $(elapsed) s" >> "$out/seeded.log") &
+(SEEDED_CACHE="$PWD/build/seeded-cache" taskset -c 8-15 nice -n 19 bash bench/device_session.sh "$out" seeded > /dev/null
+ echo "seeded step exit $? at $(elapsed) s" >> "$out/seeded.log") &
 seeded=$!
 bash bench/device_session.sh "$out" tests
 echo "tests done at $(elapsed) s"
