@@ -1,7 +1,8 @@
 """Probe: a bucket addition as a batched affine addition (Montgomery's trick) against today's mixed XYZZ addition.
 
     python3 bench/probe_batched_affine.py [--group g1|g2] [--log2-points 20] [--ks 16 32 64 128 256 512] [--steps 16]
-                                          [--waves 2] [--repeats 5] [--json out.json] [--md out.md]
+                                          [--inversions fermat gcd] [--chain 16] [--waves 2] [--repeats 5]
+                                          [--json out.json] [--md out.md]
 
 Issue 18 names batched affine additions ("about 6 field multiplications an addition instead of about 10") as a way to
 the G1 MSM goals. Before msm_piece_sum is rewritten around them, this measures what one costs on the device: the
@@ -11,12 +12,18 @@ than the L2 cache at 2^20, as a bucket's gathers are) into k accumulators a thre
 resident blocks at msm_piece_sum's residency: 3 a SM for G1, 2 for G2). --group g2 measures G2 (Fq2 coordinates). Method (/work/.library/device/METHOD.md): one warm-up
 call, then the median of --repeats calls timed with CUDA events. Every k's two results are compared (the XYZZ sums
 converted to affine must equal the affine sums, limb for limb): a mismatch is an error, exit 1. The time an addition
-of the affine kernel is about a + b / k: a is the addition and the trick, b the inversion; the table gives both fits.
+of the affine kernel is about a + b / k: a is the addition and the trick, b the inversion; the table gives the fit.
+
+--inversions names the inversion the trick shares: Fermat's (fermat: ec_field.cuh fq_inv, x^(p-2)) and the optimized
+binary GCD (gcd: bench/probes/fq_inverse_gcd.cuh); each is a column and a fit of its own. The inversions are also
+timed alone (G1: a dependent chain of --chain inversions a thread over the same threads), and their results must be
+equal, limb for limb.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import random
 import statistics
@@ -35,15 +42,28 @@ from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
 
-PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "batched_affine.cu"
+PROBE_DIR = Path(__file__).resolve().parent / "probes"
+PROBE_SOURCE = PROBE_DIR / "batched_affine.cu"
+PROBE_HEADER = PROBE_DIR / "fq_inverse_gcd.cuh"
+INVERSIONS = ("fermat", "gcd")
+AFFINE_KERNELS = {"fermat": "probe_affine", "gcd": "probe_affine_gcd"}
+"""The affine kernel of each inversion (batched_affine.cu), _g1 / _g2 added by the group."""
 THREADS_PER_BLOCK = 128  # batched_affine.cu PROBE_THREADS_PER_BLOCK
 GROUPS = {"g1": (G1_GROUP, G1, 3), "g2": (G2_GROUP, G2, 2)}
 """Group, generator, blocks of 128 an SM holds (batched_affine.cu PROBE_G1_BLOCKS_PER_SM; G2 at 255 registers: 2)."""
 NS_PER_MS = 1e6
 
 
-def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module) -> dict:
-    """Both kernels at k accumulators a thread; their results compared; times in ms and ns an addition."""
+def probe_source() -> str:
+    """batched_affine.cu with the digest of the header it includes from bench/probes: CuPy's disk cache is keyed by
+    the source text, so an edit of fq_inverse_gcd.cuh must change it (gpu/device.py digests gpu/kernels only)."""
+    digest = hashlib.sha256(PROBE_HEADER.read_bytes()).hexdigest()
+    return f"// {PROBE_HEADER.name} sha256 {digest}\n{PROBE_SOURCE.read_text()}"
+
+
+def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module, inversions) -> dict:
+    """The XYZZ kernel and the affine kernel of each inversion at k accumulators a thread; every affine result compared
+    with the XYZZ sums; times in ms and ns an addition."""
     import cupy
 
     xp = backend().xp
@@ -54,47 +74,79 @@ def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module) 
     acc = xp.empty((k * threads, group.affine_words), dtype=xp.uint32)
     prefix = xp.empty((k * threads, words), dtype=xp.uint32)
     common = (bases, u32(points), u32(threads), u32(k), u32(steps))
+    additions = threads * k * (steps - 1)
     xyzz_ms, xyzz_runs = cuda_time_ms(
         lambda: launch(module.get_function(group.kernel("probe_xyzz")), blocks, THREADS_PER_BLOCK, (*common, xyzz),
                        "probe_xyzz"), repeats)
-    affine_ms, affine_runs = cuda_time_ms(
-        lambda: launch(module.get_function(group.kernel("probe_affine")), blocks, THREADS_PER_BLOCK,
-                       (*common, acc, prefix), "probe_affine"), repeats)
     converted = xp.empty_like(acc)
     launch(module.get_function(group.kernel("probe_to_affine")), -(-k * threads // THREADS_PER_BLOCK),
            THREADS_PER_BLOCK, (xyzz, u32(k * threads), converted), "probe_to_affine")
-    cupy.cuda.Device().synchronize()
-    mismatches = int((converted != acc).any(axis=1).sum())
-    additions = threads * k * (steps - 1)
-    return {"k": k, "threads": threads, "steps": steps, "additions": additions, "mismatches": mismatches,
-            "xyzz_ms": xyzz_ms, "xyzz_runs_ms": xyzz_runs, "affine_ms": affine_ms, "affine_runs_ms": affine_runs,
-            "xyzz_ns_per_addition": xyzz_ms * NS_PER_MS / additions,
-            "affine_ns_per_addition": affine_ms * NS_PER_MS / additions}
+    row = {"k": k, "threads": threads, "steps": steps, "additions": additions, "xyzz_ms": xyzz_ms,
+           "xyzz_runs_ms": xyzz_runs, "xyzz_ns_per_addition": xyzz_ms * NS_PER_MS / additions}
+    for inversion in inversions:
+        kernel = group.kernel(AFFINE_KERNELS[inversion])
+        affine_ms, affine_runs = cuda_time_ms(
+            lambda: launch(module.get_function(kernel), blocks, THREADS_PER_BLOCK, (*common, acc, prefix), kernel),
+            repeats)
+        cupy.cuda.Device().synchronize()
+        row[inversion] = {"mismatches": int((converted != acc).any(axis=1).sum()), "affine_ms": affine_ms,
+                          "affine_runs_ms": affine_runs, "affine_ns_per_addition": affine_ms * NS_PER_MS / additions}
+    return row
 
 
-def fit(rows: list[dict]) -> tuple[float, float]:
-    """Least squares of affine ns an addition = a + b / k over the rows: (a, b)."""
+def inversion_rates(bases, threads: int, chain: int, repeats: int, module) -> dict:
+    """ns of the chip an Fq inversion, Fermat's and the binary GCD's, each as `chain` dependent inversions a thread;
+    the two chains' results must be equal, limb for limb."""
+    xp = backend().xp
+    blocks = -(-threads // THREADS_PER_BLOCK)
+    outputs, rates = {}, {}
+    for inversion in INVERSIONS:
+        out = xp.empty((threads, G1_GROUP.field_words), dtype=xp.uint32)
+        kernel = f"probe_inverse_{inversion}_g1"
+        ms, runs = cuda_time_ms(lambda: launch(module.get_function(kernel), blocks, THREADS_PER_BLOCK,
+                                               (bases, u32(bases.shape[0]), u32(threads), u32(chain), out), kernel),
+                                repeats)
+        outputs[inversion] = out
+        rates[inversion] = {"ms": ms, "runs_ms": runs, "ns_per_inversion": ms * NS_PER_MS / (threads * chain)}
+    mismatches = int((outputs["fermat"] != outputs["gcd"]).any(axis=1).sum())
+    return {"threads": threads, "chain": chain, "mismatches": mismatches, **rates}
+
+
+def fit(rows: list[dict], inversion: str) -> tuple[float, float]:
+    """Least squares of affine ns an addition = a + b / k over the rows, with one inversion: (a, b)."""
     xs = [1.0 / row["k"] for row in rows]
-    ys = [row["affine_ns_per_addition"] for row in rows]
+    ys = [row[inversion]["affine_ns_per_addition"] for row in rows]
     mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
     b = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
     return mean_y - b * mean_x, b
 
 
-def table(rows: list[dict], env: dict, group_name: str) -> str:
+def table(rows: list[dict], env: dict, group_name: str, inversions, rates: dict | None) -> str:
     gpu = env.get("gpu") or {}
     lines = [f"### Batched affine against mixed XYZZ {group_name.upper()} additions ({gpu.get('name', '?')}, "
-             f"commit {env.get('commit')}, {env.get('date')})", "",
-             "| k | additions | XYZZ ms | affine ms | XYZZ ns / addition | affine ns / addition | affine / XYZZ |",
-             "|---|---|---|---|---|---|---|"]
+             f"commit {env.get('commit')}, {env.get('date')})", ""]
+    header = ["k", "additions", "XYZZ ms", "XYZZ ns / addition"]
+    for inversion in inversions:
+        header += [f"affine ({inversion}) ms", f"ns / addition ({inversion})", f"/ XYZZ ({inversion})"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        lines.append(f"| {row['k']} | {row['additions']:,} | {row['xyzz_ms']:.2f} | {row['affine_ms']:.2f} | "
-                     f"{row['xyzz_ns_per_addition']:.4f} | {row['affine_ns_per_addition']:.4f} | "
-                     f"{row['affine_ns_per_addition'] / row['xyzz_ns_per_addition']:.3f} |")
+        cells = [str(row["k"]), f"{row['additions']:,}", f"{row['xyzz_ms']:.2f}", f"{row['xyzz_ns_per_addition']:.4f}"]
+        for inversion in inversions:
+            result = row[inversion]
+            cells += [f"{result['affine_ms']:.2f}", f"{result['affine_ns_per_addition']:.4f}",
+                      f"{result['affine_ns_per_addition'] / row['xyzz_ns_per_addition']:.3f}"]
+        lines.append("| " + " | ".join(cells) + " |")
     if len({row["k"] for row in rows}) >= 2:  # a line needs two distinct k
-        a, b = fit(rows)
-        lines += ["", f"Fit: affine ns an addition = {a:.4f} + {b:.3f} / k (the addition with its share of the trick, "
-                      f"then the inversion shared by k)."]
+        lines.append("")
+        for inversion in inversions:
+            a, b = fit(rows, inversion)
+            lines.append(f"Fit ({inversion}): affine ns an addition = {a:.4f} + {b:.3f} / k (the addition with its "
+                         f"share of the trick, then the inversion shared by k).")
+    if rates:
+        lines += ["", f"Inversions alone ({rates['threads']:,} threads, {rates['chain']} dependent inversions each): "
+                      + ", ".join(f"{inversion} {rates[inversion]['ns_per_inversion']:.3f} ns of the chip an inversion"
+                                  for inversion in INVERSIONS)
+                      + f"; results equal: {'yes' if rates['mismatches'] == 0 else 'NO'}."]
     return "\n".join(lines)
 
 
@@ -106,14 +158,21 @@ def main() -> int:
     parser.add_argument("--ks", type=int, nargs="+", default=[16, 32, 64, 128, 256, 512],
                         help="accumulators a thread (additions sharing one inversion) (default: 16 32 64 128 256 512)")
     parser.add_argument("--steps", type=int, default=16, help="points summed into each accumulator (default: 16)")
+    parser.add_argument("--inversions", nargs="+", choices=INVERSIONS, default=list(INVERSIONS),
+                        help="the inversion(s) Montgomery's trick shares (default: fermat gcd)")
+    parser.add_argument("--chain", type=int, default=16,
+                        help="dependent inversions a thread when the inversions are timed alone, G1 (0: not timed; "
+                             "default 16)")
     parser.add_argument("--waves", type=int, default=2, help="threads = waves x resident threads of the chip (default: 2)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
     parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
     parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
     args = parser.parse_args()
-    if not 2 <= args.log2_points <= 26 or args.steps < 2 or args.waves < 1 or args.repeats < 1 or min(args.ks) < 1:
-        parser.error("need 2 <= --log2-points <= 26, --steps >= 2, --waves >= 1, --repeats >= 1, every k >= 1")
+    if (not 2 <= args.log2_points <= 26 or args.steps < 2 or args.waves < 1 or args.repeats < 1 or min(args.ks) < 1
+            or args.chain < 0):
+        parser.error("need 2 <= --log2-points <= 26, --steps >= 2, --waves >= 1, --repeats >= 1, every k >= 1, "
+                     "--chain >= 0")
     require_gpu()
     import cupy
 
@@ -122,26 +181,36 @@ def main() -> int:
     a, b = rng.randrange(1, curve_order), rng.randrange(1, curve_order)
     group, generator, blocks_per_sm = GROUPS[args.group]
     bases = progression_bases(1 << args.log2_points, multiply(generator, b), multiply(generator, a), group)
-    module = compile_source(PROBE_SOURCE.read_text())
+    module = compile_source(probe_source(), options=(f"-I{PROBE_DIR}",))
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     threads = args.waves * sms * blocks_per_sm * THREADS_PER_BLOCK
+    rates = None
+    if args.chain and args.group == "g1":
+        rates = inversion_rates(bases, threads, args.chain, args.repeats, module)
+        print("inversions alone: " + ", ".join(f"{inversion} {rates[inversion]['ns_per_inversion']:.3f} ns"
+                                               for inversion in INVERSIONS)
+              + f", {rates['mismatches']} mismatches", flush=True)
     rows = []
     for k in args.ks:
-        row = probe(bases, group, threads, k, args.steps, args.repeats, module)
+        row = probe(bases, group, threads, k, args.steps, args.repeats, module, args.inversions)
         rows.append(row)
-        print(f"k = {k}: XYZZ {row['xyzz_ns_per_addition']:.4f} ns, affine {row['affine_ns_per_addition']:.4f} ns an "
-              f"addition, {row['mismatches']} mismatches", flush=True)
-    text = table(rows, env, args.group)
+        print(f"k = {k}: XYZZ {row['xyzz_ns_per_addition']:.4f} ns, "
+              + ", ".join(f"affine ({inversion}) {row[inversion]['affine_ns_per_addition']:.4f} ns an addition "
+                          f"({row[inversion]['mismatches']} mismatches)" for inversion in args.inversions), flush=True)
+    text = table(rows, env, args.group, args.inversions, rates)
     print(text)
     if args.json:
         record = {"environment": env, "command": " ".join(sys.argv), "group": args.group, "rows": rows,
-                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+                  "inversions_alone": rates, "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
         args.json.write_text(json.dumps(record, indent=1))
     if args.md:
         args.md.write_text(text + "\n")
-    bad = [row["k"] for row in rows if row["mismatches"]]
+    bad = [(row["k"], inversion) for row in rows for inversion in args.inversions if row[inversion]["mismatches"]]
     if bad:
-        print(f"error: the affine sums differ from the XYZZ sums at k = {bad}", file=sys.stderr)
+        print(f"error: the affine sums differ from the XYZZ sums at (k, inversion) = {bad}", file=sys.stderr)
+        return 1
+    if rates and rates["mismatches"]:
+        print(f"error: the binary GCD's inverses differ from Fermat's in {rates['mismatches']} threads", file=sys.stderr)
         return 1
     return 0
 

@@ -17,7 +17,10 @@
 //   coalesce.
 //   Common path only: d_i = 0 (P + P or P + (-P)) and the identity are not handled. A random gather of distinct
 //   points never meets them (probability about k steps threads / q); a prover kernel would need a fallback.
+// * probe_affine_gcd_g1: the same with the shared inversion by the optimized binary GCD (fq_inverse_gcd.cuh) instead
+//   of Fermat's; probe_inverse_{fermat,gcd}_g1 time the two inversions alone, a dependent chain a thread.
 #include "ec.cuh"
+#include "fq_inverse_gcd.cuh"
 
 typedef unsigned long long probe_index_t;
 
@@ -45,7 +48,13 @@ __host__ __device__ void probe_xyzz_body(probe_index_t t, const unsigned int* po
     }
 }
 
-template <class F>
+// The inversion Montgomery's trick shares: Fermat's (ec_field.cuh) or the binary GCD's (fq_inverse_gcd.cuh).
+template <bool GCD>
+__host__ __device__ inline fq_t probe_inverse(const fq_t& x) { return GCD ? fq_inv_gcd(x) : ec_inv(x); }
+template <bool GCD>
+__host__ __device__ inline fq2_t probe_inverse(const fq2_t& x) { return GCD ? fq2_inv_gcd(x) : ec_inv(x); }
+
+template <class F, bool GCD>
 __host__ __device__ void probe_affine_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
                                            unsigned int threads, unsigned int k, unsigned int steps,
                                            unsigned int* acc_words, unsigned int* prefix_words) {
@@ -64,7 +73,7 @@ __host__ __device__ void probe_affine_body(probe_index_t t, const unsigned int* 
             prefix[slot] = running;
             running = ec_mul(running, bases[probe_index(t, i, s, k, steps, points)].x - acc[slot].x);
         }
-        F inv = ec_inv(running);
+        F inv = probe_inverse<GCD>(running);
 #pragma unroll 1
         for (unsigned int i = k; i-- > 0;) {  // down: 1 / d_i = inv prefix_i, then inv <- inv d_i
             probe_index_t slot = (probe_index_t)i * threads + t;
@@ -80,6 +89,18 @@ __host__ __device__ void probe_affine_body(probe_index_t t, const unsigned int* 
     }
 }
 
+// `chain` dependent inversions a thread, x <- (x + 1)^-1 from the x coordinate of base t mod points (the + 1 keeps
+// two inversions from cancelling); the last x is written, so that nothing is left out.
+template <bool GCD>
+__host__ __device__ void probe_inverse_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
+                                            unsigned int threads, unsigned int chain, unsigned int* out_words) {
+    if (t >= threads) return;
+    fq_t x = reinterpret_cast<const affine_t<fq_t>*>(points_words)[t % points].x;
+#pragma unroll 1
+    for (unsigned int i = 0; i < chain; ++i) x = probe_inverse<GCD>(x + fq_t::one());
+    reinterpret_cast<fq_t*>(out_words)[t] = x;
+}
+
 // What the check compares: each XYZZ accumulator as affine (one thread each).
 template <class F>
 __host__ __device__ void probe_to_affine_body(probe_index_t t, const unsigned int* xyzz_words, unsigned int count,
@@ -89,13 +110,29 @@ __host__ __device__ void probe_to_affine_body(probe_index_t t, const unsigned in
 }
 
 #ifdef PROBE_HOST
-// Host build (tests/test_probe_batched_affine.py): both sums for every thread, one after another.
+// Host build (tests/test_probe_batched_affine.py): both sums for every thread, one after another; the affine sums
+// with the binary GCD's inversion when gcd != 0.
 extern "C" void probe_host_sums(const unsigned int* points_words, unsigned int points, unsigned int threads,
-                                unsigned int k, unsigned int steps, unsigned int* xyzz_words, unsigned int* acc_words,
-                                unsigned int* prefix_words) {
+                                unsigned int k, unsigned int steps, unsigned int gcd, unsigned int* xyzz_words,
+                                unsigned int* acc_words, unsigned int* prefix_words) {
     for (probe_index_t t = 0; t < threads; ++t) {
         probe_xyzz_body<fq_t>(t, points_words, points, threads, k, steps, xyzz_words);
-        probe_affine_body<fq_t>(t, points_words, points, threads, k, steps, acc_words, prefix_words);
+        if (gcd) probe_affine_body<fq_t, true>(t, points_words, points, threads, k, steps, acc_words, prefix_words);
+        else probe_affine_body<fq_t, false>(t, points_words, points, threads, k, steps, acc_words, prefix_words);
+    }
+}
+
+// out[i] = fq_inv_gcd(x[i]) for Montgomery-form Fq elements (12 u32 limbs each); converged[i] = 1 when the GCD's
+// rounds gave it (0: Fermat's fallback did).
+extern "C" void probe_host_inverse_gcd(const unsigned int* x_words, unsigned int count, unsigned int* out_words,
+                                       unsigned int* converged) {
+    const fq_t* x = reinterpret_cast<const fq_t*>(x_words);
+    fq_t* out = reinterpret_cast<fq_t*>(out_words);
+    for (unsigned int i = 0; i < count; ++i) {
+        bool ok;
+        fq_inv_gcd_rounds(x[i], ok);
+        converged[i] = ok ? 1u : 0u;
+        out[i] = fq_inv_gcd(x[i]);
     }
 }
 #else
@@ -114,12 +151,26 @@ extern "C" void probe_host_sums(const unsigned int* points_words, unsigned int p
     extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, min_blocks)                             \
     probe_affine_##group(const unsigned int* points_words, unsigned int points, unsigned int threads,              \
                          unsigned int k, unsigned int steps, unsigned int* acc_words, unsigned int* prefix_words) { \
-        probe_affine_body<F>(PROBE_TID, points_words, points, threads, k, steps, acc_words, prefix_words);         \
+        probe_affine_body<F, false>(PROBE_TID, points_words, points, threads, k, steps, acc_words, prefix_words);  \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, min_blocks)                             \
+    probe_affine_gcd_##group(const unsigned int* points_words, unsigned int points, unsigned int threads,          \
+                             unsigned int k, unsigned int steps, unsigned int* acc_words,                         \
+                             unsigned int* prefix_words) {                                                         \
+        probe_affine_body<F, true>(PROBE_TID, points_words, points, threads, k, steps, acc_words, prefix_words);   \
     }                                                                                                               \
     extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK)                                          \
     probe_to_affine_##group(const unsigned int* xyzz_words, unsigned int count, unsigned int* affine_words) {        \
         probe_to_affine_body<F>(PROBE_TID, xyzz_words, count, affine_words);                                        \
     }
 PROBE_KERNELS(g1, fq_t, PROBE_G1_BLOCKS_PER_SM)
+#define PROBE_INVERSE_KERNEL(name, gcd)                                                                             \
+    extern "C" __global__ void __launch_bounds__(PROBE_THREADS_PER_BLOCK, PROBE_G1_BLOCKS_PER_SM)                 \
+    name(const unsigned int* points_words, unsigned int points, unsigned int threads, unsigned int chain,          \
+         unsigned int* out_words) {                                                                                \
+        probe_inverse_body<gcd>(PROBE_TID, points_words, points, threads, chain, out_words);                       \
+    }
+PROBE_INVERSE_KERNEL(probe_inverse_fermat_g1, false)
+PROBE_INVERSE_KERNEL(probe_inverse_gcd_g1, true)
 PROBE_KERNELS(g2, fq2_t, PROBE_G2_BLOCKS_PER_SM)
 #endif
