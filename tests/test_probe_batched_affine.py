@@ -104,3 +104,26 @@ def test_binary_gcd_inverse_equals_pow_and_never_falls_back(probe_library):
         expected = 0 if value == 0 else pow(value, -1, p) * MONTGOMERY_R * MONTGOMERY_R % p  # (v R^-1)^-1 R
         assert got == expected, f"inverse of {value:#x}"
         assert bool(ok) == (value != 0), f"rounds {'did not converge' if ok == 0 else 'converged'} for {value:#x}"
+
+
+def test_binary_gcd_fq2_inverse_times_its_input_is_one(probe_library):
+    """fq2_inv_gcd(a) a = 1 in Fq2 = Fq[u] / (u^2 + 1), Montgomery form: (c0 d0 - c1 d1) = R^2 and c0 d1 + c1 d0 = 0
+    (mod p) for the representatives c = a R, d = a^-1 R; and 0 -> 0."""
+    import random
+
+    rng = random.Random(7)
+    p = field_modulus
+    pairs = [(0, 0), (1, 0), (0, 1), (p - 1, 1)] + [(rng.randrange(p), rng.randrange(p)) for _ in range(300)]
+    words = np.ascontiguousarray(np.concatenate([_limbs([c0 for c0, _ in pairs]), _limbs([c1 for _, c1 in pairs])],
+                                                axis=1))
+    out = np.zeros_like(words)
+    pointer = ctypes.POINTER(ctypes.c_uint32)
+    probe_library.probe_host_fq2_inverse_gcd(words.ctypes.data_as(pointer), ctypes.c_uint(len(pairs)),
+                                             out.ctypes.data_as(pointer))
+    inverses = zip(_ints(out[:, :FQ_LIMBS]), _ints(out[:, FQ_LIMBS:]))
+    for (c0, c1), (d0, d1) in zip(pairs, inverses):
+        if (c0, c1) == (0, 0):
+            assert (d0, d1) == (0, 0)
+            continue
+        assert (c0 * d0 - c1 * d1) % p == MONTGOMERY_R * MONTGOMERY_R % p, f"real part for {(c0, c1)}"
+        assert (c0 * d1 + c1 * d0) % p == 0, f"u part for {(c0, c1)}"

@@ -135,6 +135,13 @@ extern "C" void probe_host_inverse_gcd(const unsigned int* x_words, unsigned int
         out[i] = fq_inv_gcd(x[i]);
     }
 }
+
+// out[i] = fq2_inv_gcd(x[i]) for Montgomery-form Fq2 elements (c0 then c1, 24 u32 limbs each).
+extern "C" void probe_host_fq2_inverse_gcd(const unsigned int* x_words, unsigned int count, unsigned int* out_words) {
+    const fq2_t* x = reinterpret_cast<const fq2_t*>(x_words);
+    fq2_t* out = reinterpret_cast<fq2_t*>(out_words);
+    for (unsigned int i = 0; i < count; ++i) out[i] = fq2_inv_gcd(x[i]);
+}
 #else
 #define PROBE_THREADS_PER_BLOCK 128
 // The residency of msm_piece_sum: G1 bounded to 3 blocks an SM (gpu/kernels/msm.cu MSM_PIECE_SUM_G1_BLOCKS_PER_SM),
