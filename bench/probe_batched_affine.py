@@ -210,7 +210,8 @@ def main() -> int:
         print(f"error: the affine sums differ from the XYZZ sums at (k, inversion) = {bad}", file=sys.stderr)
         return 1
     if rates and rates["mismatches"]:
-        print(f"error: the binary GCD's inverses differ from Fermat's in {rates['mismatches']} threads", file=sys.stderr)
+        print(f"error: the binary GCD's inverses differ from Fermat's in {rates['mismatches']} threads",
+              file=sys.stderr)
         return 1
     return 0
 

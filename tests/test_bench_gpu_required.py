@@ -10,7 +10,7 @@ from conformance.__main__ import EXIT_GPU_REQUIRED
 from gpu.device import GpuUnavailableError, require_device
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = [["probe_pipes.py"], ["probe_batched_affine.py"], ["probe_prep.py", "--log2", "12"],
+TOOLS = [["probe_pipes.py"], ["probe_batched_affine.py"], ["probe_affine_pieces.py"], ["probe_prep.py", "--log2", "12"],
          ["bench_msm.py", "--compile-only"], ["bench_ntt.py", "table.md"], ["bench_prove.py", "--log-n", "10"],
          ["kernel_times.py", "--log2", "10"], ["bench_staging.py", "--out", "staging", "--log-n", "10"]]
 

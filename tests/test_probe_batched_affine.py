@@ -57,8 +57,9 @@ def test_batched_affine_and_xyzz_sums_equal_py_ecc(probe_library, gcd):
     prefix = np.zeros((accumulators, G1_GROUP.field_words), dtype=np.uint32)
     pointer = ctypes.POINTER(ctypes.c_uint32)
     probe_library.probe_host_sums(words.ctypes.data_as(pointer), ctypes.c_uint(count), ctypes.c_uint(threads),
-                                  ctypes.c_uint(k), ctypes.c_uint(steps), ctypes.c_uint(gcd), xyzz.ctypes.data_as(pointer),
-                                  affine.ctypes.data_as(pointer), prefix.ctypes.data_as(pointer))
+                                  ctypes.c_uint(k), ctypes.c_uint(steps), ctypes.c_uint(gcd),
+                                  xyzz.ctypes.data_as(pointer), affine.ctypes.data_as(pointer),
+                                  prefix.ctypes.data_as(pointer))
     from_affine = words_to_points(affine, G1_GROUP)
     from_xyzz = xyzz_words_to_points(xyzz, G1_GROUP)
     for t in range(threads):

@@ -48,12 +48,6 @@ __host__ __device__ void probe_xyzz_body(probe_index_t t, const unsigned int* po
     }
 }
 
-// The inversion Montgomery's trick shares: Fermat's (ec_field.cuh) or the binary GCD's (fq_inverse_gcd.cuh).
-template <bool GCD>
-__host__ __device__ inline fq_t probe_inverse(const fq_t& x) { return GCD ? fq_inv_gcd(x) : ec_inv(x); }
-template <bool GCD>
-__host__ __device__ inline fq2_t probe_inverse(const fq2_t& x) { return GCD ? fq2_inv_gcd(x) : ec_inv(x); }
-
 template <class F, bool GCD>
 __host__ __device__ void probe_affine_body(probe_index_t t, const unsigned int* points_words, unsigned int points,
                                            unsigned int threads, unsigned int k, unsigned int steps,

@@ -26,14 +26,14 @@ namespace gcd_inverse {
 
 constexpr int LIMBS = fq_params::N;   // 12 limbs of 32 bits
 constexpr int WIDE = LIMBS + 1;       // a f + b g as a signed 416-bit integer: |a f + b g| < 2^(381 + 31)
-constexpr int LIMB_BITS = 32;
+constexpr int GCD_LIMB_BITS = 32;
 constexpr int MODULUS_BITS = 381;     // len(p)
 constexpr int GCD_STEPS = 30;         // steps a round: the factors stay in (-2^30, 2^30], an int each
 constexpr int GCD_TOP_BITS = GCD_STEPS + 2;  // Algorithm 2's k + 1 top bits (k - 1 = GCD_STEPS)
 constexpr int SUMMARY_BITS = GCD_STEPS + GCD_TOP_BITS;  // 62: one u64
 constexpr int GCD_OUTER = (2 * MODULUS_BITS - 1 + GCD_STEPS - 1) / GCD_STEPS;  // 26 rounds: 780 >= 761 steps
 constexpr u32 LOW_MASK = (1u << GCD_STEPS) - 1;
-static_assert(GCD_TOP_BITS == LIMB_BITS, "summary() takes the top bits as one 32-bit window");
+static_assert(GCD_TOP_BITS == GCD_LIMB_BITS, "summary() takes the top bits as one 32-bit window");
 
 // R^3 mod p (R = 2^384): the Montgomery product of y^-1 with it turns the inverse of y = x R into x^-1 R.
 __host__ __device__ inline u32 r_cubed(int i) {
@@ -46,7 +46,7 @@ __host__ __device__ inline int leading_zeros(u32 word) {
 #ifdef __CUDA_ARCH__
     return __clz(word);
 #else
-    return word ? __builtin_clz(word) : LIMB_BITS;
+    return word ? __builtin_clz(word) : GCD_LIMB_BITS;
 #endif
 }
 
@@ -56,7 +56,7 @@ __host__ __device__ inline int bit_length_of_either(const u32* a, const u32* b) 
 FIELD_UNROLL
     for (int i = 0; i < LIMBS; ++i) {
         u32 word = a[i] | b[i];
-        if (word) length = LIMB_BITS * (i + 1) - leading_zeros(word);
+        if (word) length = GCD_LIMB_BITS * (i + 1) - leading_zeros(word);
     }
     return length;
 }
@@ -65,14 +65,14 @@ FIELD_UNROLL
 // loop selects by index instead of indexing, so that x stays in registers.
 __host__ __device__ inline u64 summary(const u32* x, int n) {
     int start = n - GCD_TOP_BITS;
-    int limb = start / LIMB_BITS, shift = start % LIMB_BITS;
+    int limb = start / GCD_LIMB_BITS, shift = start % GCD_LIMB_BITS;
     u32 low = 0, high = 0;
 FIELD_UNROLL
     for (int i = 0; i < LIMBS; ++i) {
         if (i == limb) low = x[i];
         if (i == limb + 1) high = x[i];
     }
-    u64 top = ((((u64)high << LIMB_BITS) | low) >> shift) & 0xffffffffull;
+    u64 top = ((((u64)high << GCD_LIMB_BITS) | low) >> shift) & 0xffffffffull;
     return (x[0] & LOW_MASK) | (top << GCD_STEPS);
 }
 
@@ -112,7 +112,7 @@ FIELD_UNROLL
     for (int i = 0; i < LIMBS; ++i) {
         u64 s = (u64)x[i] * magnitude + carry;
         product[i] = (u32)s;
-        carry = s >> LIMB_BITS;
+        carry = s >> GCD_LIMB_BITS;
     }
     product[LIMBS] = (u32)carry;
     u64 sum = negative & 1u;  // -v = (v xor 1...1) + 1
@@ -120,16 +120,16 @@ FIELD_UNROLL
     for (int i = 0; i < WIDE; ++i) {
         sum += (u64)(product[i] ^ negative) + (accumulate ? t[i] : 0u);
         t[i] = (u32)sum;
-        sum >>= LIMB_BITS;
+        sum >>= GCD_LIMB_BITS;
     }
 }
 
-__host__ __device__ inline bool is_negative(const u32* t) { return t[WIDE - 1] >> (LIMB_BITS - 1); }
+__host__ __device__ inline bool is_negative(const u32* t) { return t[WIDE - 1] >> (GCD_LIMB_BITS - 1); }
 
 // t >> GCD_STEPS, arithmetic (the sign extends), WIDE limbs in place.
 __host__ __device__ inline void shift_right_signed(u32* t) {
 FIELD_UNROLL
-    for (int i = 0; i < WIDE - 1; ++i) t[i] = (t[i] >> GCD_STEPS) | (t[i + 1] << (LIMB_BITS - GCD_STEPS));
+    for (int i = 0; i < WIDE - 1; ++i) t[i] = (t[i] >> GCD_STEPS) | (t[i + 1] << (GCD_LIMB_BITS - GCD_STEPS));
     t[WIDE - 1] = (u32)((int)t[WIDE - 1] >> GCD_STEPS);
 }
 
@@ -145,7 +145,7 @@ FIELD_UNROLL
     for (int i = 0; i < WIDE; ++i) {
         sum += (u64)(t[i] ^ flip);
         t[i] = (u32)sum;
-        sum >>= LIMB_BITS;
+        sum >>= GCD_LIMB_BITS;
     }
     shift_right_signed(t);
 FIELD_UNROLL
@@ -165,7 +165,7 @@ FIELD_UNROLL
     for (int i = 0; i < LIMBS; ++i) {
         u64 s = (u64)q * fq_params::modulus(i) + t[i] + carry;
         t[i] = (u32)s;
-        carry = s >> LIMB_BITS;
+        carry = s >> GCD_LIMB_BITS;
     }
     t[LIMBS] += (u32)carry;
     shift_right_signed(t);
@@ -177,10 +177,10 @@ FIELD_UNROLL
         u32 m = i < LIMBS ? fq_params::modulus(i) : 0u;
         sum += (u64)t[i] + m;
         plus_p[i] = (u32)sum;
-        sum >>= LIMB_BITS;
+        sum >>= GCD_LIMB_BITS;
         u64 d = (u64)t[i] - m - borrow;
         minus_p[i] = (u32)d;
-        borrow = (d >> LIMB_BITS) & 1u;
+        borrow = (d >> GCD_LIMB_BITS) & 1u;
     }
     bool at_least_p = !negative && !borrow;
 FIELD_UNROLL
@@ -239,3 +239,9 @@ __host__ __device__ inline fq2_t fq2_inv_gcd(const fq2_t& a) {
     fq_t norm_inv = fq_inv_gcd(fq_sqr(a.c0) + fq_sqr(a.c1));
     return fq2_t{fq_mul(a.c0, norm_inv), fq_mul(a.c1, norm_inv).neg()};
 }
+
+// The inversion a probe's Montgomery trick shares: Fermat's (ec_field.cuh, the prover's) or the binary GCD's.
+template <bool GCD>
+__host__ __device__ inline fq_t probe_inverse(const fq_t& x) { return GCD ? fq_inv_gcd(x) : fq_inv(x); }
+template <bool GCD>
+__host__ __device__ inline fq2_t probe_inverse(const fq2_t& x) { return GCD ? fq2_inv_gcd(x) : x.inverse(); }

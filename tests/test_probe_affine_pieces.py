@@ -1,0 +1,92 @@
+"""bench/probes/affine_pieces.cu on the CPU: its piece sums equal msm_piece_sum's, point for point (py_ecc).
+
+The probe times batched affine piece sums against msm_piece_sum on the arguments of a real msm_piece_sum launch;
+what it times is worth something only if both sum the same pieces. Here gpu/msm.py runs an MSM on the kernels' host
+build (tests/native/ec_host.py), the probe's capture keeps its msm_piece_sum launch, and the probe's kernel body,
+built for the host (-DPROBE_HOST), sums the same pieces: every piece sum must be the same point. The bases make every
+case of the lane step happen: a base twice (a doubling in its buckets), a base and its negation (P + (-P): the lane's
+accumulator empties, then takes the next point), the identity (skipped), and buckets of more than 64 points (pieces
+cut from one bucket, lanes of unequal lengths); each case's code, broken on purpose, fails this test.
+"""
+from __future__ import annotations
+
+import ctypes
+import random
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, curve_order, eq, multiply, neg
+
+from conftest import BENCH_DIR, bench_module, run_bench_script
+from gpu.msm import MsmJob, msm_batch
+from gpu.points import G1_GROUP, G2_GROUP, points_to_words, xyzz_words_to_points
+
+probe = bench_module("probe_affine_pieces")
+
+
+@pytest.fixture(scope="module")
+def pieces_library(tmp_path_factory):
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no host C++ compiler (g++ or c++) on PATH: the probe cannot be built for the CPU")
+    library = tmp_path_factory.mktemp("probe") / "affine_pieces.so"
+    includes = [f"-I{BENCH_DIR.parent / 'gpu' / 'kernels'}", f"-I{BENCH_DIR / 'probes'}"]
+    subprocess.run([compiler, "-std=c++17", "-O2", "-x", "c++", "-shared", "-fPIC", "-DPROBE_HOST", *includes,
+                    str(probe.PROBE_SOURCE), "-o", str(library)], check=True)
+    return ctypes.CDLL(str(library))
+
+
+def _bases(generator, identity, count: int, seed: int) -> list:
+    """count points: random multiples of the generator, with base 1 = -base 0, base 3 = base 2, base 4 = identity.
+    With the same scalar each pair lands in the same buckets, in index order: P then -P (the lane empties, and the next
+    point reloads it), Q then Q (a doubling, followed by other points: P, -P, P would not do, since a wrong tangent
+    slope at P followed by -P gives back P whatever the slope)."""
+    rng = random.Random(seed)
+    p, q = (multiply(generator, rng.randrange(1, curve_order)) for _ in range(2))
+    rest = [multiply(generator, rng.randrange(1, curve_order)) for _ in range(count - 5)]
+    return [p, neg(p), q, q, identity] + rest
+
+
+def _host_piece_sums(library, group, captured, threads: int, lanes: int, gcd: int) -> np.ndarray:
+    acc, prefix, cursor = probe.scratch(group, threads, lanes)
+    out = np.zeros_like(captured.piece_sums)
+    arguments = probe.affine_arguments(captured, threads, lanes, (acc, prefix, cursor), out)
+    pointers = [ctypes.c_uint32(int(a)) if isinstance(a, np.uint32) else ctypes.c_void_p(a.ctypes.data)
+                for a in arguments]
+    getattr(library, f"probe_host_affine_piece_sum_{group.name}")(ctypes.c_uint32(gcd), *pointers)
+    return out
+
+
+@pytest.mark.parametrize("group, generator, identity, count, window_bits",
+                         [(G1_GROUP, G1, Z1, 150, 2), (G1_GROUP, G1, Z1, 40, 5), (G2_GROUP, G2, Z2, 24, 3)],
+                         ids=["g1-c2", "g1-c5", "g2-c3"])
+def test_affine_piece_sums_equal_msm_piece_sums(kernel_emulation, pieces_library, group, generator, identity, count,
+                                                window_bits):
+    rng = random.Random(count)
+    points = _bases(generator, identity, count, seed=count)
+    scalars = [rng.randrange(curve_order) for _ in range(count)]
+    scalars[1] = scalars[0]  # base 1 = -base 0, the same digits: P + (-P) in every bucket they share
+    scalars[3] = scalars[2]  # base 3 = base 2, the same digits: Q + Q
+    bases = np.ascontiguousarray(points_to_words(points, group))
+    limbs = np.array([[(s >> (32 * i)) & 0xFFFFFFFF for i in range(8)] for s in scalars], dtype=np.uint32)
+    with kernel_emulation("msm.cu"):
+        with probe.captured_piece_sum_launches(group) as launches:
+            msm_batch([MsmJob(bases, limbs)], group, montgomery=False, window_bits=window_bits)
+        [captured] = launches
+        expected = xyzz_words_to_points(captured.piece_sums, group)
+        assert any(not eq(p, identity) for p in expected)
+        if window_bits == 2:  # buckets of ~count / 2 points: pieces of 64 cut from one bucket
+            assert captured.total_pieces > 2 * (256 // window_bits)
+        for threads, lanes, gcd in ((1, 1, 1), (2, 3, 1), (3, 8, 0)):
+            got = xyzz_words_to_points(_host_piece_sums(pieces_library, group, captured, threads, lanes, gcd), group)
+            mismatched = [k for k, (a, b) in enumerate(zip(got, expected)) if not eq(a, b)]
+            assert not mismatched, f"threads {threads}, lanes {lanes}, gcd {gcd}: pieces {mismatched[:5]} differ"
+
+
+def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
+    for argv, message in ((["--log2-points", "30"], "need every --log2-points in 10..27"),
+                          (["--lanes", "0"], "every --lanes >= 1")):
+        done = run_bench_script("probe_affine_pieces.py", *argv)
+        assert done.returncode == 2 and message in done.stderr
