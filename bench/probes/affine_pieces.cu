@@ -44,19 +44,25 @@ __host__ __device__ inline bool is_empty_mark(const F& x) {
     return words[sizeof(F) / sizeof(unsigned int) - 1] == 0xffffffffu;  // the top limb of an element is below p's
 }
 
-// What a step does to a lane (see the file comment).
+// What a step does to a lane (see the file comment); the last two need a denominator.
 enum lane_step_t { STEP_SKIP, STEP_LOAD, STEP_EMPTY, STEP_DOUBLE, STEP_ADD };
 
-// The lane's step for its point (base, sign) and accumulator, reading y only where x does not decide it.
+// The lane's step for its point (base, sign) and accumulator, with the slope's denominator d for the last two; y is
+// read only where x does not decide (so the up pass reads the x coordinates alone).
 template <class F>
-__host__ __device__ inline lane_step_t lane_step(const affine_t<F>* base, bool negative, const affine_t<F>* acc) {
+__host__ __device__ inline lane_step_t lane_step(const affine_t<F>* base, bool negative, const affine_t<F>* acc, F& d) {
     const F px = base->x;
     if (px.is_zero() && base->y.is_zero()) return STEP_SKIP;  // the identity (0, 0)
     const F ax = acc->x;
     if (is_empty_mark(ax)) return STEP_LOAD;
-    if (px != ax) return STEP_ADD;
-    const F py = negative ? base->y.neg() : base->y;
-    return py == acc->y ? STEP_DOUBLE : STEP_EMPTY;
+    if (px != ax) {
+        d = px - ax;
+        return STEP_ADD;
+    }
+    const F ay = acc->y;
+    if ((negative ? base->y.neg() : base->y) != ay) return STEP_EMPTY;  // P = -A
+    d = ay + ay;  // P = A: the tangent, 3 x^2 / 2y (a = 0)
+    return STEP_DOUBLE;
 }
 
 // The base a lane's next entry names, and the entry's sign.
@@ -114,10 +120,10 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
                 if (c.next + s >= c.end) continue;
                 bool negative;
                 const affine_t<F>* base = lane_base<F>(table, sorted, c, s, negative);
-                lane_step_t step = lane_step(base, negative, &acc[slot]);
-                if (step != STEP_ADD && step != STEP_DOUBLE) continue;
+                F d;
+                if (lane_step(base, negative, &acc[slot], d) < STEP_DOUBLE) continue;
                 prefix[slot] = running;
-                running = ec_mul(running, step == STEP_ADD ? base->x - acc[slot].x : acc[slot].y + acc[slot].y);
+                running = ec_mul(running, d);
             }
             F inv = probe_inverse<GCD>(running);
 #pragma unroll 1
@@ -128,7 +134,8 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
                 bool negative;
                 const affine_t<F>* base = lane_base<F>(table, sorted, c, s, negative);
                 const affine_t<F> a = acc[slot];
-                lane_step_t step = lane_step(base, negative, &a);
+                F d;
+                lane_step_t step = lane_step(base, negative, &a, d);
                 if (step == STEP_SKIP) continue;
                 affine_t<F> p = *base;
                 if (negative) p = p.neg();
@@ -137,14 +144,12 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
                     else acc[slot].x = empty_mark<F>();
                     continue;
                 }
-                F numerator, d;
+                F numerator;
                 if (step == STEP_ADD) {
                     numerator = p.y - a.y;
-                    d = p.x - a.x;
-                } else {  // P = A: slope 3 x^2 / 2y (a = 0)
+                } else {
                     F xx = ec_sqr(a.x);
                     numerator = xx + xx + xx;
-                    d = a.y + a.y;
                 }
                 F d_inv = ec_mul(inv, prefix[slot]);
                 inv = ec_mul(inv, d);
