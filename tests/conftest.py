@@ -73,6 +73,23 @@ def bench_module(name: str):
     return sys.modules[name]
 
 
+def probe_host_library(tmp_path_factory, source: Path):
+    """A bench/probes source built for the host (-DPROBE_HOST: its kernel bodies as plain C++ with g++, against
+    gpu/kernels and bench/probes), loaded with ctypes; skips, saying why, without a host C++ compiler."""
+    import ctypes
+    import shutil
+    import subprocess
+
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no host C++ compiler (g++ or c++) on PATH: the probe cannot be built for the CPU")
+    library = tmp_path_factory.mktemp("probe") / f"{source.stem}.so"
+    subprocess.run([compiler, "-std=c++17", "-O2", "-x", "c++", "-shared", "-fPIC", "-DPROBE_HOST",
+                    f"-I{BENCH_DIR.parent / 'gpu' / 'kernels'}", f"-I{BENCH_DIR / 'probes'}", str(source), "-o",
+                    str(library)], check=True)
+    return ctypes.CDLL(str(library))
+
+
 def run_bench_script(name: str, *argv: str):
     """bench/<name> run as a script in a fresh interpreter (what a user types): its CompletedProcess, text captured."""
     import subprocess

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import random
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, curve_order, eq, multiply, neg
 
-from conftest import BENCH_DIR, bench_module, run_bench_script
+from conftest import bench_module, probe_host_library, run_bench_script
 from gpu.msm import MsmJob, msm_batch
 from gpu.points import G1_GROUP, G2_GROUP, points_to_words, xyzz_words_to_points
 
@@ -28,14 +26,7 @@ probe = bench_module("probe_affine_pieces")
 
 @pytest.fixture(scope="module")
 def pieces_library(tmp_path_factory):
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no host C++ compiler (g++ or c++) on PATH: the probe cannot be built for the CPU")
-    library = tmp_path_factory.mktemp("probe") / "affine_pieces.so"
-    includes = [f"-I{BENCH_DIR.parent / 'gpu' / 'kernels'}", f"-I{BENCH_DIR / 'probes'}"]
-    subprocess.run([compiler, "-std=c++17", "-O2", "-x", "c++", "-shared", "-fPIC", "-DPROBE_HOST", *includes,
-                    str(probe.PROBE_SOURCE), "-o", str(library)], check=True)
-    return ctypes.CDLL(str(library))
+    return probe_host_library(tmp_path_factory, probe.PROBE_SOURCE)
 
 
 def _bases(generator, identity, count: int, seed: int) -> list:

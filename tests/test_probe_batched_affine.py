@@ -10,19 +10,15 @@ input, so that what the probe times is the GCD and not its Fermat fallback.
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, add, eq, field_modulus, multiply
 
+from conftest import BENCH_DIR, probe_host_library
 from gpu.points import G1_GROUP, points_to_words, words_to_points, xyzz_words_to_points
 
-ROOT = Path(__file__).resolve().parents[1]
-PROBE_DIR = ROOT / "bench" / "probes"
-PROBE_SOURCE = PROBE_DIR / "batched_affine.cu"
+PROBE_SOURCE = BENCH_DIR / "probes" / "batched_affine.cu"
 FQ_LIMBS, LIMB_BITS = 12, 32
 MONTGOMERY_R = 1 << (FQ_LIMBS * LIMB_BITS)
 HASH_MULTIPLIER = 2654435761  # batched_affine.cu probe_index (Knuth's multiplicative hash)
@@ -36,14 +32,7 @@ def probe_index(t: int, i: int, s: int, k: int, steps: int, points: int) -> int:
 
 @pytest.fixture(scope="module")
 def probe_library(tmp_path_factory):
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no host C++ compiler (g++ or c++) on PATH: the probe cannot be built for the CPU")
-    library = tmp_path_factory.mktemp("probe") / "batched_affine.so"
-    subprocess.run([compiler, "-std=c++17", "-O1", "-x", "c++", "-shared", "-fPIC", "-DPROBE_HOST",
-                    f"-I{ROOT / 'gpu' / 'kernels'}", f"-I{PROBE_DIR}", str(PROBE_SOURCE), "-o", str(library)],
-                   check=True)
-    return ctypes.CDLL(str(library))
+    return probe_host_library(tmp_path_factory, PROBE_SOURCE)
 
 
 @pytest.mark.parametrize("gcd", [0, 1], ids=["fermat", "gcd"])
