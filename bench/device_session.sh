@@ -18,6 +18,10 @@
 #           (bench/kernel_times.py)                                                  -> tail-kernels-*.md, .json
 #   prove   whole PoRep-shaped proofs at 2^27, one and ten circuits, 5 timed runs, pairing and trapdoor checks
 #           (bench/bench_prove.py; 215 s at 106a389)                                          -> prove.json, prove.log
+#   probes  the probes written for the next MSM levers, not the prover (no gate; predictions in their RESULTS files):
+#           batched affine piece sums on msm_piece_sum's own arguments (bench/probe_affine_pieces.py, G1 2^24 and 2^26,
+#           G2 2^22 and 2^24), the binary GCD's inversion in the batched affine probe (2^20, 2^24, G2), and the
+#           fixed-base table at 2^24 (bench/probe_fixed_base.py); about 7 minutes          -> probe-*.json, .md, .log
 #   coldstart  the whole GPU prover's first use: a fresh process and an empty CuPy cache (every kernel module
 #           compiled), `python -m gpu prove` on porep-log10 with --timings, wall clock; COLD_TREES names other trees
 #           (folders holding gpu/, reference/, vectors/) to time the same way: this tree, the others, the others
@@ -52,7 +56,7 @@
 # `faults coldstart` 224 s (faults 181 s, the cold start of this tree twice, 20.4 and 20.5 s); prove 264 s.
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
 set -uo pipefail
-known="tests gate tests+gate seeded faults slow tail prove coldstart"
+known="tests gate tests+gate seeded faults slow tail prove probes coldstart"
 seeded_cache=${SEEDED_CACHE:-/tmp/conformance-seeded}
 usage="usage: device_session.sh OUT_DIR [STEP ...], steps: $known"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
@@ -108,6 +112,20 @@ for step in $steps; do
     prove)
       python3 bench/bench_prove.py --log-n 27 --circuits 1 10 --runs 5 --check --json "$out/prove.json" > "$out/prove.log" 2>&1 || status=1
       tail -4 "$out/prove.log"
+      ;;
+    probes)
+      while read -r name script arguments; do  # cheapest decision first: a call cut short keeps what it ran
+        python3 "bench/$script" $arguments --json "$out/probe-$name.json" --md "$out/probe-$name.md" \
+          > "$out/probe-$name.log" 2>&1 || status=1
+        tail -3 "$out/probe-$name.log"
+      done <<'PROBES'
+pieces-g1 probe_affine_pieces.py --log2-points 24 26
+pieces-g2 probe_affine_pieces.py --group g2 --log2-points 22 24 --lanes 16 32 64
+affine-2p20 probe_batched_affine.py
+affine-2p24 probe_batched_affine.py --log2-points 24 --ks 32 64 128 256
+affine-g2 probe_batched_affine.py --group g2 --ks 16 32 64 128 256
+fixed-base-2p24 probe_fixed_base.py --log2-points 24 --bits 16 20 22 24
+PROBES
       ;;
     coldstart)
       trees=". ${COLD_TREES:-}"

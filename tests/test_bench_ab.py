@@ -247,7 +247,8 @@ def test_device_session_refuses_an_unknown_step_before_running_any(tmp_path):
     done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "tests", "gates"],
                           capture_output=True, text=True, timeout=30)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "error: step: 'gates' is not one of: tests gate tests+gate seeded faults slow tail prove coldstart\n"
+    assert done.stderr == ("error: step: 'gates' is not one of: tests gate tests+gate seeded faults slow tail prove probes "
+                           "coldstart\n")
     assert not any(tmp_path.iterdir())
 
 
@@ -260,6 +261,28 @@ def test_device_session_refuses_a_missing_output_folder_before_running_any(tmp_p
                              timeout=30)
     assert (missing.returncode, missing.stdout) == (2, "")
     assert missing.stderr.startswith(f"error: OUT_DIR: '{tmp_path / 'missing'}' is not a folder")
+
+
+def test_device_session_probes_step_passes_every_probe_its_arguments(tmp_path):
+    """The probes step's command lines (bench/device_session.sh) parse: here, without a device, every probe gets past
+    its argument checks to the device check (its one-line GPU error, not a usage error, exit 2), so that none of them
+    can spend a device call on a typo."""
+    from gpu.device import GpuUnavailableError, require_device
+
+    try:
+        require_device()
+        pytest.skip("a CUDA device is usable here: the probes would run")
+    except GpuUnavailableError:
+        pass
+    import sys
+
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "probes"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    logs = sorted(tmp_path.glob("probe-*.log"))
+    assert done.returncode == 1 and len(logs) == 6
+    for log in logs:
+        assert log.read_text().startswith("error: gpu: the GPU phases need a CUDA device"), log.name
 
 
 NCU_SCRIPTS = [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", []), ("ncu_pipes.sh", ["24"])]
