@@ -11,8 +11,9 @@
 // 2 len(p) - 1 steps always suffice. Algorithm 2 runs GCD_STEPS of them at a time on 62-bit summaries of a and b
 // (their low GCD_STEPS bits, exact, and their top GCD_TOP_BITS bits, which decide the comparisons), recording them as
 // a 2 x 2 matrix of small signed factors, then applies the matrix to the full a, b (and u, v) once: the steps' work
-// is on two 64-bit words, not on 12-limb numbers. The summaries' comparisons may err; the paper shows that negating a
-// row whose result came out negative keeps the bound of 2 len(p) - 1 steps (GCD_OUTER rounds of GCD_STEPS).
+// is on two 64-bit words, not on 12-limb numbers. The summaries' comparisons may err (a row's result then comes out
+// negative and is negated, with its factors); the paper argues that 2 len(p) - 1 steps still suffice, so GCD_OUTER
+// rounds of GCD_STEPS are run, and the check below does not take that on trust.
 //
 // Every result is checked where it is made: b must end at 1 (p is prime, so any y != 0 is invertible). If it did not,
 // the Fermat inversion's value is returned instead, so a wrong summary can cost time, never a wrong inverse.
