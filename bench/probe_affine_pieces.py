@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
-import hashlib
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,18 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer, the random inputs
 
 import gpu.msm  # noqa: E402
-from gpu.points import G1_GROUP, G2_GROUP, Group, backend, u32  # noqa: E402
+from gpu.points import G1_GROUP, G2_GROUP, THREADS_PER_BLOCK, Group, backend, u32  # noqa: E402
+from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
 
-PROBE_DIR = Path(__file__).resolve().parent / "probes"
 PROBE_SOURCE = PROBE_DIR / "affine_pieces.cu"
-PROBE_HEADERS = (PROBE_DIR / "fq_inverse_gcd.cuh",)
 GROUPS = {"g1": G1_GROUP, "g2": G2_GROUP}
 BLOCKS_PER_SM = {"g1": 3, "g2": 1}
 """affine_pieces.cu's residency: AFFINE_PIECES_G1_BLOCKS_PER_SM for G1, G2 bounded to 1 block (255 registers)."""
-THREADS_PER_BLOCK = 128  # ec_kernels.cuh EC_THREADS_PER_BLOCK
 CURSOR_WORDS = 4  # affine_pieces.cu lane_cursor_t
 INVERSIONS = ("gcd", "fermat")
-NS_PER_MS = 1e6
 
 
 @dataclass
@@ -88,13 +83,6 @@ def captured_piece_sum_launches(group: Group):
         yield launches
 
 
-def probe_source() -> str:
-    """affine_pieces.cu with the digests of the headers it includes from bench/probes: CuPy's disk cache is keyed by
-    the source text (gpu/device.py digests gpu/kernels only)."""
-    digests = "".join(f"// {h.name} sha256 {hashlib.sha256(h.read_bytes()).hexdigest()}\n" for h in PROBE_HEADERS)
-    return digests + PROBE_SOURCE.read_text()
-
-
 def scratch(group: Group, threads: int, lanes: int) -> tuple:
     """The lanes' accumulators, prefixes and cursors (affine_pieces.cu), slot = lane * threads + thread."""
     xp = backend().xp
@@ -107,12 +95,6 @@ def scratch(group: Group, threads: int, lanes: int) -> tuple:
 def affine_arguments(captured: PieceSumLaunch, threads: int, lanes: int, lane_scratch: tuple, out) -> tuple:
     """affine_pieces.cu's arguments for the captured launch's inputs, writing its piece sums to ``out``."""
     return (u32(threads), u32(lanes), *captured.inputs, *lane_scratch, out)
-
-
-def _device_module(group: Group):
-    from gpu.device import compile_source
-
-    return compile_source(probe_source(), options=(f"-I{PROBE_DIR}", f"-DEC_GROUP={group.degree}"))
 
 
 def _launch(module, kernel: str, threads: int, args: tuple) -> None:
@@ -156,9 +138,11 @@ def probe_size(log2_points: int, group_name: str, lanes_list, inversions, repeat
     for lanes in lanes_list:
         threads = min(resident, -(-pieces // lanes))
         lane_scratch = scratch(group, threads, lanes)
-        out = backend().xp.empty_like(captured.piece_sums)
         for inversion in inversions:
             kernel = group.kernel(f"affine_piece_sum_{inversion}")
+            # all-ones words: not a piece sum, so a piece the kernel never writes cannot pass for one (nor for an
+            # earlier variant's)
+            out = backend().xp.full_like(captured.piece_sums, 0xFFFFFFFF)
             args = affine_arguments(captured, threads, lanes, lane_scratch, out)
             ms, runs = cuda_time_ms(lambda: _launch(module, kernel, threads, args), repeats)
             mismatches = int((_to_affine(module, group, out) != reference).any(axis=1).sum())
@@ -208,16 +192,13 @@ def main() -> int:
     from conformance.timing import environment as timing_environment
 
     env = timing_environment(with_gpu=True)
-    module = _device_module(GROUPS[args.group])
+    module = probe_module(PROBE_SOURCE, (f"-DEC_GROUP={GROUPS[args.group].degree}",))
     rows = [probe_size(n, args.group, args.lanes, args.inversions, args.repeats, module, args.seed)
             for n in args.log2_points]
     text = table(rows, env)
     print(text)
-    if args.json:
-        args.json.write_text(json.dumps({"environment": env, "command": " ".join(sys.argv), "rows": rows,
-                                         "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, indent=1))
-    if args.md:
-        args.md.write_text(text + "\n")
+    write_records(args.json, args.md, {"environment": env, "command": " ".join(sys.argv), "rows": rows,
+                                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, text)
     bad = [(row["log2_points"], v["lanes"], v["inversion"]) for row in rows for v in row["affine"] if v["mismatches"]]
     if bad:
         print(f"error: the affine piece sums differ from msm_piece_sum's at (log2 points, lanes, inversion) = {bad}",

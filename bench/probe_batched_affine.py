@@ -23,28 +23,25 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
-import json
 import random
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer; probe_build
 
 from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
 from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
-from gpu.device import compile_source, launch  # noqa: E402
+from gpu.device import launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
+from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
 
-PROBE_DIR = Path(__file__).resolve().parent / "probes"
 PROBE_SOURCE = PROBE_DIR / "batched_affine.cu"
-PROBE_HEADER = PROBE_DIR / "fq_inverse_gcd.cuh"
 INVERSIONS = ("fermat", "gcd")
 AFFINE_KERNELS = {"fermat": "probe_affine", "gcd": "probe_affine_gcd"}
 """The affine kernel of each inversion (batched_affine.cu), _g1 / _g2 added by the group."""
@@ -52,13 +49,6 @@ THREADS_PER_BLOCK = 128  # batched_affine.cu PROBE_THREADS_PER_BLOCK
 GROUPS = {"g1": (G1_GROUP, G1, 3), "g2": (G2_GROUP, G2, 2)}
 """Group, generator, blocks of 128 an SM holds (batched_affine.cu PROBE_G1_BLOCKS_PER_SM; G2 at 255 registers: 2)."""
 NS_PER_MS = 1e6
-
-
-def probe_source() -> str:
-    """batched_affine.cu with the digest of the header it includes from bench/probes: CuPy's disk cache is keyed by
-    the source text, so an edit of fq_inverse_gcd.cuh must change it (gpu/device.py digests gpu/kernels only)."""
-    digest = hashlib.sha256(PROBE_HEADER.read_bytes()).hexdigest()
-    return f"// {PROBE_HEADER.name} sha256 {digest}\n{PROBE_SOURCE.read_text()}"
 
 
 def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module, inversions) -> dict:
@@ -181,7 +171,7 @@ def main() -> int:
     a, b = rng.randrange(1, curve_order), rng.randrange(1, curve_order)
     group, generator, blocks_per_sm = GROUPS[args.group]
     bases = progression_bases(1 << args.log2_points, multiply(generator, b), multiply(generator, a), group)
-    module = compile_source(probe_source(), options=(f"-I{PROBE_DIR}",))
+    module = probe_module(PROBE_SOURCE)
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     threads = args.waves * sms * blocks_per_sm * THREADS_PER_BLOCK
     rates = None
@@ -199,12 +189,9 @@ def main() -> int:
                           f"({row[inversion]['mismatches']} mismatches)" for inversion in args.inversions), flush=True)
     text = table(rows, env, args.group, args.inversions, rates)
     print(text)
-    if args.json:
-        record = {"environment": env, "command": " ".join(sys.argv), "group": args.group, "rows": rows,
-                  "inversions_alone": rates, "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
-        args.json.write_text(json.dumps(record, indent=1))
-    if args.md:
-        args.md.write_text(text + "\n")
+    write_records(args.json, args.md, {"environment": env, "command": " ".join(sys.argv), "group": args.group,
+                                       "rows": rows, "inversions_alone": rates,
+                                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, text)
     bad = [(row["k"], inversion) for row in rows for inversion in args.inversions if row[inversion]["mismatches"]]
     if bad:
         print(f"error: the affine sums differ from the XYZZ sums at (k, inversion) = {bad}", file=sys.stderr)

@@ -206,6 +206,12 @@ BUILDER_FILE = Path(__file__).relative_to(REPO_ROOT)
 CACHE_SUFFIX = ".pickle"
 
 
+def builder_sources(root: Path = REPO_ROOT) -> set[Path]:
+    """The files under ``root`` whose bytes key the cache: GENERATOR_FILES and the repository modules they import, and
+    BUILDER_FILE itself (not its imports)."""
+    return import_closure({root / f for f in GENERATOR_FILES}, root) | {root / BUILDER_FILE}
+
+
 def _library_versions() -> list[str]:
     """Python's version and the libraries' that compute a seeded vector's values (part of the cache key)."""
     from vectors import fast_library
@@ -228,8 +234,7 @@ class SeededCache:
             raise InvalidInputError("--seeded-cache", f"cannot make the folder {folder}: {exc.strerror or exc}") from None
         if not os.access(self.folder, os.W_OK | os.X_OK):
             raise InvalidInputError("--seeded-cache", f"the folder {folder} is not writable")
-        builder = import_closure({root / f for f in GENERATOR_FILES}, root) | {root / BUILDER_FILE}
-        sources = sources_digest(builder, root)
+        sources = sources_digest(builder_sources(root), root)
         self._sources = "\n".join([CACHE_FORMAT, SEED, SHAPE, sources["sha256"], *_library_versions()])
 
     def key(self, spec: SeededVector) -> str:

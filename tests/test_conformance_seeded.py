@@ -371,9 +371,8 @@ def test_the_cache_key_changes_with_the_generators_sources_the_libraries_and_the
     """A copy of the repository's generator files keys like the repository; an edit to any file they import, another
     library version or another size gives another file name, so an edited generator never reads an old vector."""
     import conformance.seeded as seeded
-    from conformance.fingerprint import REPO_ROOT, import_closure
 
-    builder = import_closure({REPO_ROOT / f for f in seeded.GENERATOR_FILES}) | {REPO_ROOT / seeded.BUILDER_FILE}
+    builder = seeded.builder_sources()
     root = _copy_of_the_repository(builder, tmp_path / "repo")
     spec = SeededVector(4, 2)
     here = seeded.SeededCache(tmp_path / "c").path(spec)

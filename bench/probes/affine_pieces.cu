@@ -137,11 +137,14 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
                 F d;
                 lane_step_t step = lane_step(base, negative, &a, d);
                 if (step == STEP_SKIP) continue;
+                if (step == STEP_EMPTY) {
+                    acc[slot].x = empty_mark<F>();
+                    continue;
+                }
                 affine_t<F> p = *base;
                 if (negative) p = p.neg();
-                if (step == STEP_LOAD || step == STEP_EMPTY) {
-                    if (step == STEP_LOAD) acc[slot] = p;
-                    else acc[slot].x = empty_mark<F>();
+                if (step == STEP_LOAD) {
+                    acc[slot] = p;
                     continue;
                 }
                 F numerator;
@@ -175,45 +178,35 @@ __host__ __device__ void xyzz_to_affine_body(ec_index_t tid, const unsigned int*
     ec_affine<F>(out)[tid] = xyzz_to_affine(ec_xyzz<F>(in)[tid]);
 }
 
-#define AFFINE_PIECE_SUM_PARAMS                                                                                        \
-    (unsigned int threads, unsigned int lanes, const unsigned long long* job_table, unsigned int buckets_per_job,      \
-     const unsigned int* sorted, const unsigned int* offsets, const unsigned int* piece_offsets,                       \
-     const unsigned long long* piece_order, unsigned int buckets, unsigned int total_pieces, unsigned int* acc_words,  \
-     unsigned int* prefix_words, unsigned int* cursor_words, unsigned int* piece_sums)
-
-#ifdef PROBE_HOST
-// Host build (tests/test_probe_affine_pieces.py): every thread's body, one after another, with the binary GCD's
-// inversion (gcd != 0) or Fermat's; then the conversion the probe compares with.
-#define AFFINE_PIECES_HOST(group, F)                                                                              \
-    extern "C" void probe_host_affine_piece_sum_##group(unsigned int gcd, AFFINE_PIECE_SUM_PARAMS_INNER) {       \
-        for (ec_index_t tid = 0; tid < threads; ++tid) {                                                          \
-            if (gcd) affine_piece_sum_body<F, true> AFFINE_PIECE_SUM_TID_ARGS;                                     \
-            else affine_piece_sum_body<F, false> AFFINE_PIECE_SUM_TID_ARGS;                                        \
-        }                                                                                                         \
-    }                                                                                                             \
-    extern "C" void probe_host_xyzz_to_affine_##group(const unsigned int* in, unsigned int count, unsigned int* out) { \
-        for (ec_index_t tid = 0; tid < count; ++tid) xyzz_to_affine_body<F>(tid, in, count, out);                 \
-    }
-#define AFFINE_PIECE_SUM_PARAMS_INNER                                                                            \
+// The kernels' parameters after the thread index, and the arguments that pass them on to the body.
+#define AFFINE_PIECE_SUM_PARAMS                                                                                   \
     unsigned int threads, unsigned int lanes, const unsigned long long* job_table, unsigned int buckets_per_job,  \
         const unsigned int* sorted, const unsigned int* offsets, const unsigned int* piece_offsets,               \
         const unsigned long long* piece_order, unsigned int buckets, unsigned int total_pieces,                   \
         unsigned int* acc_words, unsigned int* prefix_words, unsigned int* cursor_words, unsigned int* piece_sums
-#define AFFINE_PIECE_SUM_TID_ARGS                                                                                 \
-    (tid, threads, lanes, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets,      \
-     total_pieces, acc_words, prefix_words, cursor_words, piece_sums)
+#define AFFINE_PIECE_SUM_ARGS                                                                                     \
+    threads, lanes, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets,            \
+        total_pieces, acc_words, prefix_words, cursor_words, piece_sums
+
+#ifdef PROBE_HOST
+// Host build (tests/test_probe_affine_pieces.py): every thread's body, one after another, with the binary GCD's
+// inversion (gcd != 0) or Fermat's.
+#define AFFINE_PIECES_HOST(group, F)                                                                              \
+    extern "C" void probe_host_affine_piece_sum_##group(unsigned int gcd, AFFINE_PIECE_SUM_PARAMS) {             \
+        for (ec_index_t tid = 0; tid < threads; ++tid) {                                                          \
+            if (gcd) affine_piece_sum_body<F, true>(tid, AFFINE_PIECE_SUM_ARGS);                                   \
+            else affine_piece_sum_body<F, false>(tid, AFFINE_PIECE_SUM_ARGS);                                      \
+        }                                                                                                         \
+    }
 AFFINE_PIECES_HOST(g1, fq_t)
 AFFINE_PIECES_HOST(g2, fq2_t)
 #else
 // Residency: G1 as msm_piece_sum_g1 on main (3 blocks of 128 an SM), G2 unbounded (as msm_piece_sum_g2).
 #define AFFINE_PIECES_G1_BLOCKS_PER_SM 3
 #define AFFINE_PIECES_KERNEL(name, F, gcd, min_blocks)                                                            \
-    extern "C" __global__ void __launch_bounds__(EC_THREADS_PER_BLOCK, min_blocks) name AFFINE_PIECE_SUM_PARAMS { \
-        affine_piece_sum_body<F, gcd>(EC_TID, AFFINE_PIECE_SUM_ARGS_AFTER_TID);                                   \
+    extern "C" __global__ void __launch_bounds__(EC_THREADS_PER_BLOCK, min_blocks) name(AFFINE_PIECE_SUM_PARAMS) { \
+        affine_piece_sum_body<F, gcd>(EC_TID, AFFINE_PIECE_SUM_ARGS);                                             \
     }
-#define AFFINE_PIECE_SUM_ARGS_AFTER_TID                                                                           \
-    threads, lanes, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets,            \
-        total_pieces, acc_words, prefix_words, cursor_words, piece_sums
 #if !defined(EC_GROUP) || EC_GROUP == 1
 AFFINE_PIECES_KERNEL(affine_piece_sum_gcd_g1, fq_t, true, AFFINE_PIECES_G1_BLOCKS_PER_SM)
 AFFINE_PIECES_KERNEL(affine_piece_sum_fermat_g1, fq_t, false, AFFINE_PIECES_G1_BLOCKS_PER_SM)

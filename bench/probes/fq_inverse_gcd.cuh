@@ -27,7 +27,7 @@ namespace gcd_inverse {
 
 constexpr int LIMBS = fq_params::N;   // 12 limbs of 32 bits
 constexpr int WIDE = LIMBS + 1;       // a f + b g as a signed 416-bit integer: |a f + b g| < 2^(381 + 31)
-constexpr int GCD_LIMB_BITS = 32;
+constexpr int GCD_LIMB_BITS = field_detail::BITS_PER_LIMB;
 constexpr int MODULUS_BITS = 381;     // len(p)
 constexpr int GCD_STEPS = 30;         // steps a round: the factors stay in (-2^30, 2^30], an int each
 constexpr int GCD_TOP_BITS = GCD_STEPS + 2;  // Algorithm 2's k + 1 top bits (k - 1 = GCD_STEPS)
@@ -169,23 +169,16 @@ FIELD_UNROLL
         carry = s >> GCD_LIMB_BITS;
     }
     t[LIMBS] += (u32)carry;
-    shift_right_signed(t);
-    bool negative = is_negative(t);
-    u32 plus_p[WIDE], minus_p[WIDE];
-    u64 sum = 0, borrow = 0;
+    shift_right_signed(t);  // in (-p, 2p): add p below zero, then the final subtraction of Montgomery's algorithm
+    u32 p_if_negative = is_negative(t) ? 0xffffffffu : 0u;
+    u64 sum = 0;
 FIELD_UNROLL
-    for (int i = 0; i < WIDE; ++i) {
-        u32 m = i < LIMBS ? fq_params::modulus(i) : 0u;
-        sum += (u64)t[i] + m;
-        plus_p[i] = (u32)sum;
+    for (int i = 0; i < LIMBS; ++i) {
+        sum += (u64)t[i] + (fq_params::modulus(i) & p_if_negative);
+        t[i] = (u32)sum;
         sum >>= GCD_LIMB_BITS;
-        u64 d = (u64)t[i] - m - borrow;
-        minus_p[i] = (u32)d;
-        borrow = (d >> GCD_LIMB_BITS) & 1u;
     }
-    bool at_least_p = !negative && !borrow;
-FIELD_UNROLL
-    for (int i = 0; i < LIMBS; ++i) out[i] = negative ? plus_p[i] : at_least_p ? minus_p[i] : t[i];
+    field_detail::reduce_once_portable<fq_params>(out, t);  // t < 2p now fits LIMBS limbs
 }
 
 }  // namespace gcd_inverse
