@@ -5,9 +5,10 @@
 # if it finds this machine still warm (their key does not depend on gpu/: conformance/seeded.py BUILDER_FILE).
 # Usage on the device machine, after the wheel prelude, from the last candidate's checkout (the last tree):
 #   A_COMMIT=<base> B_COMMIT=<..> [C_COMMIT=<..>] bash bench/candidates/device_ab.sh OUT BASE_TREE [TREE ..]
-# Then, if before PROBE_IF_BEFORE seconds (default 420), bench/probe_circuit_patterns.py in the base tree: BatchAdder
-# against one pattern pass at densities 1/2, 1/4 and 1/8, which places 0002's PATTERN_SHARE. DEADLINE (default 560):
-# seconds after which it stops waiting for the seeded build.
+# With NTT_COMMIT set (this checkout's commit), the NTT A/B of the base tree against this checkout next (bench/ab.sh ntt,
+# forth and back, 2^24 and 2^27: 0003's rule). Then, if before PROBE_IF_BEFORE seconds (default 420),
+# bench/probe_circuit_patterns.py in the base tree: BatchAdder against one pattern pass at densities 1/2, 1/4 and 1/8,
+# which places 0002's PATTERN_SHARE. DEADLINE (default 560): seconds after which it stops waiting for the seeded build.
 set -u
 [ $# -ge 2 ] || { echo "usage: device_ab.sh OUT BASE_TREE [TREE ..]" >&2; exit 2; }
 out=$(cd "$1" 2>/dev/null && pwd) || { echo "error: OUT: '$1' is not a folder" >&2; exit 2; }
@@ -25,6 +26,12 @@ AB_ORDER=abba taskset -c 0-7 bash bench/ab.sh msm "$out/ab" "$@" . --msm-sizes 2
 echo "A/B exit $? at $(elapsed) s"
 grep -h "cold compile" "$out"/ab/compile_*.log
 for report in "$out"/ab/compare*/comparison.md; do echo "== $report"; head -20 "$report"; done
+if [ -n "${NTT_COMMIT:-}" ]; then  # the base tree's NTT against this checkout's (the trees between share the base's)
+  B_COMMIT=$NTT_COMMIT AB_ORDER=abba taskset -c 0-7 bash bench/ab.sh ntt "$out/ab_ntt" "$1" . --sizes 24,27 --batch 1 \
+    --repeats 5 > "$out/ab_ntt.log" 2>&1
+  echo "NTT A/B exit $? at $(elapsed) s"
+  head -20 "$out/ab_ntt/compare/comparison.md" 2>/dev/null
+fi
 if [ "$(elapsed)" -lt "${PROBE_IF_BEFORE:-420}" ]; then  # fits 0002's PATTERN_SHARE: where patterns start to pay
   (cd "$1" && PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" python3 bench/probe_circuit_patterns.py \
     --densities 0.5 0.25 0.125 --json "$out/patterns.json" --md "$out/patterns.md") > "$out/patterns.log" 2>&1
