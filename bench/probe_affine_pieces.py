@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 
 import gpu.msm  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, THREADS_PER_BLOCK, Group, backend, u32  # noqa: E402
-from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
+from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "affine_pieces.cu"
 GROUPS = {"g1": G1_GROUP, "g2": G2_GROUP}
@@ -140,9 +139,7 @@ def probe_size(log2_points: int, group_name: str, lanes_list, inversions, repeat
         lane_scratch = scratch(group, threads, lanes)
         for inversion in inversions:
             kernel = group.kernel(f"affine_piece_sum_{inversion}")
-            # all-ones words: not a piece sum, so a piece the kernel never writes cannot pass for one (nor for an
-            # earlier variant's)
-            out = backend().xp.full_like(captured.piece_sums, 0xFFFFFFFF)
+            out = backend().xp.full_like(captured.piece_sums, UNWRITTEN)
             args = affine_arguments(captured, threads, lanes, lane_scratch, out)
             ms, runs = cuda_time_ms(lambda: _launch(module, kernel, threads, args), repeats)
             mismatches = int((_to_affine(module, group, out) != reference).any(axis=1).sum())
@@ -197,8 +194,7 @@ def main() -> int:
             for n in args.log2_points]
     text = table(rows, env)
     print(text)
-    write_records(args.json, args.md, {"environment": env, "command": " ".join(sys.argv), "rows": rows,
-                                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, text)
+    write_records(args.json, args.md, {"environment": env, "rows": rows}, text)
     bad = [(row["log2_points"], v["lanes"], v["inversion"]) for row in rows for v in row["affine"] if v["mismatches"]]
     if bad:
         print(f"error: the affine piece sums differ from msm_piece_sum's at (log2 points, lanes, inversion) = {bad}",

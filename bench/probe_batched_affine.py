@@ -22,7 +22,6 @@ equal, limb for limb.
 from __future__ import annotations
 
 import argparse
-import datetime
 import random
 import statistics
 import sys
@@ -39,7 +38,7 @@ from gpu.device import launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
-from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
+from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "batched_affine.cu"
 INVERSIONS = ("fermat", "gcd")
@@ -75,6 +74,7 @@ def probe(bases, group, threads: int, k: int, steps: int, repeats: int, module, 
            "xyzz_runs_ms": xyzz_runs, "xyzz_ns_per_addition": xyzz_ms * NS_PER_MS / additions}
     for inversion in inversions:
         kernel = group.kernel(AFFINE_KERNELS[inversion])
+        acc.fill(UNWRITTEN)  # a kernel that writes nothing cannot pass on the previous inversion's sums
         affine_ms, affine_runs = cuda_time_ms(
             lambda: launch(module.get_function(kernel), blocks, THREADS_PER_BLOCK, (*common, acc, prefix), kernel),
             repeats)
@@ -91,7 +91,7 @@ def inversion_rates(bases, threads: int, chain: int, repeats: int, module) -> di
     blocks = -(-threads // THREADS_PER_BLOCK)
     outputs, rates = {}, {}
     for inversion in INVERSIONS:
-        out = xp.empty((threads, G1_GROUP.field_words), dtype=xp.uint32)
+        out = xp.full((threads, G1_GROUP.field_words), UNWRITTEN, dtype=xp.uint32)
         kernel = f"probe_inverse_{inversion}_g1"
         ms, runs = cuda_time_ms(lambda: launch(module.get_function(kernel), blocks, THREADS_PER_BLOCK,
                                                (bases, u32(bases.shape[0]), u32(threads), u32(chain), out), kernel),
@@ -189,9 +189,8 @@ def main() -> int:
                           f"({row[inversion]['mismatches']} mismatches)" for inversion in args.inversions), flush=True)
     text = table(rows, env, args.group, args.inversions, rates)
     print(text)
-    write_records(args.json, args.md, {"environment": env, "command": " ".join(sys.argv), "group": args.group,
-                                       "rows": rows, "inversions_alone": rates,
-                                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}, text)
+    write_records(args.json, args.md, {"environment": env, "group": args.group, "rows": rows,
+                                       "inversions_alone": rates}, text)
     bad = [(row["k"], inversion) for row in rows for inversion in args.inversions if row[inversion]["mismatches"]]
     if bad:
         print(f"error: the affine sums differ from the XYZZ sums at (k, inversion) = {bad}", file=sys.stderr)

@@ -7,11 +7,16 @@ edit of one (fq_inverse_gcd.cuh) compiles anew instead of loading the old binary
 """
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 PROBE_DIR = Path(__file__).resolve().parent / "probes"
+UNWRITTEN = 0xFFFFFFFF
+"""The word a probe's output holds before its kernel writes it: all-ones words are no field element (>= p) and no
+point, so an output the kernel never wrote cannot pass for a result, nor for an earlier variant's."""
 
 
 def probe_module(source: Path, options: tuple = ()):
@@ -24,8 +29,11 @@ def probe_module(source: Path, options: tuple = ()):
 
 
 def write_records(json_path: Path | None, md_path: Path | None, record: dict, table: str) -> None:
-    """The results as JSON and the table as markdown, each where asked (None: not written)."""
+    """The results as JSON (``record`` with the command line and the date added) and the table as markdown, each where
+    asked (None: not written)."""
     if json_path:
-        json_path.write_text(json.dumps(record, indent=1))
+        stamped = {**record, "command": " ".join(sys.argv),
+                   "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+        json_path.write_text(json.dumps(stamped, indent=1))
     if md_path:
         md_path.write_text(table + "\n")

@@ -42,7 +42,7 @@ def _bases(generator, identity, count: int, seed: int) -> list:
 
 def _host_piece_sums(library, group, captured, threads: int, lanes: int, gcd: int) -> np.ndarray:
     acc, prefix, cursor = probe.scratch(group, threads, lanes)
-    out = np.zeros_like(captured.piece_sums)
+    out = np.full_like(captured.piece_sums, probe.UNWRITTEN)
     arguments = probe.affine_arguments(captured, threads, lanes, (acc, prefix, cursor), out)
     pointers = [ctypes.c_uint32(int(a)) if isinstance(a, np.uint32) else ctypes.c_void_p(a.ctypes.data)
                 for a in arguments]
