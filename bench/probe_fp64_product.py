@@ -5,7 +5,7 @@
 
 Issue 18's goals need the field product faster: the NTT passes and the G1 bucket additions are bound by the integer
 multiply-add pipe that field.cuh's products fill (bench/RESULTS_ntt.md, "The pipes, counted"). bench/probes/fp64_field.cuh
-computes the same product with its limb products on the FP64 pipe and its column sums on the integer ALU, two pipes
+computes the same product (for Fq in field.cuh's Montgomery form) with its limb products on the FP64 pipe and its column sums on the integer ALU, two pipes
 that issue side by side (bench/RESULTS_probe_pipes.md). This times both on the same values: 2^log2-elements threads,
 each one dependent chain x <- x (x^2)^chain, the shape of field.cuh's mul_chain_body, whose rate bench/bench_ntt.py
 reports; field.cuh's through gpu/field.py mul_chain_ (what bench_ntt runs), the probe's through
@@ -34,27 +34,30 @@ from gpu_required import require_gpu  # noqa: E402
 from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "fp64_product.cu"
-LIMB_BITS = 51  # fp64_field.cuh LIMB_BITS
-FP64_LIMBS = {"Fr": 5, "Fq": 8}
-"""fp64_field.cuh's limbs an element (fr_params, fq_params LIMBS): R' = 2^(51 L)."""
+FP64_LIMBS = {"Fr": (5, 51), "Fq": (8, 48)}
+"""fp64_field.cuh's limbs an element and their bits (fr_params, fq_params LIMBS, LIMB_BITS): R = 2^(bits limbs), for
+Fq field.cuh's own R = 2^384, for Fr 2^255."""
 KERNELS = {"Fr": "probe_fp64_chain_fr", "Fq": "probe_fp64_chain_fq"}
 THREADS_PER_BLOCK = 256  # gpu/field.py THREADS_PER_BLOCK, field.cuh's chain's block
 
 
 def fp64_radix(field: FieldSpec) -> int:
-    """R' of fp64_field.cuh: 2^(51 L)."""
-    return 1 << (LIMB_BITS * FP64_LIMBS[field.name])
+    """The Montgomery radix of fp64_field.cuh's form: 2^(bits limbs)."""
+    limbs, bits = FP64_LIMBS[field.name]
+    return 1 << (bits * limbs)
 
 
 def fp64_limbs(values: list[int], field: FieldSpec) -> np.ndarray:
-    """(len(values), L) uint64: each value's 51-bit limbs, least significant first (values below 2^(51 L))."""
-    limbs, mask = FP64_LIMBS[field.name], (1 << LIMB_BITS) - 1
-    return np.array([[(v >> (LIMB_BITS * k)) & mask for k in range(limbs)] for v in values], dtype=np.uint64)
+    """(len(values), L) uint64: each value's limbs, least significant first (values below the radix)."""
+    limbs, bits = FP64_LIMBS[field.name]
+    mask = (1 << bits) - 1
+    return np.array([[(v >> (bits * k)) & mask for k in range(limbs)] for v in values], dtype=np.uint64)
 
 
-def fp64_ints(limbs: np.ndarray) -> list[int]:
-    """The values of (count, L) 51-bit limbs."""
-    return [sum(int(word) << (LIMB_BITS * k) for k, word in enumerate(row)) for row in np.asarray(limbs)]
+def fp64_ints(limbs: np.ndarray, field: FieldSpec) -> list[int]:
+    """The values of (count, L) limbs of ``field``'s width."""
+    bits = FP64_LIMBS[field.name][1]
+    return [sum(int(word) << (bits * k) for k, word in enumerate(row)) for row in np.asarray(limbs)]
 
 
 def chain_power(value: int, chain: int, field: FieldSpec) -> int:

@@ -9,21 +9,22 @@
 // and low halves each come out of one FMA as a double whose bit pattern, read as an integer, is the half plus a
 // known constant, so that columns of such halves are summed by integer additions and the constants removed once.
 //
-// An element is L limbs of LIMB_BITS = 51 bits, x = sum x_i 2^(51 i), held as doubles (exact: below 2^53), in
-// Montgomery form x R' mod m with R' = 2^(51 L): Fr 5 limbs (R' = 2^255), Fq 8 limbs (R' = 2^408). Not field.cuh's
-// R (2^256, 2^384): the probe converts on the host, the prover would convert where its data enters and leaves.
+// An element is L limbs of w bits, x = sum x_i 2^(w i), held as doubles (exact: below 2^53), in Montgomery form
+// x R mod m with R = 2^(w L). Fq: 8 limbs of 48 bits, R = 2^384, field.cuh's R, so that an fq_t's 12 words become
+// these limbs by moving bits alone. Fr: 5 limbs of 51 bits, R = 2^255, not field.cuh's 2^256 (5 x 48 bits are too few):
+// the probe converts on the host; a linear transform could read field.cuh's x 2^256 as the value 2x in this form.
 //
-// One limb product x y (x, y < 2^51, so x y < 2^102), two FMAs and one subtraction:
-//   high = fma(x, y, 2^103)           lies in [2^103, 2^104), whose ulp is 2^51: high = 2^103 + H 2^51,
-//                                     H = x y / 2^51 rounded to nearest, and its bit pattern is HIGH_BITS + H;
-//   low = fma(x, y, LOW_OFFSET - high) with LOW_OFFSET = 2^103 + 3 2^51: the subtraction is exact (both operands in
-//                                     high's binade) and gives (3 - H) 2^51, so low = (x y - H 2^51) + 3 2^51 with
-//                                     x y - H 2^51 in [-2^50, 2^50]: low lies in [2^52, 2^53), whose ulp is 1, so the
-//                                     FMA is exact and low's bit pattern is LOW_BITS + (x y - H 2^51).
-// x y = H 2^51 + (x y - H 2^51): H goes to the next column, the signed remainder to this one. Both constants are
-// multiples of 2^51, so a column's low 51 bits are right before its constants are removed: the reduction's quotient
+// One limb product x y in two FMAs and one subtraction, for |x y| <= 2^(w + 51) (so signed limbs are fine):
+//   high = fma(x, y, HIGH_OFFSET), HIGH_OFFSET = 1.5 2^(w + 52): high lies in [2^(w + 52), 2^(w + 53)], whose ulp is
+//          2^w, so high = HIGH_OFFSET + H 2^w with H = x y / 2^w rounded to nearest; its bit pattern is HIGH_BITS + H;
+//   low  = fma(x, y, LOW_OFFSET - high), LOW_OFFSET = HIGH_OFFSET + 3 2^51 (representable for w <= 51): the
+//          subtraction is exact (both operands in high's binade, both multiples of 2^w) and gives 3 2^51 - H 2^w, so
+//          low = (x y - H 2^w) + 3 2^51 with x y - H 2^w in [-2^(w-1), 2^(w-1)]: low lies in [2^52, 2^53), whose ulp
+//          is 1, so the FMA is exact and low's bit pattern is LOW_BITS + (x y - H 2^w).
+// x y = H 2^w + (x y - H 2^w): H goes to the next column, the signed remainder to this one. Both constants are
+// multiples of 2^w, so a column's low w bits are right before its constants are removed: the reduction's quotient
 // digit reads them; each column starts at minus the sum of its terms' constants (column_bias) and is exact, as a
-// signed 64-bit integer, once its last term is in (its magnitude stays below 2^57).
+// signed 64-bit integer, once its last term is in (its magnitude stays below 2^58).
 //
 // NVRTC-compatible (no standard headers); a plain C++ compiler builds it for the host tests
 // (tests/test_probe_fp64_product.py), where __builtin_fma is IEEE's fused multiply-add, as fma.rn.f64 is.
@@ -35,14 +36,15 @@ namespace fp64_field {
 
 typedef long long i64;
 
-constexpr int LIMB_BITS = 51;
-constexpr u64 LIMB_MASK = (1ull << LIMB_BITS) - 1;
-constexpr double HIGH_OFFSET = 0x1p103;
-constexpr double LOW_OFFSET = 0x1.0000000000003p103;  // 2^103 + 3 2^51
-constexpr u64 HIGH_BITS = 0x4660000000000000ull;      // the pattern of 2^103 (exponent 1023 + 103, mantissa 0)
-constexpr u64 LOW_BITS = 0x4338000000000000ull;       // the pattern of 2^52 (0x433 << 52), plus 3 2^51 - 2^52
 constexpr double TWO_52 = 0x1p52;
-constexpr u64 TWO_52_BITS = 0x4330000000000000ull;
+constexpr u64 TWO_52_BITS = 0x4330000000000000ull;  // the pattern of 2^52 (exponent 1023 + 52, mantissa 0)
+constexpr u64 LOW_BITS = 0x4338000000000000ull;     // the pattern of 3 2^51 (= 2^52 + 2^51)
+
+__host__ __device__ constexpr double power_of_two(int e) { return e == 0 ? 1.0 : 2.0 * power_of_two(e - 1); }
+__host__ __device__ constexpr double high_offset(int w) { return 1.5 * power_of_two(w + 52); }
+__host__ __device__ constexpr double low_offset(int w) { return high_offset(w) + 3 * power_of_two(51); }
+// The pattern of 1.5 2^(w + 52): exponent 1023 + w + 52, mantissa 2^51.
+__host__ __device__ constexpr u64 high_bits(int w) { return ((u64)(1023 + w + 52) << 52) | (1ull << 51); }
 
 __host__ __device__ __forceinline__ double fma_rn(double a, double b, double c) {
 #ifdef __CUDA_ARCH__
@@ -83,8 +85,10 @@ __host__ __device__ __forceinline__ double double_of(u64 bits) {
 // v < 2^52 as a double without the conversion unit: the pattern of 2^52 with v as mantissa is 2^52 + v.
 __host__ __device__ __forceinline__ double limb_to_double(u64 v) { return sub_rn(double_of(v | TWO_52_BITS), TWO_52); }
 
-// x y into two columns: its signed low part into low_column, H into high_column (the header's comment).
+// x y into two columns of w-bit limbs: its signed low part into low_column, H into high_column (the header's comment).
+template <int W>
 __host__ __device__ __forceinline__ void add_product(double x, double y, u64& low_column, u64& high_column) {
+    constexpr double HIGH_OFFSET = high_offset(W), LOW_OFFSET = low_offset(W);  // made at compile time
     const double high = fma_rn(x, y, HIGH_OFFSET);
     const double low = fma_rn(x, y, sub_rn(LOW_OFFSET, high));
     high_column += bits_of(high);
@@ -98,15 +102,16 @@ __host__ __device__ constexpr u64 pairs_summing_to(int k, int limbs) {
 
 // The constants that column k's terms carry, the product's and the reduction's (the same pairs): low parts of the
 // pairs summing to k, high parts of those summing to k - 1.
-__host__ __device__ constexpr u64 column_bias(int k, int limbs) {
-    return 2 * pairs_summing_to(k, limbs) * LOW_BITS + 2 * pairs_summing_to(k - 1, limbs) * HIGH_BITS;
+__host__ __device__ constexpr u64 column_bias(int k, int limbs, int w) {
+    return 2 * pairs_summing_to(k, limbs) * LOW_BITS + 2 * pairs_summing_to(k - 1, limbs) * high_bits(w);
 }
 
-// A field's parameters: LIMBS; modulus(j), its 51-bit limbs; M_INV = -m^-1 mod 2^51; LAZY: products may stay in
-// [0, 2m) (true where 4m < R': their inputs may then be below 2m too, the Montgomery bound T / R' < 2m still holds).
-// tests/test_probe_fp64_product.py recomputes every constant from the modulus.
-struct fr_params {  // r = 0x73eda753...00000001, 255 bits: 2r > R' = 2^255, so every product is fully reduced
+// A field's parameters: LIMBS of LIMB_BITS; modulus(j), its limbs; M_INV = -m^-1 mod 2^LIMB_BITS; LAZY: products may
+// stay in [0, 2m) (true where 4m < R: their inputs may then be below 2m too, the Montgomery bound T / R < 2m still
+// holds). tests/test_probe_fp64_product.py recomputes every constant from the modulus.
+struct fr_params {  // r = 0x73eda753...00000001, 255 bits: 2r > R = 2^255, so every product is fully reduced
     static constexpr int LIMBS = 5;
+    static constexpr int LIMB_BITS = 51;
     static constexpr bool LAZY = false;
     static constexpr u64 M_INV = 0x7fffeffffffffull;
     __host__ __device__ static constexpr u64 modulus(int j) {
@@ -115,14 +120,15 @@ struct fr_params {  // r = 0x73eda753...00000001, 255 bits: 2r > R' = 2^255, so 
     }
 };
 
-struct fq_params {  // q = 0x1a0111ea...ffffaaab, 381 bits: 4q < R' = 2^408
+struct fq_params {  // q = 0x1a0111ea...ffffaaab, 381 bits: 4q < R = 2^384
     static constexpr int LIMBS = 8;
+    static constexpr int LIMB_BITS = 48;
     static constexpr bool LAZY = true;
-    static constexpr u64 M_INV = 0x3fffcfffcfffdull;
+    static constexpr u64 M_INV = 0xfffcfffcfffdull;
     __host__ __device__ static constexpr u64 modulus(int j) {
-        return j == 0 ? 0x6ffffffffaaabull : j == 1 ? 0x7d62a7ffff73full : j == 2 ? 0x2c3d8907aafffull
-             : j == 3 ? 0x15fb39869507bull : j == 4 ? 0x64774b84f3851ull : j == 5 ? 0x74f6c869759aeull
-             : j == 6 ? 0x28e5ff9a692c6ull : 0xd0088full;
+        return j == 0 ? 0xffffffffaaabull : j == 1 ? 0xb153ffffb9feull : j == 2 ? 0xf6241eabfffeull
+             : j == 3 ? 0x6730d2a0f6b0ull : j == 4 ? 0x4b84f38512bfull : j == 5 ? 0x434bacd76477ull
+             : j == 6 ? 0xe69a4b1ba7b6ull : 0x1a0111ea397full;
     }
 };
 
@@ -131,7 +137,10 @@ struct element {
     double limb[P::LIMBS];
 };
 
-// limbs (each below 2^51) with top * 2^(51 L) above them, a value below 2m: minus m if it is at least m.
+template <class P>
+__host__ __device__ constexpr u64 limb_mask() { return (1ull << P::LIMB_BITS) - 1; }
+
+// limbs (each below 2^w) with top * 2^(w L) above them, a value below 2m: minus m if it is at least m.
 template <class P>
 __host__ __device__ __forceinline__ void subtract_modulus_if_above(u64 (&limbs)[P::LIMBS], i64 top) {
     u64 difference[P::LIMBS];
@@ -139,43 +148,43 @@ __host__ __device__ __forceinline__ void subtract_modulus_if_above(u64 (&limbs)[
     FIELD_UNROLL
     for (int k = 0; k < P::LIMBS; ++k) {
         const i64 v = (i64)limbs[k] - (i64)P::modulus(k) + borrow;
-        difference[k] = (u64)v & LIMB_MASK;
-        borrow = v >> LIMB_BITS;  // 0 or -1
+        difference[k] = (u64)v & limb_mask<P>();
+        borrow = v >> P::LIMB_BITS;  // 0 or -1
     }
     const bool below_modulus = top + borrow < 0;
     FIELD_UNROLL
     for (int k = 0; k < P::LIMBS; ++k) limbs[k] = below_modulus ? limbs[k] : difference[k];
 }
 
-// a b / R' mod m: below m, or below 2m where P::LAZY (then a and b may be below 2m too). Separated operand scanning:
-// the L^2 limb products into 2L columns, then L steps of the reduction, each adding q_i m 2^(51 i), which clears
+// a b / R mod m: below m, or below 2m where P::LAZY (then a and b may be below 2m too). Separated operand scanning:
+// the L^2 limb products into 2L columns, then L steps of the reduction, each adding q_i m 2^(w i), which clears
 // column i, and moving column i's carry up.
 template <class P>
 __host__ __device__ __forceinline__ element<P> mont_mul(const element<P>& a, const element<P>& b) {
-    constexpr int L = P::LIMBS;
+    constexpr int L = P::LIMBS, W = P::LIMB_BITS;
     u64 column[2 * L];
     FIELD_UNROLL
-    for (int k = 0; k < 2 * L; ++k) column[k] = 0ull - column_bias(k, L);
+    for (int k = 0; k < 2 * L; ++k) column[k] = 0ull - column_bias(k, L, W);  // folded: k is a constant
     FIELD_UNROLL
     for (int i = 0; i < L; ++i) {
         FIELD_UNROLL
-        for (int j = 0; j < L; ++j) add_product(a.limb[i], b.limb[j], column[i + j], column[i + j + 1]);
+        for (int j = 0; j < L; ++j) add_product<W>(a.limb[i], b.limb[j], column[i + j], column[i + j + 1]);
     }
     FIELD_UNROLL
     for (int i = 0; i < L; ++i) {
-        const u64 q = ((column[i] & LIMB_MASK) * P::M_INV) & LIMB_MASK;  // the constants are 0 mod 2^51
+        const u64 q = ((column[i] & limb_mask<P>()) * P::M_INV) & limb_mask<P>();  // the constants are 0 mod 2^w
         const double q_limb = limb_to_double(q);
         FIELD_UNROLL
-        for (int j = 0; j < L; ++j) add_product(q_limb, (double)P::modulus(j), column[i + j], column[i + j + 1]);
-        column[i + 1] += (u64)((i64)column[i] >> LIMB_BITS);  // column i is complete and 0 mod 2^51
+        for (int j = 0; j < L; ++j) add_product<W>(q_limb, (double)P::modulus(j), column[i + j], column[i + j + 1]);
+        column[i + 1] += (u64)((i64)column[i] >> W);  // column i is complete and 0 mod 2^w
     }
     u64 limbs[L];
     FIELD_UNROLL
     for (int k = 0; k < L; ++k) {
-        limbs[k] = column[L + k] & LIMB_MASK;
-        if (k + 1 < L) column[L + k + 1] += (u64)((i64)column[L + k] >> LIMB_BITS);
+        limbs[k] = column[L + k] & limb_mask<P>();
+        if (k + 1 < L) column[L + k + 1] += (u64)((i64)column[L + k] >> W);
     }
-    if (!P::LAZY) subtract_modulus_if_above<P>(limbs, (i64)column[2 * L - 1] >> LIMB_BITS);
+    if (!P::LAZY) subtract_modulus_if_above<P>(limbs, (i64)column[2 * L - 1] >> W);
     element<P> out;
     FIELD_UNROLL
     for (int k = 0; k < L; ++k) out.limb[k] = limb_to_double(limbs[k]);

@@ -2,8 +2,8 @@
 // mul_chain_body (the rate bench/bench_ntt.py reports for the prover's product), so that
 // bench/probe_fp64_product.py compares the two on the same inputs in one call. Not part of the prover.
 //
-// An element is stored as its L 51-bit limbs in u64 words, element after element, in the probe's Montgomery form
-// (x 2^(51 L) mod m); the chain's result is stored fully reduced.
+// An element is stored as its L limbs (51 bits for Fr, 48 for Fq) in u64 words, element after element, in the probe's
+// Montgomery form (x 2^(w L) mod m); the chain's result is stored fully reduced.
 #include "fp64_field.cuh"
 
 using fp64_field::element;
@@ -41,7 +41,7 @@ static void host_mul(const u64* a, const u64* b, u64* out, u32 count) {
     }
 }
 
-// out = a b / R' mod m, fully reduced, for count pairs (a, b below m; below 2m for Fq, whose products are lazy).
+// out = a b / R mod m, fully reduced, for count pairs (a, b below m; below 2m for Fq, whose products are lazy).
 extern "C" void probe_host_mul(int field, const u64* a, const u64* b, u64* out, u32 count) {
     if (field == 0) host_mul<fp64_field::fr_params>(a, b, out, count);
     else host_mul<fp64_field::fq_params>(a, b, out, count);
@@ -55,14 +55,15 @@ extern "C" void probe_host_chain(int field, u64* x, u32 count, u32 iters) {
     }
 }
 
-// The constants of fp64_field.cuh, for the test to recompute: the limbs of m, M_INV, LIMBS, LAZY.
-extern "C" void probe_host_params(int field, u64* modulus_limbs, u64* m_inv, int* limbs, int* lazy) {
-    if (field == 0) {
-        for (int j = 0; j < fp64_field::fr_params::LIMBS; ++j) modulus_limbs[j] = fp64_field::fr_params::modulus(j);
-        *m_inv = fp64_field::fr_params::M_INV, *limbs = fp64_field::fr_params::LIMBS, *lazy = fp64_field::fr_params::LAZY;
-    } else {
-        for (int j = 0; j < fp64_field::fq_params::LIMBS; ++j) modulus_limbs[j] = fp64_field::fq_params::modulus(j);
-        *m_inv = fp64_field::fq_params::M_INV, *limbs = fp64_field::fq_params::LIMBS, *lazy = fp64_field::fq_params::LAZY;
-    }
+// The constants of fp64_field.cuh, for the test to recompute: the limbs of m, M_INV, LIMBS, LIMB_BITS, LAZY.
+template <class P>
+static void host_params(u64* modulus_limbs, u64* m_inv, int* limbs, int* limb_bits, int* lazy) {
+    for (int j = 0; j < P::LIMBS; ++j) modulus_limbs[j] = P::modulus(j);
+    *m_inv = P::M_INV, *limbs = P::LIMBS, *limb_bits = P::LIMB_BITS, *lazy = P::LAZY;
+}
+
+extern "C" void probe_host_params(int field, u64* modulus_limbs, u64* m_inv, int* limbs, int* limb_bits, int* lazy) {
+    if (field == 0) host_params<fp64_field::fr_params>(modulus_limbs, m_inv, limbs, limb_bits, lazy);
+    else host_params<fp64_field::fq_params>(modulus_limbs, m_inv, limbs, limb_bits, lazy);
 }
 #endif
