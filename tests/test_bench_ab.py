@@ -280,7 +280,9 @@ def test_device_session_probes_step_passes_every_probe_its_arguments(tmp_path):
     done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "probes"], env=env,
                           capture_output=True, text=True, timeout=300)
     logs = sorted(tmp_path.glob("probe-*.log"))
-    assert done.returncode == 1 and len(logs) == 6
+    script = (ROOT / "bench" / "device_session.sh").read_text()
+    listed = script.split("<<'PROBES'\n", 1)[1].split("\nPROBES\n", 1)[0].splitlines()  # one probe a line
+    assert done.returncode == 1 and len(logs) == len(listed) == 8
     for log in logs:
         assert log.read_text().startswith("error: gpu: the GPU phases need a CUDA device"), log.name
 
