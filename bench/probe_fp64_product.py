@@ -35,8 +35,8 @@ from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "fp64_product.cu"
 FP64_LIMBS = {"Fr": (5, 51), "Fq": (8, 48)}
-"""fp64_field.cuh's limbs an element and their bits (fr_params, fq_params LIMBS, LIMB_BITS): R = 2^(bits limbs), for
-Fq field.cuh's own R = 2^384, for Fr 2^255."""
+"""fp64_field.cuh's limbs an element and their bits (fr_params, fq_params LIMBS, BITS_PER_LIMB): R = 2^(bits limbs),
+for Fq field.cuh's own R = 2^384, for Fr 2^255."""
 KERNELS = {"Fr": "probe_fp64_chain_fr", "Fq": "probe_fp64_chain_fq"}
 THREADS_PER_BLOCK = 256  # gpu/field.py THREADS_PER_BLOCK, field.cuh's chain's block
 

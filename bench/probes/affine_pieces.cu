@@ -23,6 +23,7 @@
 #endif
 #include "msm.cu"
 #include "fq_inverse_gcd.cuh"
+#include "probe_pieces.cuh"
 
 // Where a lane is: entries [next, end) of `sorted` are its piece's points still to add; piece_sums[piece] gets the
 // sum; job's bases hold its points. next = end: nothing left (or no piece: a group's tail past total_pieces).
@@ -99,13 +100,9 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
             lane_cursor_t c{0, 0, 0, 0};
             if (rank < total_pieces) {
                 unsigned int piece = (unsigned int)piece_order[rank];  // the key's low word, as msm_piece_sum
-                unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
-                unsigned int run_start = offsets[bucket], run_end = offsets[bucket + 1];
-                unsigned int length = piece_length(run_end - run_start);
-                unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
-                unsigned int last = first + length < run_end ? first + length : run_end;
-                c = lane_cursor_t{first, last, piece, bucket / buckets_per_job};
-                steps = last - first > steps ? last - first : steps;
+                const piece_entries_t run = piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job);
+                c = lane_cursor_t{run.first, run.last, piece, run.job};
+                steps = run.last - run.first > steps ? run.last - run.first : steps;
             }
             cursor[slot] = c;
             acc[slot].x = empty_mark<F>();

@@ -121,13 +121,14 @@ __host__ __device__ constexpr u64 column_bias(int k, int limbs, int w, product_s
          + (product_terms(k - 1, limbs, shape) + pairs_summing_to(k - 1, limbs)) * high_bits(w);
 }
 
-// A field's parameters: LIMBS of LIMB_BITS; modulus(j), its limbs; M_INV = -m^-1 mod 2^LIMB_BITS. LAZY: products take
-// and give values that are only congruent to the element, signed and within a few m (4m < R keeps the Montgomery
-// bound T / R < |a b| / R + m small), with a signed top limb; otherwise (Fr) products take and give values in [0, m).
+// A field's parameters: LIMBS of BITS_PER_LIMB; modulus(j), its limbs; M_INV = -m^-1 mod 2^BITS_PER_LIMB. LAZY:
+// products take and give values that are only congruent to the element, signed and within a few m (4m < R keeps the
+// Montgomery bound T / R < |a b| / R + m small), with a signed top limb; otherwise (Fr) products take and give values
+// in [0, m). (Not LIMB_BITS: gpu/kernels/msm.cu, which fp64_pieces.cu includes, defines that macro.)
 // tests/test_probe_fp64_product.py recomputes every constant from the modulus.
 struct fr_params {  // r = 0x73eda753...00000001, 255 bits: 2r > R = 2^255, so every product is fully reduced
     static constexpr int LIMBS = 5;
-    static constexpr int LIMB_BITS = 51;
+    static constexpr int BITS_PER_LIMB = 51;
     static constexpr bool LAZY = false;
     static constexpr u64 M_INV = 0x7fffeffffffffull;
     __host__ __device__ static constexpr u64 modulus(int j) {
@@ -138,7 +139,7 @@ struct fr_params {  // r = 0x73eda753...00000001, 255 bits: 2r > R = 2^255, so e
 
 struct fq_params {  // q = 0x1a0111ea...ffffaaab, 381 bits: 4q < R = 2^384
     static constexpr int LIMBS = 8;
-    static constexpr int LIMB_BITS = 48;
+    static constexpr int BITS_PER_LIMB = 48;
     static constexpr bool LAZY = true;
     static constexpr u64 M_INV = 0xfffcfffcfffdull;
     __host__ __device__ static constexpr u64 modulus(int j) {
@@ -154,7 +155,7 @@ struct element {
 };
 
 template <class P>
-__host__ __device__ constexpr u64 limb_mask() { return (1ull << P::LIMB_BITS) - 1; }
+__host__ __device__ constexpr u64 limb_mask() { return (1ull << P::BITS_PER_LIMB) - 1; }
 
 // A signed v, |v| < 2^51, as a double: the pattern of 1.5 2^52 plus v is 1.5 2^52 + v.
 __host__ __device__ __forceinline__ double signed_to_double(i64 v) {
@@ -170,7 +171,7 @@ __host__ __device__ __forceinline__ void subtract_modulus_if_above(u64 (&limbs)[
     for (int k = 0; k < P::LIMBS; ++k) {
         const i64 v = (i64)limbs[k] - (i64)P::modulus(k) + borrow;
         difference[k] = (u64)v & limb_mask<P>();
-        borrow = v >> P::LIMB_BITS;  // 0 or -1
+        borrow = v >> P::BITS_PER_LIMB;  // 0 or -1
     }
     const bool below_modulus = top + borrow < 0;
     FIELD_UNROLL
@@ -181,7 +182,7 @@ __host__ __device__ __forceinline__ void subtract_modulus_if_above(u64 (&limbs)[
 // column i, and moving column i's carry up; then the upper L columns are the result (mont_mul's comment).
 template <class P>
 __host__ __device__ __forceinline__ element<P> montgomery_reduce(u64 (&column)[2 * P::LIMBS]) {
-    constexpr int L = P::LIMBS, W = P::LIMB_BITS;
+    constexpr int L = P::LIMBS, W = P::BITS_PER_LIMB;
     FIELD_UNROLL
     for (int i = 0; i < L; ++i) {
         const u64 q = ((column[i] & limb_mask<P>()) * P::M_INV) & limb_mask<P>();  // the constants are 0 mod 2^w
@@ -213,7 +214,7 @@ __host__ __device__ __forceinline__ element<P> montgomery_reduce(u64 (&column)[2
 // then the reduction. Each limb product needs |a_i b_j| <= 2^(w + 51).
 template <class P>
 __host__ __device__ __forceinline__ element<P> mont_mul(const element<P>& a, const element<P>& b) {
-    constexpr int L = P::LIMBS, W = P::LIMB_BITS;
+    constexpr int L = P::LIMBS, W = P::BITS_PER_LIMB;
     u64 column[2 * L];
     FIELD_UNROLL
     for (int k = 0; k < 2 * L; ++k) column[k] = 0ull - column_bias(k, L, W, PRODUCT);  // folded: k is a constant
@@ -229,7 +230,7 @@ __host__ __device__ __forceinline__ element<P> mont_mul(const element<P>& a, con
 // |2 a_i a_j| <= 2^(w + 51), which limbs of w <= 50 bits leave room for.
 template <class P>
 __host__ __device__ __forceinline__ element<P> mont_sqr(const element<P>& a) {
-    constexpr int L = P::LIMBS, W = P::LIMB_BITS;
+    constexpr int L = P::LIMBS, W = P::BITS_PER_LIMB;
     static_assert(W <= 50, "a square's doubled limb products need limbs of at most 50 bits");
     u64 column[2 * L];
     FIELD_UNROLL
@@ -249,7 +250,7 @@ __host__ __device__ __forceinline__ element<P> mont_sqr(const element<P>& a) {
 template <class P>
 __host__ __device__ __forceinline__ element<P> mont_mul_sub(const element<P>& a, const element<P>& b,
                                                             const element<P>& c, const element<P>& d) {
-    constexpr int L = P::LIMBS, W = P::LIMB_BITS;
+    constexpr int L = P::LIMBS, W = P::BITS_PER_LIMB;
     static_assert(P::LAZY, "a difference of products is signed: lazy fields only");
     u64 column[2 * L];
     FIELD_UNROLL
@@ -281,7 +282,7 @@ __host__ __device__ __forceinline__ void carried_limbs(const element<P>& x, i64 
     for (int k = 0; k < P::LIMBS; ++k) v[k] = (i64)x.limb[k];  // exact: the limbs are integers below 2^53
     FIELD_UNROLL
     for (int k = 0; k + 1 < P::LIMBS; ++k) {
-        v[k + 1] += v[k] >> P::LIMB_BITS;
+        v[k + 1] += v[k] >> P::BITS_PER_LIMB;
         v[k] &= (i64)limb_mask<P>();
     }
 }
@@ -293,7 +294,7 @@ __host__ __device__ __forceinline__ void add_modulus_times(i64 (&v)[P::LIMBS], i
     for (int k = 0; k < P::LIMBS; ++k) v[k] += sign * (i64)P::modulus(k);
     FIELD_UNROLL
     for (int k = 0; k + 1 < P::LIMBS; ++k) {
-        v[k + 1] += v[k] >> P::LIMB_BITS;
+        v[k + 1] += v[k] >> P::BITS_PER_LIMB;
         v[k] &= (i64)limb_mask<P>();
     }
 }
@@ -341,8 +342,8 @@ __host__ __device__ __forceinline__ element<P> sub(const element<P>& a, const el
 template <class P>
 __host__ __device__ constexpr double top_weight_over_modulus() {
     double m = 0;
-    for (int k = P::LIMBS - 1; k >= 0; --k) m = m * power_of_two(P::LIMB_BITS) + (double)P::modulus(k);
-    return power_of_two(P::LIMB_BITS * (P::LIMBS - 1)) / m;
+    for (int k = P::LIMBS - 1; k >= 0; --k) m = m * power_of_two(P::BITS_PER_LIMB) + (double)P::modulus(k);
+    return power_of_two(P::BITS_PER_LIMB * (P::LIMBS - 1)) / m;
 }
 
 // x - k m with k = round(x / m) from the top two limbs: a value within about m / 2 (the lower limbs move x / m by
@@ -350,7 +351,7 @@ __host__ __device__ constexpr double top_weight_over_modulus() {
 // limb keeps the rest). Zero has one such form, all limbs 0: is_zero_reduced.
 template <class P>
 __host__ __device__ __forceinline__ element<P> reduce(element<P> x) {
-    constexpr int L = P::LIMBS, W = P::LIMB_BITS;
+    constexpr int L = P::LIMBS, W = P::BITS_PER_LIMB;
     constexpr double ROUND = 1.5 * TWO_52;  // adding it rounds a |value| < 2^51 to an integer
     constexpr double LIMB = power_of_two(W), INVERSE_LIMB = 1.0 / power_of_two(W);
     const double top = fma_rn(x.limb[L - 2], INVERSE_LIMB, x.limb[L - 1]);

@@ -55,11 +55,11 @@ extern "C" void probe_host_chain(int field, u64* x, u32 count, u32 iters) {
     }
 }
 
-// The constants of fp64_field.cuh, for the test to recompute: the limbs of m, M_INV, LIMBS, LIMB_BITS, LAZY.
+// The constants of fp64_field.cuh, for the test to recompute: the limbs of m, M_INV, LIMBS, BITS_PER_LIMB, LAZY.
 template <class P>
 static void host_params(u64* modulus_limbs, u64* m_inv, int* limbs, int* limb_bits, int* lazy) {
     for (int j = 0; j < P::LIMBS; ++j) modulus_limbs[j] = P::modulus(j);
-    *m_inv = P::M_INV, *limbs = P::LIMBS, *limb_bits = P::LIMB_BITS, *lazy = P::LAZY;
+    *m_inv = P::M_INV, *limbs = P::LIMBS, *limb_bits = P::BITS_PER_LIMB, *lazy = P::LAZY;
 }
 
 extern "C" void probe_host_params(int field, u64* modulus_limbs, u64* m_inv, int* limbs, int* limb_bits, int* lazy) {
