@@ -18,6 +18,7 @@
 
 typedef fp64_field::fq_params fq64_params;
 typedef fp64_field::element<fq64_params> fq64_t;
+
 // fq_t's 12 words -> 8 limbs of 48 bits: limb k starts at bit 48 k, in word 3k / 2 at bit 0 (k even) or 16 (k odd).
 __host__ __device__ __forceinline__ fq64_t fq64_from_fq(const fq_t& x) {
     fq64_t out;
