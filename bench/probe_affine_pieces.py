@@ -51,6 +51,12 @@ class PieceSumLaunch:
     kernel: str
     threads: int
     args: tuple
+    owners: tuple = ()
+    """Arrays the job table points into (the MSM's bases): kept alive as long as the launch may be run again."""
+
+    def run(self) -> None:
+        """The launch again, as gpu/msm.py made it (its piece sums rewritten with the same values)."""
+        gpu.msm.launch(self.module, self.kernel, self.threads, *self.args)
 
     @property
     def total_pieces(self) -> int:
@@ -80,6 +86,22 @@ def captured_piece_sum_launches(group: Group):
 
     with mock.patch.object(gpu.msm, "launch", launch):
         yield launches
+
+
+def captured_msm_piece_sum(group: Group, log2_points: int, seed: int) -> PieceSumLaunch:
+    """The msm_piece_sum launch of one MSM of 2^log2_points random bases and scalars run through gpu/msm.py as the
+    prover runs it (bench_msm's inputs), its bases kept with it."""
+    from bench_msm import bases_for, random_scalars
+
+    count = 1 << log2_points
+    bases = bases_for(group, count, seed)
+    scalars = random_scalars(1, count, seed)
+    with captured_piece_sum_launches(group) as launches:
+        gpu.msm.MsmEngine(bases, group).msm(scalars, montgomery=False)
+    if len(launches) != 1:
+        raise RuntimeError(f"expected one msm_piece_sum launch for one MSM of 2^{log2_points}, got {len(launches)}")
+    launches[0].owners = (bases,)
+    return launches[0]
 
 
 def scratch(group: Group, threads: int, lanes: int) -> tuple:
@@ -114,25 +136,17 @@ def probe_size(log2_points: int, group_name: str, lanes_list, inversions, repeat
     every lane count and inversion on the same arguments, each compared with it."""
     import cupy
 
-    from bench_msm import bases_for, cuda_time_ms, random_scalars
+    from bench_msm import cuda_time_ms
 
     group = GROUPS[group_name]
-    count = 1 << log2_points
-    bases = bases_for(group, count, seed)
-    scalars = random_scalars(1, count, seed)
-    with captured_piece_sum_launches(group) as launches:
-        gpu.msm.MsmEngine(bases, group).msm(scalars, montgomery=False)
-    if len(launches) != 1:
-        raise RuntimeError(f"expected one msm_piece_sum launch for one MSM of 2^{log2_points}, got {len(launches)}")
-    [captured] = launches
+    captured = captured_msm_piece_sum(group, log2_points, seed)
     reference = _to_affine(module, group, captured.piece_sums)
-    xyzz_ms, xyzz_runs = cuda_time_ms(lambda: gpu.msm.launch(captured.module, captured.kernel, captured.threads,
-                                                              *captured.args), repeats)
+    xyzz_ms, xyzz_runs = cuda_time_ms(captured.run, repeats)
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     resident = sms * BLOCKS_PER_SM[group_name] * THREADS_PER_BLOCK
     pieces = captured.total_pieces
     row = {"log2_points": log2_points, "group": group_name, "pieces": pieces,
-           "window_bits": gpu.msm.kernel_window_bits(count), "piece_sum_ms": xyzz_ms, "piece_sum_runs_ms": xyzz_runs,
+           "window_bits": gpu.msm.kernel_window_bits(1 << log2_points), "piece_sum_ms": xyzz_ms, "piece_sum_runs_ms": xyzz_runs,
            "affine": []}
     for lanes in lanes_list:
         threads = min(resident, -(-pieces // lanes))

@@ -4,7 +4,7 @@
 
 bench/probe_fp64_madd.py times the G1 addition on FP64 products on pseudo-random gathers; this times it where it would
 run. One G1 MSM of 2^n points with random scalars goes through gpu/msm.py exactly as the prover runs it; the arguments
-of its msm_piece_sum launch are kept (bench/probe_affine_pieces.py captured_piece_sum_launches: gpu.msm.launch
+of its msm_piece_sum launch are kept (bench/probe_affine_pieces.py captured_msm_piece_sum: gpu.msm.launch
 wrapped while the MSM runs, no line of the pass copied), that launch is timed again, and bench/probes/fp64_pieces.cu
 runs the same pieces, a thread a piece in msm_piece_sum's order, with the FP64 addition (bench/probes/fp64_curve.cuh),
 in each build of bench/probe_fp64_madd.py's VARIANTS. Every piece sum must equal msm_piece_sum's word for word (exit 1
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other probes' pi
 
 import gpu.msm  # noqa: E402
 from gpu.points import G1_GROUP, backend  # noqa: E402
-from probe_affine_pieces import captured_piece_sum_launches  # noqa: E402
+from probe_affine_pieces import captured_msm_piece_sum  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 from probe_fp64_madd import VARIANTS, resources  # noqa: E402
 
@@ -39,22 +39,14 @@ def piece_sum_arguments(captured, out) -> tuple:
 def probe_size(log2_points: int, repeats: int, modules: dict, seed: int) -> dict:
     """One MSM of 2^log2_points through gpu/msm.py, its msm_piece_sum launch timed again, and every FP64 build on the
     same arguments, each compared with it."""
-    from bench_msm import bases_for, cuda_time_ms, random_scalars
+    from bench_msm import cuda_time_ms
     from gpu.device import launch
 
-    count = 1 << log2_points
-    bases = bases_for(G1_GROUP, count, seed)
-    scalars = random_scalars(1, count, seed)
-    with captured_piece_sum_launches(G1_GROUP) as launches:
-        gpu.msm.MsmEngine(bases, G1_GROUP).msm(scalars, montgomery=False)
-    if len(launches) != 1:
-        raise RuntimeError(f"expected one msm_piece_sum launch for one MSM of 2^{log2_points}, got {len(launches)}")
-    [captured] = launches
+    captured = captured_msm_piece_sum(G1_GROUP, log2_points, seed)
     reference = captured.piece_sums.copy()
-    ms, runs = cuda_time_ms(lambda: gpu.msm.launch(captured.module, captured.kernel, captured.threads, *captured.args),
-                            repeats)
+    ms, runs = cuda_time_ms(captured.run, repeats)
     row = {"log2_points": log2_points, "pieces": captured.total_pieces,
-           "window_bits": gpu.msm.kernel_window_bits(count), "msm_piece_sum_ms": ms, "msm_piece_sum_runs_ms": runs,
+           "window_bits": gpu.msm.kernel_window_bits(1 << log2_points), "msm_piece_sum_ms": ms, "msm_piece_sum_runs_ms": runs,
            "fp64": []}
     blocks = -(-captured.total_pieces // THREADS_PER_BLOCK)
     for name, module in modules.items():

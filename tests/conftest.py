@@ -14,6 +14,7 @@ import pytest
 
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
+PROBE_GATHER_HASH = 2654435761  # bench/probes/probe_gather.cuh probe_index (Knuth's multiplicative hash)
 
 
 def pytest_addoption(parser):
@@ -88,6 +89,42 @@ def probe_host_library(tmp_path_factory, source: Path):
                     f"-I{BENCH_DIR.parent / 'gpu' / 'kernels'}", f"-I{BENCH_DIR / 'probes'}", str(source), "-o",
                     str(library)], check=True)
     return ctypes.CDLL(str(library))
+
+
+def probe_gather_index(t: int, i: int, s: int, k: int, steps: int, points: int) -> int:
+    """bench/probes/probe_gather.cuh probe_index: the point accumulator i of thread t (k a thread) adds at step s, in
+    the kernels' u64 arithmetic."""
+    flat = (t * k + i) * steps + s
+    return (flat * PROBE_GATHER_HASH % (1 << 64)) % points
+
+
+def captured_edge_case_piece_sum(group, generator, identity, count: int, window_bits: int):
+    """The msm_piece_sum launch (bench/probe_affine_pieces.py PieceSumLaunch) of an MSM of ``count`` bases run through
+    gpu/msm.py; call it inside ``kernel_emulation("msm.cu")``. The bases are random multiples of the generator with
+    base 1 = -base 0 and base 3 = base 2 under the same scalars, so that P then -P and Q then Q meet in every bucket
+    they share, in index order (P, -P, P would not do: a wrong tangent slope at P followed by -P gives back P whatever
+    the slope), and base 4 the identity: every special case of a bucket addition happens."""
+    import random
+
+    import numpy as np
+    from py_ecc.optimized_bls12_381 import curve_order, multiply, neg
+
+    from gpu.msm import MsmJob, msm_batch
+    from gpu.points import points_to_words
+
+    rng = random.Random(count)
+    p, q = (multiply(generator, rng.randrange(1, curve_order)) for _ in range(2))
+    points = [p, neg(p), q, q, identity] + [multiply(generator, rng.randrange(1, curve_order)) for _ in range(count - 5)]
+    scalars = [rng.randrange(curve_order) for _ in range(count)]
+    scalars[1] = scalars[0]  # -P with P's digits: P + (-P) in every bucket they share
+    scalars[3] = scalars[2]  # Q twice: Q + Q
+    bases = np.ascontiguousarray(points_to_words(points, group))
+    limbs = np.array([[(s >> (32 * i)) & 0xFFFFFFFF for i in range(8)] for s in scalars], dtype=np.uint32)
+    with bench_module("probe_affine_pieces").captured_piece_sum_launches(group) as launches:
+        msm_batch([MsmJob(bases, limbs)], group, montgomery=False, window_bits=window_bits)
+    [captured] = launches
+    captured.owners = (bases,)
+    return captured
 
 
 def run_bench_script(name: str, *argv: str):

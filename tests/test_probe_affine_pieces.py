@@ -11,15 +11,13 @@ cut from one bucket, lanes of unequal lengths); each case's code, broken on purp
 from __future__ import annotations
 
 import ctypes
-import random
 
 import numpy as np
 import pytest
-from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, curve_order, eq, multiply, neg
+from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, eq
 
-from conftest import bench_module, probe_host_library, run_bench_script
-from gpu.msm import MsmJob, msm_batch
-from gpu.points import G1_GROUP, G2_GROUP, points_to_words, xyzz_words_to_points
+from conftest import bench_module, captured_edge_case_piece_sum, probe_host_library, run_bench_script
+from gpu.points import G1_GROUP, G2_GROUP, xyzz_words_to_points
 
 probe = bench_module("probe_affine_pieces")
 
@@ -27,17 +25,6 @@ probe = bench_module("probe_affine_pieces")
 @pytest.fixture(scope="module")
 def pieces_library(tmp_path_factory):
     return probe_host_library(tmp_path_factory, probe.PROBE_SOURCE)
-
-
-def _bases(generator, identity, count: int, seed: int) -> list:
-    """count points: random multiples of the generator, with base 1 = -base 0, base 3 = base 2, base 4 = identity.
-    With the same scalar each pair lands in the same buckets, in index order: P then -P (the lane empties, and the next
-    point reloads it), Q then Q (a doubling, followed by other points: P, -P, P would not do, since a wrong tangent
-    slope at P followed by -P gives back P whatever the slope)."""
-    rng = random.Random(seed)
-    p, q = (multiply(generator, rng.randrange(1, curve_order)) for _ in range(2))
-    rest = [multiply(generator, rng.randrange(1, curve_order)) for _ in range(count - 5)]
-    return [p, neg(p), q, q, identity] + rest
 
 
 def _host_piece_sums(library, group, captured, threads: int, lanes: int, gcd: int) -> np.ndarray:
@@ -55,17 +42,8 @@ def _host_piece_sums(library, group, captured, threads: int, lanes: int, gcd: in
                          ids=["g1-c2", "g1-c5", "g2-c3"])
 def test_affine_piece_sums_equal_msm_piece_sums(kernel_emulation, pieces_library, group, generator, identity, count,
                                                 window_bits):
-    rng = random.Random(count)
-    points = _bases(generator, identity, count, seed=count)
-    scalars = [rng.randrange(curve_order) for _ in range(count)]
-    scalars[1] = scalars[0]  # base 1 = -base 0, the same digits: P + (-P) in every bucket they share
-    scalars[3] = scalars[2]  # base 3 = base 2, the same digits: Q + Q
-    bases = np.ascontiguousarray(points_to_words(points, group))
-    limbs = np.array([[(s >> (32 * i)) & 0xFFFFFFFF for i in range(8)] for s in scalars], dtype=np.uint32)
     with kernel_emulation("msm.cu"):
-        with probe.captured_piece_sum_launches(group) as launches:
-            msm_batch([MsmJob(bases, limbs)], group, montgomery=False, window_bits=window_bits)
-        [captured] = launches
+        captured = captured_edge_case_piece_sum(group, generator, identity, count, window_bits)
         expected = xyzz_words_to_points(captured.piece_sums, group)
         assert any(not eq(p, identity) for p in expected)
         if window_bits == 2:  # buckets of ~count / 2 points: pieces of 64 cut from one bucket

@@ -15,19 +15,12 @@ import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, add, eq, field_modulus, multiply
 
-from conftest import BENCH_DIR, probe_host_library
+from conftest import BENCH_DIR, probe_gather_index, probe_host_library
 from gpu.points import G1_GROUP, points_to_words, words_to_points, xyzz_words_to_points
 
 PROBE_SOURCE = BENCH_DIR / "probes" / "batched_affine.cu"
 FQ_LIMBS, LIMB_BITS = 12, 32
 MONTGOMERY_R = 1 << (FQ_LIMBS * LIMB_BITS)
-HASH_MULTIPLIER = 2654435761  # batched_affine.cu probe_index (Knuth's multiplicative hash)
-
-
-def probe_index(t: int, i: int, s: int, k: int, steps: int, points: int) -> int:
-    """batched_affine.cu probe_index: the point accumulator i of thread t adds at step s (u64 arithmetic)."""
-    flat = (t * k + i) * steps + s
-    return (flat * HASH_MULTIPLIER % (1 << 64)) % points
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +48,11 @@ def test_batched_affine_and_xyzz_sums_equal_py_ecc(probe_library, gcd):
         for i in range(k):
             # The probe's common path only: no accumulator meets its own point again (P + P) or its negation; the
             # bases 1000 + 7 j make every partial sum of up to 3 of them differ from +-any base.
-            indices = [probe_index(t, i, s, k, steps, count) for s in range(steps)]
+            indices = [probe_gather_index(t, i, s, k, steps, count) for s in range(steps)]
             assert len(set(indices)) == steps, "the test's gathers must not repeat a point within an accumulator"
-            expected = bases[probe_index(t, i, 0, k, steps, count)]
+            expected = bases[probe_gather_index(t, i, 0, k, steps, count)]
             for s in range(1, steps):
-                expected = add(expected, bases[probe_index(t, i, s, k, steps, count)])
+                expected = add(expected, bases[probe_gather_index(t, i, s, k, steps, count)])
             slot = i * threads + t  # the kernels' [accumulator][thread] layout
             assert eq(from_affine[slot], expected), f"affine sum of thread {t}, accumulator {i}"
             assert eq(from_xyzz[slot], expected), f"XYZZ sum of thread {t}, accumulator {i}"

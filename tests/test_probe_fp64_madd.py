@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, Z1, add, eq, multiply, neg
 
-from conftest import bench_module, probe_host_library, run_bench_script
+from conftest import bench_module, probe_gather_index, probe_host_library, run_bench_script
 from gpu.limbs import FQ, ints_to_limbs, limbs_to_ints
 from gpu.points import G1_GROUP, points_to_words, xyzz_words_to_points
 
 probe = bench_module("probe_fp64_madd")
 U32_POINTER = ctypes.POINTER(ctypes.c_uint32)
-HASH_MULTIPLIER = 2654435761  # fp64_madd.cu probe_index (Knuth's multiplicative hash)
 OPS = {"mul": 0, "sqr": 1, "sub": 2, "add": 3, "mul_sub": 4, "mul_of_differences": 5, "difference_is_zero": 6}
 """fp64_madd.cu probe_host_fq64_op's operations."""
 
@@ -33,11 +32,6 @@ def madd_library(tmp_path_factory):
 
 def _pointer(array: np.ndarray):
     return array.ctypes.data_as(U32_POINTER)
-
-
-def probe_index(t: int, s: int, steps: int, points: int) -> int:
-    """fp64_madd.cu probe_index (u64 arithmetic)."""
-    return ((t * steps + s) * HASH_MULTIPLIER % (1 << 64)) % points
 
 
 def _sums(library, bases, threads: int, steps: int, fp64: bool) -> np.ndarray:
@@ -53,7 +47,7 @@ def _expected(bases, threads: int, steps: int) -> tuple[list, dict]:
     for t in range(threads):
         acc = Z1
         for s in range(steps):
-            point = bases[probe_index(t, s, steps, len(bases))]
+            point = bases[probe_gather_index(t, 0, s, 1, steps, len(bases))]
             if s and point != Z1 and acc != Z1:
                 cases["doubling"] += eq(acc, point)
                 cases["cancellation"] += eq(acc, neg(point))

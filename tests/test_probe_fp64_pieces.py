@@ -10,18 +10,15 @@ cancellation, the doubling and the skip are taken), at two window widths.
 from __future__ import annotations
 
 import ctypes
-import random
 
 import numpy as np
 import pytest
-from py_ecc.optimized_bls12_381 import G1, Z1, curve_order, eq, multiply, neg
+from py_ecc.optimized_bls12_381 import G1, Z1, eq
 
-from conftest import bench_module, probe_host_library, run_bench_script
-from gpu.msm import MsmJob, msm_batch
-from gpu.points import G1_GROUP, points_to_words, xyzz_words_to_points
+from conftest import bench_module, captured_edge_case_piece_sum, probe_host_library, run_bench_script
+from gpu.points import G1_GROUP, xyzz_words_to_points
 
 probe = bench_module("probe_fp64_pieces")
-affine_pieces = bench_module("probe_affine_pieces")
 
 
 @pytest.fixture(scope="module")
@@ -41,18 +38,8 @@ def _host_piece_sums(library, captured) -> np.ndarray:
 @pytest.mark.parametrize("count, window_bits", [(150, 2), (40, 5)], ids=["c2", "c5"])
 def test_fp64_piece_sums_equal_msm_piece_sums_word_for_word(kernel_emulation, fp64_pieces_library, count,
                                                              window_bits):
-    rng = random.Random(count)
-    p, q = (multiply(G1, rng.randrange(1, curve_order)) for _ in range(2))
-    points = [p, neg(p), q, q, Z1] + [multiply(G1, rng.randrange(1, curve_order)) for _ in range(count - 5)]
-    scalars = [rng.randrange(curve_order) for _ in range(count)]
-    scalars[1] = scalars[0]  # -P with P's digits: P + (-P) in every bucket they share
-    scalars[3] = scalars[2]  # Q twice: Q + Q
-    bases = np.ascontiguousarray(points_to_words(points, G1_GROUP))
-    limbs = np.array([[(s >> (32 * i)) & 0xFFFFFFFF for i in range(8)] for s in scalars], dtype=np.uint32)
     with kernel_emulation("msm.cu"):
-        with affine_pieces.captured_piece_sum_launches(G1_GROUP) as launches:
-            msm_batch([MsmJob(bases, limbs)], G1_GROUP, montgomery=False, window_bits=window_bits)
-        [captured] = launches
+        captured = captured_edge_case_piece_sum(G1_GROUP, G1, Z1, count, window_bits)
         assert any(not eq(s, Z1) for s in xyzz_words_to_points(captured.piece_sums, G1_GROUP))
         got = _host_piece_sums(fp64_pieces_library, captured)
     mismatched = np.flatnonzero((got != captured.piece_sums).any(axis=1))

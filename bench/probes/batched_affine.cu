@@ -21,16 +21,7 @@
 //   of Fermat's; probe_inverse_{fermat,gcd}_g1 time the two inversions alone, a dependent chain a thread.
 #include "ec.cuh"
 #include "fq_inverse_gcd.cuh"
-
-typedef unsigned long long probe_index_t;
-
-// The point that accumulator i of thread t adds at step s: a multiplicative hash (Knuth's 2654435761) of the flat
-// index, reduced mod the number of points.
-__host__ __device__ inline unsigned int probe_index(probe_index_t t, unsigned int i, unsigned int s, unsigned int k,
-                                                    unsigned int steps, unsigned int points) {
-    probe_index_t flat = (t * k + i) * steps + s;
-    return (unsigned int)((flat * 2654435761ull) % points);
-}
+#include "probe_gather.cuh"
 
 template <class F>
 __host__ __device__ void probe_xyzz_body(probe_index_t t, const unsigned int* points_words, unsigned int points,

@@ -2,20 +2,12 @@
 // xyzz_add_affine, the addition msm_piece_sum runs. Not part of the prover: bench/probe_fp64_madd.py times both on the
 // same gathers in one call and compares their sums word for word.
 //
-// Both kernels compute the same sums: thread t starts at point probe_index(t, 0) and adds probe_index(t, s) for
-// s = 1 .. steps - 1 (a pseudo-random gather, as a bucket's sorted run gathers random bases), then writes its XYZZ
+// Both kernels compute the same sums: thread t (one accumulator) starts at point probe_index(t, 0, 0) and adds
+// probe_index(t, 0, s) for s = 1 .. steps - 1 (a pseudo-random gather, as a bucket's sorted run gathers random bases), then writes its XYZZ
 // accumulator in field.cuh's form, fully reduced, so that the two kernels' sums compare word for word
 // (bench/probes/fp64_curve.cuh: the FP64 addition, its bounds, and why its words equal ec.cuh's).
 #include "fp64_curve.cuh"
-
-typedef unsigned long long probe_index_t;
-
-// The point that thread t adds at step s: Knuth's multiplicative hash of the flat index, mod the number of points
-// (as bench/probes/batched_affine.cu's probe_index with one accumulator a thread).
-__host__ __device__ inline unsigned int probe_index(probe_index_t t, unsigned int s, unsigned int steps,
-                                                    unsigned int points) {
-    return (unsigned int)(((t * steps + s) * 2654435761ull) % points);
-}
+#include "probe_gather.cuh"
 
 // Thread t's sum, by ec.cuh (FP64 = false) or by the FP64 addition, written to out[t].
 template <bool FP64>
@@ -23,14 +15,14 @@ __host__ __device__ void madd_sum_body(probe_index_t t, const g1_affine_t* bases
                                        unsigned int threads, unsigned int steps, g1_xyzz_t* out) {
     if (t >= threads) return;
     if (FP64) {
-        fq64_xyzz_t acc = fq64_from_xyzz(xyzz_from_affine(bases[probe_index(t, 0, steps, points)]));
+        fq64_xyzz_t acc = fq64_from_xyzz(xyzz_from_affine(bases[probe_index(t, 0, 0, 1, steps, points)]));
 #pragma unroll 1
-        for (unsigned int s = 1; s < steps; ++s) acc = fq64_add_affine(acc, bases[probe_index(t, s, steps, points)]);
+        for (unsigned int s = 1; s < steps; ++s) acc = fq64_add_affine(acc, bases[probe_index(t, 0, s, 1, steps, points)]);
         out[t] = fq64_to_xyzz(acc);
     } else {
-        g1_xyzz_t acc = xyzz_from_affine(bases[probe_index(t, 0, steps, points)]);
+        g1_xyzz_t acc = xyzz_from_affine(bases[probe_index(t, 0, 0, 1, steps, points)]);
 #pragma unroll 1
-        for (unsigned int s = 1; s < steps; ++s) acc = xyzz_add_affine(acc, bases[probe_index(t, s, steps, points)]);
+        for (unsigned int s = 1; s < steps; ++s) acc = xyzz_add_affine(acc, bases[probe_index(t, 0, s, 1, steps, points)]);
         out[t] = acc;
     }
 }
