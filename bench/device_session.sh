@@ -19,12 +19,9 @@
 #   prove   whole PoRep-shaped proofs at 2^27, one and ten circuits, 5 timed runs, pairing and trapdoor checks
 #           (bench/bench_prove.py; 215 s at 106a389)                                          -> prove.json, prove.log
 #   probes  the probes written for the next MSM and NTT levers, not the prover (no gate; predictions in their RESULTS
-#           files): the Montgomery product on the FP64 pipe against field.cuh's (bench/probe_fp64_product.py, Fr and
-#           Fq, seconds), the G1 bucket addition on it against ec.cuh's (bench/probe_fp64_madd.py, under a minute),
-#           msm_piece_sum's work with it on msm_piece_sum's own arguments (bench/probe_fp64_pieces.py, 2^24 and 2^26),
-#           batched affine piece sums on msm_piece_sum's own arguments (bench/probe_affine_pieces.py, G1 2^24 and
+#           files): batched affine piece sums on msm_piece_sum's own arguments (bench/probe_affine_pieces.py, G1 2^24 and
 #           2^26, G2 2^22 and 2^24), the binary GCD's inversion in the batched affine probe (2^20, 2^24, G2), and the
-#           fixed-base table at 2^24 (bench/probe_fixed_base.py); about 9 minutes          -> probe-*.json, .md, .log
+#           fixed-base table at 2^24 (bench/probe_fixed_base.py); about 7 minutes          -> probe-*.json, .md, .log
 #   coldstart  the whole GPU prover's first use: a fresh process and an empty CuPy cache (every kernel module
 #           compiled), `python -m gpu prove` on porep-log10 with --timings, wall clock; COLD_TREES names other trees
 #           (folders holding gpu/, reference/, vectors/) to time the same way: this tree, the others, the others
@@ -122,9 +119,6 @@ for step in $steps; do
           > "$out/probe-$name.log" 2>&1 || status=1
         tail -3 "$out/probe-$name.log"
       done <<'PROBES'
-fp64-product probe_fp64_product.py
-fp64-madd probe_fp64_madd.py
-fp64-pieces probe_fp64_pieces.py
 pieces-g1 probe_affine_pieces.py --log2-points 24 26
 pieces-g2 probe_affine_pieces.py --group g2 --log2-points 22 24 --lanes 16 32 64
 affine-2p20 probe_batched_affine.py

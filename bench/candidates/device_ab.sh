@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# A candidate's first device call (bench/candidates/README.md): its fast GPU tests, the FP64 product and addition
-# probes (about a minute: bench/RESULTS_probe_pipes.md, last two sections), then the MSM and batch-addition
+# A candidate's first device call (bench/candidates/README.md): its fast GPU tests, then the MSM and batch-addition
 # A/B of the base tree against the candidate trees (bench/ab.sh msm, forth and back), and beside them, on cores 8-15 at
 # low priority, the gate's seeded vectors built into build/seeded-cache, so that the gate call that follows reads them
 # if it finds this machine still warm (their key does not depend on gpu/: conformance/seeded.py BUILDER_FILE).
@@ -22,10 +21,6 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu
 seeded=$!
 bash bench/device_session.sh "$out" tests
 echo "tests done at $(elapsed) s"
-taskset -c 0-7 python3 bench/probe_fp64_product.py --json "$out/fp64.json" --md "$out/fp64.md" > "$out/fp64.log" 2>&1
-echo "FP64 product probe exit $? at $(elapsed) s"; tail -8 "$out/fp64.log"
-taskset -c 0-7 python3 bench/probe_fp64_madd.py --json "$out/fp64_madd.json" --md "$out/fp64_madd.md" > "$out/fp64_madd.log" 2>&1
-echo "FP64 addition probe exit $? at $(elapsed) s"; tail -14 "$out/fp64_madd.log"
 AB_ORDER=abba taskset -c 0-7 bash bench/ab.sh msm "$out/ab" "$@" . --msm-sizes 24 --g2-sizes 24 --batch-sizes 27 \
   --repeats 5 > "$out/ab.log" 2>&1
 echo "A/B exit $? at $(elapsed) s"
