@@ -10,7 +10,7 @@ from conftest import BENCH_DIR
 CANDIDATES = BENCH_DIR / "candidates"
 
 
-@pytest.mark.parametrize("script", ["device_ab.sh", "device_gate.sh"])
+@pytest.mark.parametrize("script", ["device_ab.sh", "device_gate.sh", "device_prove_ab.sh"])
 def test_device_scripts_refuse_a_call_without_their_arguments(script, tmp_path):
     done = subprocess.run(["bash", str(CANDIDATES / script)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("usage: ") and done.stdout == ""
@@ -22,8 +22,26 @@ def test_the_readme_names_exactly_the_patches_in_the_folder():
     assert named == {p.name for p in CANDIDATES.glob("*.patch")}
 
 
-@pytest.mark.parametrize("script, arguments", [("device_ab.sh", ["missing", "base"]), ("device_gate.sh", ["missing"])])
+@pytest.mark.parametrize("script, arguments", [("device_ab.sh", ["missing", "base"]), ("device_gate.sh", ["missing"]),
+                                               ("device_prove_ab.sh", ["missing", "base"])])
 def test_device_scripts_refuse_an_output_folder_that_is_not_there(script, arguments, tmp_path):
     done = subprocess.run(["bash", str(CANDIDATES / script), *arguments], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "error: OUT: 'missing' is not a folder" in done.stderr and done.stdout == ""
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("missing, environment", [("BASE_TREE", {}), ("BASE_COMMIT", {"tree": True}),
+                                                  ("THIS_COMMIT", {"tree": True, "BASE_COMMIT": "abc"})])
+def test_device_prove_ab_refuses_a_call_without_its_tree_or_commits(missing, environment, tmp_path):
+    """A landing's first call names the base tree and both commits before it spends device time on the proofs."""
+    import os
+
+    (tmp_path / "out").mkdir()
+    if environment.pop("tree", False):
+        (tmp_path / "base" / "bench").mkdir(parents=True)
+        (tmp_path / "base" / "bench" / "device_session.sh").write_text("exit 0\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("BASE_COMMIT", "THIS_COMMIT")} | environment
+    done = subprocess.run(["bash", str(CANDIDATES / "device_prove_ab.sh"), "out", "base"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {missing}: ") and done.stdout == ""
+    assert not any((tmp_path / "out").iterdir())
