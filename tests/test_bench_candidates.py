@@ -10,7 +10,7 @@ from conftest import BENCH_DIR
 CANDIDATES = BENCH_DIR / "candidates"
 
 
-@pytest.mark.parametrize("script", ["device_ab.sh", "device_gate.sh", "device_prove_ab.sh"])
+@pytest.mark.parametrize("script", ["device_ab.sh", "device_gate.sh", "device_prove_ab.sh", "ntt_ab.sh"])
 def test_device_scripts_refuse_a_call_without_their_arguments(script, tmp_path):
     done = subprocess.run(["bash", str(CANDIDATES / script)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("usage: ") and done.stdout == ""
@@ -23,7 +23,8 @@ def test_the_readme_names_exactly_the_patches_in_the_folder():
 
 
 @pytest.mark.parametrize("script, arguments", [("device_ab.sh", ["missing", "base"]), ("device_gate.sh", ["missing"]),
-                                               ("device_prove_ab.sh", ["missing", "base"])])
+                                               ("device_prove_ab.sh", ["missing", "base"]),
+                                               ("ntt_ab.sh", ["missing", "base"])])
 def test_device_scripts_refuse_an_output_folder_that_is_not_there(script, arguments, tmp_path):
     done = subprocess.run(["bash", str(CANDIDATES / script), *arguments], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "error: OUT: 'missing' is not a folder" in done.stderr and done.stdout == ""

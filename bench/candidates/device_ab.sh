@@ -27,10 +27,8 @@ echo "A/B exit $? at $(elapsed) s"
 grep -h "cold compile" "$out"/ab/compile_*.log
 for report in "$out"/ab/compare*/comparison.md; do echo "== $report"; head -20 "$report"; done
 if [ -n "${NTT_COMMIT:-}" ]; then  # the base tree's NTT against this checkout's (the trees between share the base's)
-  B_COMMIT=$NTT_COMMIT AB_ORDER=abba taskset -c 0-7 bash bench/ab.sh ntt "$out/ab_ntt" "$1" . --sizes 24,27 --batch 1 \
-    --repeats 5 > "$out/ab_ntt.log" 2>&1
+  B_COMMIT=$NTT_COMMIT bash bench/candidates/ntt_ab.sh "$out" "$1"
   echo "NTT A/B exit $? at $(elapsed) s"
-  head -20 "$out/ab_ntt/compare/comparison.md" 2>/dev/null
 fi
 if [ "$(elapsed)" -lt "${PROBE_IF_BEFORE:-420}" ]; then  # fits 0002's PATTERN_SHARE: where patterns start to pay
   (cd "$1" && PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" python3 bench/probe_circuit_patterns.py \

@@ -15,9 +15,7 @@ elapsed() { echo $(( $(date +%s) - start )); }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 (cd "$2" && BENCH_COMMIT=$BASE_COMMIT bash bench/device_session.sh "$out" prove)  # its bench scripts import its own tree
 echo "prove exit $? at $(elapsed) s"
-A_COMMIT=$BASE_COMMIT B_COMMIT=$THIS_COMMIT AB_ORDER=abba bash bench/ab.sh ntt "$out/ab_ntt" "$2" . --sizes 24,27 \
-  --batch 1 --repeats 5 > "$out/ab_ntt.log" 2>&1
+A_COMMIT=$BASE_COMMIT B_COMMIT=$THIS_COMMIT bash bench/candidates/ntt_ab.sh "$out" "$2"
 echo "NTT A/B exit $? at $(elapsed) s"
-head -20 "$out/ab_ntt/compare/comparison.md" 2>/dev/null
 tar czf "$out/ab_ntt.tgz" -C "$out" ab_ntt && rm -rf "$out/ab_ntt"
 echo "end at $(elapsed) s"
