@@ -409,7 +409,8 @@ GPU_FAULTS = {
         ),
         SourceFault(
             "gpu-madd-no-doubling", "gpu/kernels/ec.cuh",
-            "        if (R.is_zero()) return xyzz_double_affine(q);\n", "",
+            "        if (R.is_zero()) p = xyzz_double_affine(q);\n        else p = xyzz_t<F>::identity();\n",
+            "        p = xyzz_t<F>::identity();\n",
             "mixed addition (XYZZ + affine) without its doubling branch: P + P gives the identity", ("tail_msm",),
             (REPEATED_BASES,),
         ),

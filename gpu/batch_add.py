@@ -34,9 +34,10 @@ U32_WORD_BITS = 32
 BATCH_WAVES = 4
 """Waves of resident threads a pass aims at: several, so that chunks of uneven work (a witness's bitmap is not
 uniform) even out over the SMs, and whole ones, since a last partial wave leaves SMs idle."""
-RESIDENT_THREADS = {1: 132 * 3 * 128, 2: 132 * 2 * 128}
-"""Threads of batch_add_chunks one H200 holds at once, by the group's degree: 132 SMs, blocks of 128, 3 blocks an SM
-for G1 (164 registers a thread) and 2 for G2 (255). On another GPU the sums are the same, the waves less whole."""
+RESIDENT_THREADS = {1: 132 * 4 * 128, 2: 132 * 2 * 128}
+"""Threads of batch_add_chunks one H200 holds at once, by the group's degree: 132 SMs, blocks of 128, 4 blocks an SM
+for G1 (batch_add.cu BATCH_ADD_CHUNKS_G1_BLOCKS_PER_SM, 128 registers a thread) and 2 for G2 (255). On another GPU
+the sums are the same, the waves less whole."""
 
 
 def target_threads(group: Group) -> int:

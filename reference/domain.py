@@ -92,13 +92,13 @@ def _radix2_ntt(values: list[int], root: int) -> list[int]:
     half = 1
     while half < n:
         step = pow(root, n // (2 * half), R)  # a primitive (2*half)-th root of unity
+        # The layer's twiddles step^0 .. step^(half-1) once, not once a block: one product a butterfly fewer.
+        twiddles = _powers(step, half)
         for start in range(0, n, 2 * half):
-            w = 1
-            for k in range(start, start + half):
+            for k, w in zip(range(start, start + half), twiddles):
                 t = a[k + half] * w % R
                 a[k + half] = (a[k] - t) % R
                 a[k] = (a[k] + t) % R
-                w = w * step % R
         half *= 2
     return a
 
@@ -162,13 +162,18 @@ class EvaluationDomain:
         return [w * common % R * d % R for w, d in zip(points, inverses)]
 
 
-def _distribute_powers(values: list[int], g: int) -> list[int]:
-    """[v_i * g^i]: turns p(x) into p(g*x) on coefficients."""
+def _powers(g: int, count: int) -> list[int]:
+    """[g^0, g^1, ..., g^(count-1)] mod r."""
     out, power = [], 1
-    for v in values:
-        out.append(v * power % R)
+    for _ in range(count):
+        out.append(power)
         power = power * g % R
     return out
+
+
+def _distribute_powers(values: list[int], g: int) -> list[int]:
+    """[v_i * g^i]: turns p(x) into p(g*x) on coefficients."""
+    return [v * power % R for v, power in zip(values, _powers(g, len(values)))]
 
 
 def evaluate_polynomial(coeffs: list[int], x: int) -> int:

@@ -45,7 +45,9 @@ __host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned in
     unsigned int first = chunk * chunk_words;
     unsigned int last = first + chunk_words < total_words ? first + chunk_words : total_words;
     const affine_t<F>* points = ec_affine<F>(bases);
-    xyzz_t<F> acc = xyzz_t<F>::identity();
+    xyzz_t<F> host_slot;
+    xyzz_t<F>* acc = accumulator_slot<F>(&host_slot);
+    *acc = xyzz_t<F>::identity();
     // One loop over the chunk's selected bits, not one loop a word: a warp's lanes then stay together for the whole
     // chunk instead of meeting at every word, where each lane waited for the lane with the most bits (at density 1/2,
     // about 22 steps a word for 16 additions; over a chunk of 32 words about 546 for 512).
@@ -56,15 +58,21 @@ __host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned in
         if (word == 0u) break;  // no selected bit left in the chunk
         unsigned int bit = ec_lowest_bit(word);
         word &= word - 1u;
-        acc = xyzz_add_affine(acc, points[(ec_index_t)w * WORD_BITS + bit]);
+        xyzz_add_affine_to(acc, points[(ec_index_t)w * WORD_BITS + bit]);
     }
-    ec_xyzz<F>(partial)[(ec_index_t)row * chunks + chunk] = acc;
+    ec_xyzz<F>(partial)[(ec_index_t)row * chunks + chunk] = *acc;
 }
-EC_KERNEL_G1_G2(batch_add_chunks,
-                (const unsigned int* bases, unsigned int n, const unsigned int* bitmaps, unsigned int words_per_row,
-                 const unsigned int* modes, unsigned int rows, unsigned int chunk_words, unsigned int chunks,
-                 unsigned int* partial),
-                (EC_TID, bases, n, bitmaps, words_per_row, modes, rows, chunk_words, chunks, partial))
+#define BATCH_ADD_CHUNKS_PARAMS                                                                                    \
+    (const unsigned int* bases, unsigned int n, const unsigned int* bitmaps, unsigned int words_per_row,         \
+     const unsigned int* modes, unsigned int rows, unsigned int chunk_words, unsigned int chunks, unsigned int* partial)
+#define BATCH_ADD_CHUNKS_ARGS (EC_TID, bases, n, bitmaps, words_per_row, modes, rows, chunk_words, chunks, partial)
+// G1's chunks at 4 blocks an SM, as msm.cu's G1 piece sums (the same loop of mixed additions): 1.4% faster for ten
+// circuits than 3 (bench/RESULTS_msm.md, "s, r and r2 in one call"); gpu/batch_add.py RESIDENT_THREADS counts the
+// threads this keeps resident.
+#define BATCH_ADD_CHUNKS_G1_BLOCKS_PER_SM 4
+EC_KERNEL_G1_MIN_BLOCKS(batch_add_chunks, BATCH_ADD_CHUNKS_G1_BLOCKS_PER_SM, BATCH_ADD_CHUNKS_PARAMS,
+                        BATCH_ADD_CHUNKS_ARGS)
+EC_KERNEL_G2(batch_add_chunks, BATCH_ADD_CHUNKS_PARAMS, BATCH_ADD_CHUNKS_ARGS)
 
 // out[row] = to_affine(sums[row]), or to_affine(T - sums[row]) for a COMPLEMENT row.
 template <class F>

@@ -88,27 +88,47 @@ __host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_double(xyzz_t<F> p) {
     return xyzz_t<F>{X3, Y3, ec_mul(V, p.ZZ), ec_mul(W, p.ZZZ)};
 }
 
-// P + Q with Q affine: madd-2008-s (EFD xyzz, Sutherland 2008), 8M + 2S. Special cases, which the
-// formula gets wrong, are decided first: Q = O -> P; P = O -> Q; P = Q (U2 = X1 and S2 = Y1) ->
-// mdbl-2008-s-1 on Q; P = -Q (U2 = X1, S2 != Y1) -> O.
+// P += Q with Q affine: madd-2008-s (EFD xyzz, Sutherland 2008), 8M + 2S, in place: each coordinate of p is
+// written after its last read, so that a caller may keep p in memory and add to it through a pointer
+// (xyzz_add_affine_to, ec_kernels.cuh accumulator_slot). Special cases, which the formula gets wrong, are decided
+// first: Q = O -> P; P = O -> Q; P = Q (U2 = X1 and S2 = Y1) -> mdbl-2008-s-1 on Q; P = -Q (U2 = X1, S2 != Y1) -> O.
 template <class F>
-__host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_add_affine(xyzz_t<F> p, affine_t<F> q) {
-    if (q.is_identity()) return p;
-    if (p.is_identity()) return xyzz_from_affine(q);
+__host__ __device__ __forceinline__ void madd_into(xyzz_t<F>& p, const affine_t<F>& q) {
+    if (q.is_identity()) return;
+    if (p.is_identity()) {
+        p = xyzz_from_affine(q);
+        return;
+    }
     F U2 = ec_mul(q.x, p.ZZ);
     F S2 = ec_mul(q.y, p.ZZZ);
     F P = U2 - p.X;
     F R = S2 - p.Y;
     if (P.is_zero()) {
-        if (R.is_zero()) return xyzz_double_affine(q);
-        return xyzz_t<F>::identity();
+        if (R.is_zero()) p = xyzz_double_affine(q);
+        else p = xyzz_t<F>::identity();
+        return;
     }
     F PP = ec_sqr(P);
     F PPP = ec_mul(P, PP);
+    p.ZZ = ec_mul(p.ZZ, PP);     // ZZ3 = ZZ1 PP (ZZ1 last read by U2)
+    p.ZZZ = ec_mul(p.ZZZ, PPP);  // ZZZ3 = ZZZ1 PPP (ZZZ1 last read by S2)
     F Q = ec_mul(p.X, PP);
-    F X3 = ec_sqr(R) - PPP - (Q + Q);
-    F Y3 = ec_mul_sub(R, Q - X3, p.Y, PPP);
-    return xyzz_t<F>{X3, Y3, ec_mul(p.ZZ, PP), ec_mul(p.ZZZ, PPP)};
+    p.X = ec_sqr(R) - PPP - (Q + Q);         // X3 (X1 last read by Q)
+    p.Y = ec_mul_sub(R, Q - p.X, p.Y, PPP);  // Y3 = R (Q - X3) - Y1 PPP
+}
+
+// P + Q with Q affine (madd_into), by value: for accumulators kept in registers.
+template <class F>
+__host__ __device__ EC_NOINLINE xyzz_t<F> xyzz_add_affine(xyzz_t<F> p, affine_t<F> q) {
+    madd_into(p, q);
+    return p;
+}
+
+// *p += Q with Q affine (madd_into), through a pointer: for an accumulator kept in shared memory, which the
+// out-of-line call then neither copies in nor out (a G2 XYZZ point is 96 registers).
+template <class F>
+__host__ __device__ EC_NOINLINE void xyzz_add_affine_to(xyzz_t<F>* p, affine_t<F> q) {
+    madd_into(*p, q);
 }
 
 // P + Q, both XYZZ: add-2008-s (EFD xyzz, Sutherland 2008), 12M + 2S, with the same special cases

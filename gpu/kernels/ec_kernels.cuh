@@ -4,9 +4,10 @@
 // Each kernel is a thin __global__ wrapper around a __host__ __device__ "body" that takes the
 // global thread index first: body(tid, args...). The GPU launches the wrapper; the host tests in
 // tests/native/ call the body once per thread index (tests/native/ec_emulate.cu), so that the same
-// code is checked without a GPU. Bodies therefore use no shared memory and no __syncthreads, and
-// reach atomics only through ec_atomic_add. Buffers are passed as u32 words and reinterpreted here,
-// which gives the G1 and G2 kernels the same parameter lists (see EC_KERNEL_G1_G2).
+// code is checked without a GPU. Bodies therefore use no __syncthreads, reach atomics only through ec_atomic_add,
+// and shared memory only through accumulator_slot (a thread's own slot, which the host build replaces by a local).
+// Buffers are passed as u32 words and reinterpreted here, which gives the G1 and G2 kernels the same parameter lists
+// (see EC_KERNEL_G1_G2).
 #pragma once
 
 #include "ec.cuh"
@@ -51,6 +52,21 @@ typedef unsigned long long ec_index_t;
 
 // Block size every launch uses (gpu/points.py THREADS_PER_BLOCK must match).
 #define EC_THREADS_PER_BLOCK 128
+
+// Where a thread keeps the running sum of an accumulation loop (msm.cu's piece sums, batch_add.cu's chunks): on the
+// device its own slot of a shared array of one point a thread (a G2 XYZZ point is 384 bytes: 48 KiB a block of 128),
+// added to in place through xyzz_add_affine_to, so that the out-of-line addition neither copies the point in and out
+// nor spills it (measured: bench/RESULTS_msm.md, "The shared-memory running sum"); on the host, `host_slot`.
+template <class F>
+__host__ __device__ inline xyzz_t<F>* accumulator_slot(xyzz_t<F>* host_slot) {
+#ifdef __CUDA_ARCH__
+    __shared__ xyzz_t<F> slots[EC_THREADS_PER_BLOCK];
+    (void)host_slot;
+    return &slots[threadIdx.x];
+#else
+    return host_slot;
+#endif
+}
 
 // *addr += value, returning the old value: atomicAdd on the device; on the host the emulation
 // runs threads one after another, so a plain read-modify-write is exact.

@@ -205,13 +205,15 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
     const affine_t<F>* points =
         ec_affine<F>(reinterpret_cast<const unsigned int*>(table[bucket / buckets_per_job].bases));
-    xyzz_t<F> acc = xyzz_t<F>::identity();
+    xyzz_t<F> host_slot;
+    xyzz_t<F>* acc = accumulator_slot<F>(&host_slot);
+    *acc = xyzz_t<F>::identity();
     for (unsigned int e = first; e < last; ++e) {
         unsigned int entry = sorted[e];
         affine_t<F> p = points[entry & MSM_MAGNITUDE_MASK];
-        acc = xyzz_add_affine(acc, (entry & MSM_SIGN_BIT) ? p.neg() : p);
+        xyzz_add_affine_to(acc, (entry & MSM_SIGN_BIT) ? p.neg() : p);
     }
-    ec_xyzz<F>(piece_sums)[piece] = acc;
+    ec_xyzz<F>(piece_sums)[piece] = *acc;
 }
 #define MSM_PIECE_SUM_PARAMS                                                                        \
     (const unsigned long long* job_table, unsigned int buckets_per_job, const unsigned int* sorted,   \
@@ -221,10 +223,11 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
 #define MSM_PIECE_SUM_ARGS                                                                               \
     (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets, total_pieces, \
      piece_sums)
-// The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 3 blocks,
-// 12 warps, an SM. Unbounded, ptxas gave them 176 registers once ec.cuh's Y coordinates took the lazily reduced
-// a b - c d, which leaves room for 2 blocks: 1.3% slower on the H200 despite 5.6% fewer multiply-adds an addition.
-#define MSM_PIECE_SUM_G1_BLOCKS_PER_SM 3
+// The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 4 blocks,
+// 16 warps, an SM (128 registers): with the running sum in shared memory (accumulator_slot) they fit, and 2.2-2.3%
+// faster than 3 blocks (bench/RESULTS_msm.md, "s, r and r2 in one call"). Unbounded, ptxas gave them 176 registers
+// once ec.cuh's Y coordinates took the lazily reduced a b - c d: 2 blocks, 1.3% slower than 3.
+#define MSM_PIECE_SUM_G1_BLOCKS_PER_SM 4
 EC_KERNEL_G1_MIN_BLOCKS(msm_piece_sum, MSM_PIECE_SUM_G1_BLOCKS_PER_SM, MSM_PIECE_SUM_PARAMS, MSM_PIECE_SUM_ARGS)
 EC_KERNEL_G2(msm_piece_sum, MSM_PIECE_SUM_PARAMS, MSM_PIECE_SUM_ARGS)
 
