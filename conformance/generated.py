@@ -54,9 +54,13 @@ class GeneratedCase:
 GENERATED_CASES = {
     case.name: case
     for case in (
-        GeneratedCase("porep-log11", 11, 3, None, "two-pass NTT (radices 2^6, 2^5); c = 8 windows; three circuits in one block"),
+        GeneratedCase("porep-log11", 11, 3, None, "two-pass NTT (radices 2^6, 2^5); c = 8 windows; three circuits in one block; "
+                      "batch_add by chunks (pattern shares 0.67-0.73, above gpu/batch_add.py PATTERN_SHARE)"),
         GeneratedCase("porep-log16", 16, 2, 1, "two-pass NTT (2^8, 2^8); c = 8 windows (H query 2^16 - 1 points); "
                       "one circuit at a time (the memory plan's path for a full device)"),
+        GeneratedCase("porep-log17", 17, 10, None, "ten circuits in the plan's blocks; batch_add of every query by circuit "
+                      "patterns, G1 and G2 (shares 0.25-0.30 at about 45% ones a row, below gpu/batch_add.py PATTERN_SHARE: "
+                      "pattern_share)"),
         GeneratedCase("porep-log21", 21, 1, None, "three-pass NTT (2^7 each: the middle pass's hi-only twiddles, "
                       "ntt.cu TWIDDLE_HI, which no two-pass size uses); c = 16 windows over 2^21 points"),
     )

@@ -9,6 +9,17 @@ its clear bits and subtracted from the total of all bases (T - sum_clear), so a 
 costs 1% of the additions; T is computed once (the first time a dense bitmap comes) and kept with
 the bases.
 
+Several circuits can instead be summed by their patterns: the circuits of a call share the bases, so base i's bits
+across them, its pattern p_i = sum_k b_ki 2^k, choose one of 2^K buckets, and
+
+    B_p = sum_{i : p_i = p} Q_i        (one addition a base that any circuit selects: N (1 - prod_k (1 - d_k)))
+    sum_k = sum_{p : bit k of p is set} B_p        (K 2^(K-1) additions: 5120 for ten circuits)
+
+against sum_k d_k N additions one circuit at a time (d_k: the share circuit k adds, at most 1/2 by the complement
+rule): about 5 times fewer for ten circuits at density 1/2. The buckets are an MSM pass's (gpu/msm.py
+window_bucket_sums, one window whose digits are the patterns), one set a segment of the bases
+(PATTERN_POINTS_PER_BUCKET says why). ``patterns_pay`` decides, per call, by counting.
+
 The result is the same group element as reference/batch_add.py (addition order does not change it).
 ``batch_add`` is the phase's single GPU implementation; ``BatchAdder`` is the engine it runs per query.
 """
@@ -18,7 +29,7 @@ import numpy as np
 
 from reference.errors import SizeMismatchError
 
-from .msm import QUERY_SPLITS, DeviceQueries, reduce_groups
+from .msm import BUCKET_COST, QUERY_SPLITS, DeviceQueries, reduce_groups, window_bucket_bytes, window_bucket_sums
 from .points import Group, backend, launch, u32
 
 BATCH_KERNELS = "batch_add.cu"
@@ -38,6 +49,75 @@ RESIDENT_THREADS = {1: 132 * 4 * 128, 2: 132 * 2 * 128}
 """Threads of batch_add_chunks one H200 holds at once, by the group's degree: 132 SMs, blocks of 128, 4 blocks an SM
 for G1 (batch_add.cu BATCH_ADD_CHUNKS_G1_BLOCKS_PER_SM, 128 registers a thread) and 2 for G2 (255). On another GPU
 the sums are the same, the waves less whole."""
+
+
+MAX_PATTERN_ROWS = 16
+"""Rows a pattern pass takes at most: 2^16 buckets (a proof's circuits sharing a key: ten for a PoRep partition)."""
+PATTERN_SHARE = 0.40
+"""The pattern path runs when its expected additions (pattern_share) are at most this share of the rows' own. Its
+additions cost more than the chunks' (gathered through sorted entries, not streamed, after a sort of the digits; its
+buckets fill unevenly below density 1/2, where most bases with a pattern have one bit), so the time ratio runs above
+the share: measured on an H100 (2026-12-05, 2^27 G1 bases, ten rows, bench/RESULTS_msm.md) 0.357 of the chunks' time at
+share 0.21 (this path, density 1/2), and in bench/probe_circuit_patterns.py's one-bucket-set pass 0.29, 0.73 and 1.25
+at shares 0.21, 0.40 and 0.64 (densities 1/2, 1/4, 1/8). At 0.35 the pass is expected near 0.75 of the chunks' time; a
+share of 0.45 or more would risk a slower call. bench/probe_pattern_share.py measures this path at each share to fit it."""
+PATTERN_SLICE = 16
+"""(segment, pattern) buckets one thread of pattern_row_sums adds (then sum_groups adds a row's slices)."""
+PATTERN_POINTS_PER_BUCKET = 256
+"""Bases a segment has for each of its 2^rows buckets: the pattern pass cuts the bases into segments of
+PATTERN_POINTS_PER_BUCKET 2^rows (gpu/msm.py window_bucket_sums), each with its own buckets, so that no bucket counter
+is shared by more digits than msm_h's at 2^27 (2^27 digits a window over 2^19 buckets: 256 each), whose counting sort
+runs at 0.045 ns an entry; one set of 2^rows buckets for 2^27 bases would put 2^17 digits on each counter, which
+serialise (2^16 each took 69.8 ms at 2^24, bench/RESULTS_msm.md)."""
+
+
+def pattern_segment_points(rows: int) -> int:
+    """Bases a segment of the pattern pass holds (PATTERN_POINTS_PER_BUCKET)."""
+    return PATTERN_POINTS_PER_BUCKET << rows
+
+
+def pattern_segments(n: int, rows: int) -> int:
+    """Segments of the pattern pass over n bases (the last one shorter)."""
+    return -(-n // pattern_segment_points(rows))
+
+
+def pattern_share(selected: list[int], n: int) -> float:
+    """The pattern path's expected additions as a share of the rows' own (``selected``: the bits each row adds,
+    complement rows counted by their clear bits); infinite where no pattern pass can run (rows outside
+    2..MAX_PATTERN_ROWS). Expected, with the rows' bits independent: a base gets a pattern with probability
+    1 - prod_k (1 - d_k); each of the segments' 2^rows buckets costs BUCKET_COST additions' time (gpu/msm.py), and the
+    row sums add half of them for each row."""
+    rows = len(selected)
+    if not 2 <= rows <= MAX_PATTERN_ROWS or n == 0 or sum(selected) == 0:
+        return float("inf")
+    none_selected = 1.0
+    for count in selected:
+        none_selected *= 1.0 - count / n
+    buckets = pattern_segments(n, rows) << rows
+    pattern_additions = n * (1.0 - none_selected) + BUCKET_COST * buckets + rows * buckets // 2
+    return pattern_additions / sum(selected)
+
+
+def row_modes(popcounts: list[int], n: int) -> tuple[list[int], list[int]]:
+    """(modes, selected): a row with more than half of its n bits set is added by its clear bits (MODE_COMPLEMENT: T
+    less their sum), the others by their set bits (MODE_BITS); ``selected`` is the bits each row adds, what
+    patterns_pay counts."""
+    modes = [MODE_COMPLEMENT if 2 * count > n else MODE_BITS for count in popcounts]
+    return modes, [n - count if mode == MODE_COMPLEMENT else count for count, mode in zip(popcounts, modes)]
+
+
+def patterns_pay(selected: list[int], n: int) -> bool:
+    """Whether the pattern path's expected additions are at most PATTERN_SHARE of the rows' own (pattern_share)."""
+    return pattern_share(selected, n) <= PATTERN_SHARE
+
+
+def pattern_scratch_bytes(n: int, rows: int, group: Group) -> int:
+    """Device bytes a pattern pass over n bases and ``rows`` rows allocates at most (gpu/prover.py's memory plan); 0
+    where no pattern pass runs (rows outside 2..MAX_PATTERN_ROWS). Whether one runs depends on the bits (patterns_pay):
+    a plan counts it whenever it may."""
+    if not 2 <= rows <= MAX_PATTERN_ROWS or n == 0:
+        return 0
+    return window_bucket_bytes(n, rows + 1, group, pattern_segment_points(rows))
 
 
 def target_threads(group: Group) -> int:
@@ -88,13 +168,16 @@ class BatchAdder:
             return out
         bitmaps = xp.ascontiguousarray(bitmaps)
         if popcounts is None:
-            popcounts = self._count_bits(bitmaps)
-        modes = [MODE_COMPLEMENT if 2 * count > n else MODE_BITS for count in popcounts]
+            popcounts = self.count_bits(bitmaps)
+        modes, selected = row_modes(popcounts, n)
         if self._total is None and MODE_COMPLEMENT in modes:
             # T in a pass of its own: as a row of the circuits' pass its chunks would hold 2 to 100
             # times the work of theirs and finish last. Once per base set: then it is kept.
             self._total = self._chunk_sums(bitmaps, [MODE_ALL])
-        sums = self._chunk_sums(bitmaps, modes)
+        if patterns_pay(selected, n):
+            sums = self._pattern_sums(bitmaps, modes)
+        else:
+            sums = self._chunk_sums(bitmaps, modes)
         total = self._total if self._total is not None else sums[0:1]  # read only by COMPLEMENT rows
         mode_array = xp.asarray(np.asarray(modes[:rows], dtype=np.uint32))
         launch(group.module(BATCH_KERNELS), group.kernel("batch_add_finish"), rows, sums, mode_array, total,
@@ -102,7 +185,8 @@ class BatchAdder:
         backend().check(f"{group.name.upper()} batch addition over {n} points")
         return out
 
-    def _count_bits(self, bitmaps) -> list[int]:
+    def count_bits(self, bitmaps) -> list[int]:
+        """Each row's set bits below n, counted on the device (kernel bitmap_popcount)."""
         xp = backend().xp
         rows = int(bitmaps.shape[0])
         counts = xp.zeros(rows, dtype=xp.uint32)
@@ -120,6 +204,30 @@ class BatchAdder:
         launch(group.module(BATCH_KERNELS), group.kernel("batch_add_chunks"), rows * chunks, self.bases, u32(self.n),
                bitmaps, u32(int(bitmaps.shape[1])), mode_array, u32(rows), u32(chunk_words), u32(chunks), partial)
         return reduce_groups(BATCH_KERNELS, partial, rows, chunks, group)
+
+    def _pattern_sums(self, bitmaps, modes: list[int]):
+        """(len(modes), xyzz_words): each row's selected sum by the rows' patterns (module docstring): the pattern
+        buckets B_p by one bucket pass, then each row's sum of the buckets whose pattern has its bit."""
+        xp = backend().xp
+        group, n, rows = self.group, self.n, len(modes)
+        module = group.module(BATCH_KERNELS)
+        mode_array = xp.asarray(np.asarray(modes, dtype=np.uint32))
+        segment_points, segments = pattern_segment_points(rows), pattern_segments(n, rows)
+
+        def make_digits():
+            digits = xp.empty(n, dtype=xp.uint32)
+            counts = xp.zeros(segments << rows, dtype=xp.uint32)
+            launch(module, "batch_patterns", n, bitmaps, u32(int(bitmaps.shape[1])), mode_array, u32(rows), u32(n),
+                   u32(segment_points), digits, counts)
+            return digits, counts
+
+        # c = rows + 1 bits: 2^rows buckets a segment, pattern p in bucket p - 1
+        buckets = window_bucket_sums(self.bases, make_digits, rows + 1, group, segment_points)
+        slices = -(-(segments << (rows - 1)) // PATTERN_SLICE)
+        partial = xp.empty((rows * slices, group.xyzz_words), dtype=xp.uint32)
+        launch(module, group.kernel("pattern_row_sums"), rows * slices, buckets, u32(rows), u32(segments),
+               u32(PATTERN_SLICE), u32(slices), partial)
+        return reduce_groups(BATCH_KERNELS, partial, rows, slices, group)
 
 
 def bitmap_words(bitmaps):

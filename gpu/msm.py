@@ -34,6 +34,7 @@ key's H, L, A, B_G1 and B_G2 once for the msm_h, batch_add and tail_msm phases.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 
@@ -318,15 +319,63 @@ JOB_TABLE_FIELDS = 4
 def _job_table(jobs: list[MsmJob]):
     """Device array (jobs + 1, JOB_TABLE_FIELDS) uint64: msm.cu's msm_job_t rows plus the sentinel row whose
     ``first`` is the pass's scalar count. The arrays it points at must stay alive while the pass runs."""
-    active = backend()
-    table = np.zeros((len(jobs) + 1, JOB_TABLE_FIELDS), dtype=np.uint64)
+    address = backend().address
+    return _table([(address(job.scalars), address(job.bases), 0 if job.indices is None else address(job.indices),
+                     job.count) for job in jobs])
+
+
+def _table(rows: list[tuple[int, int, int, int]]):
+    """_job_table from (scalars address, bases address, indices address or 0, count) a job: each row's ``first`` is
+    the counts before it, and the sentinel's the total."""
+    table = np.zeros((len(rows) + 1, JOB_TABLE_FIELDS), dtype=np.uint64)
     first = 0
-    for j, job in enumerate(jobs):
-        indices = 0 if job.indices is None else active.address(job.indices)
-        table[j] = (active.address(job.scalars), active.address(job.bases), indices, first)
-        first += job.count
+    for j, (scalars, bases, indices, count) in enumerate(rows):
+        table[j] = (scalars, bases, indices, first)
+        first += count
     table[-1, -1] = first
-    return active.xp.asarray(table)
+    return backend().xp.asarray(table)
+
+
+@dataclass(frozen=True)
+class _DigitsPlan(_Plan):
+    """A pass over one window of digits its caller made (window_bucket_sums): no scalars, one window of c bits, one
+    job a segment of the bases."""
+
+    @property
+    def windows(self) -> int:
+        return 1
+
+
+def _segment_plan(n: int, window_bits: int, segment_points: int) -> _DigitsPlan:
+    """The bases cut into segments of ``segment_points`` (the last shorter), each a job of the pass."""
+    return _DigitsPlan(tuple(min(segment_points, n - first) for first in range(0, n, segment_points)), window_bits)
+
+
+def window_bucket_sums(bases, make_digits, window_bits: int, group: Group, segment_points: int):
+    """Device array (segments * 2^(c-1), xyzz_words), c = ``window_bits``: row s 2^(c-1) + b is the sum of the bases of
+    segment s (bases s * segment_points ..., the last segment shorter) whose digit has magnitude b + 1 (negated where
+    its sign bit is set), over one window of digits that the caller makes: ``make_digits()`` -> (digits, counts),
+    digits one u32 a base in msm.cu's digit words (MSM_SIGN_BIT and the magnitude, 0 = no bucket), counts one u32 a
+    row (how many digits of the segment have magnitude b + 1); msm.cu's steps 3-7 then run as in an MSM, a segment a
+    job. Segments keep a bucket's counter to its segment's digits: msm_scatter's atomic additions, which wait for
+    their value, serialise on a counter that many digits share (bench/RESULTS_msm.md, "The counting sort in two
+    steps": 2^16 on each took 69.8 ms at 2^24). gpu/batch_add.py's circuit patterns use it."""
+    n = int(bases.shape[0])
+    plan = _segment_plan(n, window_bits, segment_points)
+    backend().reserve(plan.device_bytes(group), f"{group.name.upper()} bucket pass over {n} digits")
+    return _bucket_sums(_segments_table(bases, plan.counts), make_digits, plan, group)
+
+
+def window_bucket_bytes(n: int, window_bits: int, group: Group, segment_points: int) -> int:
+    """Device bytes window_bucket_sums allocates at most (memory plans)."""
+    return _segment_plan(n, window_bits, segment_points).device_bytes(group)
+
+
+def _segments_table(bases, counts: tuple[int, ...]):
+    """_job_table for window_bucket_sums: a job a segment of ``bases`` (``counts`` bases each, in order), no scalars
+    (the kernels after msm_digits read only a job's bases, index list and first digit)."""
+    starts = [0, *accumulate(counts[:-1])]
+    return _table([(0, backend().address(bases[start:]), 0, count) for start, count in zip(starts, counts)])
 
 
 def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
@@ -336,17 +385,38 @@ def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
     module = group.module(MSM_KERNELS)
     table = _job_table(jobs)
     windows, total = plan.windows, plan.total
-    counts = xp.zeros(plan.buckets, dtype=xp.uint32)
-    digits = xp.empty(plan.digits, dtype=xp.uint32)
-    launch(module, "msm_digits", total, table, u32(plan.jobs), u32(total), u32(int(montgomery)),
-           u32(plan.window_bits), u32(windows), digits, counts)
+
+    def make_digits():
+        counts = xp.zeros(plan.buckets, dtype=xp.uint32)
+        digits = xp.empty(plan.digits, dtype=xp.uint32)
+        launch(module, "msm_digits", total, table, u32(plan.jobs), u32(total), u32(int(montgomery)),
+               u32(plan.window_bits), u32(windows), digits, counts)
+        return digits, counts
+
+    bucket_sums = _bucket_sums(table, make_digits, plan, group)
+    window_rows = plan.jobs * windows  # every (job, window) is one row of buckets from here on
+    contributions = xp.empty((window_rows * plan.reduction_segments, group.xyzz_words), dtype=xp.uint32)
+    launch(module, group.kernel("msm_window_segments"), window_rows * plan.reduction_segments, bucket_sums,
+           u32(window_rows), u32(plan.buckets_per_window), u32(plan.reduction_segments), contributions)
+    return reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
+
+
+def _bucket_sums(table, make_digits, plan: _Plan, group: Group):
+    """Device array (plan.buckets, xyzz_words): every bucket's sum (msm.cu's steps 2-7) from the pass's digits and
+    their histogram, ``make_digits()`` -> (digits, counts). They are made here, so that this function holds their
+    only reference and frees each large array once used (digits and sorted entries: 4 bytes a digit each, 7 GiB at
+    msm_h's 2^27)."""
+    xp = backend().xp
+    module = group.module(MSM_KERNELS)
+    windows, total = plan.windows, plan.total
+    digits, counts = make_digits()
     offsets = _exclusive_sum(counts)
     entries = int(offsets[-1])
     sorted_entries = xp.empty(max(entries, 1), dtype=xp.uint32)
     cursor = offsets[:-1].copy()
     launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(total), u32(windows),
            u32(plan.buckets_per_window), cursor, sorted_entries)
-    del digits, cursor
+    del digits, counts, cursor
     pieces = xp.empty(plan.buckets, dtype=xp.uint32)
     launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
     piece_offsets = _exclusive_sum(pieces)
@@ -364,11 +434,7 @@ def _run_pass(jobs: list[MsmJob], plan: _Plan, group: Group, montgomery: bool):
     launch(module, group.kernel("msm_bucket_sum"), plan.buckets, piece_sums, piece_offsets, u32(plan.buckets),
            bucket_sums)
     del piece_sums
-    window_rows = plan.jobs * windows  # every (job, window) is one row of buckets from here on
-    contributions = xp.empty((window_rows * plan.reduction_segments, group.xyzz_words), dtype=xp.uint32)
-    launch(module, group.kernel("msm_window_segments"), window_rows * plan.reduction_segments, bucket_sums,
-           u32(window_rows), u32(plan.buckets_per_window), u32(plan.reduction_segments), contributions)
-    return reduce_groups(MSM_KERNELS, contributions, window_rows, plan.reduction_segments, group)
+    return bucket_sums
 
 
 def _exclusive_sum(counts):

@@ -37,7 +37,7 @@ from reference.r1cs import R1CS, witness_vector
 
 from . import device, evaluate as evaluate_module, field as field_module, ntt
 from .assemble import ASSEMBLE_KERNELS, Proof, assemble, download_proofs
-from .batch_add import BATCH_KERNELS, batch_add
+from .batch_add import BATCH_KERNELS, batch_add, pattern_scratch_bytes
 from .circuit import DeviceCircuit
 from .evaluate import check_rows, evaluate
 from .keygen import DeviceKey
@@ -188,7 +188,9 @@ def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, b
     tail_peak = (max(msm_scratch_bytes(tail_jobs["l"] + tail_jobs["a"] + tail_jobs["b_g1"], G1_GROUP),
                      msm_scratch_bytes(tail_jobs["b_g2"], G2_GROUP))
                  + WORD_BYTES * sum(tails.values()))  # the tail indices as the kernels' u32
-    return kept + max(prep_peak, front, tail_peak) + SCRATCH_SLACK
+    batch_peak = max(*(pattern_scratch_bytes(points, circuits, G1_GROUP) for points in query_points),
+                     pattern_scratch_bytes(queries.b_g2.n, circuits, G2_GROUP))  # the circuit patterns' bucket pass
+    return kept + max(prep_peak, front, tail_peak, batch_peak) + SCRATCH_SLACK
 
 
 def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, witnesses_resident: bool = False,

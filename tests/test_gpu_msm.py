@@ -455,6 +455,63 @@ def test_emulated_batch_add_chunks_of_many_words(emulated, name, monkeypatch):
     assert encode(got, name) == encode(expected, name)
 
 
+@pytest.mark.parametrize("points_per_bucket", [256, 2], ids=["one segment", "two segments"])
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_emulated_batch_add_by_patterns(emulated, name, points_per_bucket, monkeypatch):
+    """The pattern path (gpu/batch_add.py _pattern_sums), forced: five rows whose patterns cover empty, sparse, dense
+    and complement rows (a base selected by no row, by one, by all), the partial last word, in one segment of buckets
+    and in two (2 x 2^5 = 64 bases, then 11); each row's sum equals the sum of its bases' known logs."""
+    from gpu import batch_add
+    from gpu.batch_add import BatchAdder
+
+    monkeypatch.setattr(batch_add, "patterns_pay", lambda selected, n: True)
+    monkeypatch.setattr(batch_add, "PATTERN_POINTS_PER_BUCKET", points_per_bucket)
+    group = GROUPS[name][0]
+    n = 75  # 3 words, the last one 11 bits
+    words, logs = known_log_bases(n, name, f"patterns-{name}")
+    rng = random.Random(f"patterns-{name}")
+    rows = [[False] * n, [i in (0, 40, 74) for i in range(n)], [rng.random() < 0.5 for _ in range(n)],
+            [rng.random() < 0.9 for _ in range(n)], [True] * n]
+    got = download_points(BatchAdder(words, group).sums(bitmap_rows([bitmap_bytes(bits) for bits in rows], n)), group)
+    expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
+    assert encode(got, name) == encode(expected, name)
+
+
+def test_patterns_pay_for_ten_dense_circuits_and_not_for_one_or_for_sparse_rows():
+    """The rule against hand counts at N = 2^27: 512 segments of 2^18 bases, 2^19 buckets, which cost 10 * 2^19
+    additions and the row sums 10 * 2^18 more (0.059 N); ten rows at density 1/2 then need N (1 - 2^-10) + 0.059 N
+    additions by patterns against 5 N by rows (pays); ten rows of 1% need N (1 - 0.99^10) + 0.059 N = 0.154 N against
+    PATTERN_SHARE (0.40) of 0.1 N (does not); one row never (nothing to share); 2^7 bases are too few for 2^10 buckets."""
+    from gpu.batch_add import pattern_segments, patterns_pay
+
+    n = 1 << 27
+    assert pattern_segments(n, 10) == 512 and pattern_segments(n + 1, 10) == 513 and pattern_segments(128, 10) == 1
+    assert patterns_pay([n // 2] * 10, n)
+    assert not patterns_pay([n // 100] * 10, n)
+    assert not patterns_pay([n // 2], n)
+    assert not patterns_pay([64] * 10, 128)
+
+
+def test_rows_denser_than_half_are_added_by_their_clear_bits():
+    """row_modes, BatchAdder.sums's rule: 7 of 10 bits set is added as T less its 3 clear bits; exactly half, by its bits."""
+    from gpu.batch_add import MODE_BITS, MODE_COMPLEMENT, row_modes
+
+    assert row_modes([3, 7, 5, 0, 10], 10) == ([MODE_BITS, MODE_COMPLEMENT, MODE_BITS, MODE_BITS, MODE_COMPLEMENT],
+                                              [3, 3, 5, 0, 0])
+
+
+def test_pattern_share_is_the_hand_count_over_the_rows_additions():
+    """pattern_share (what bench/probe_pattern_share.py sets beside the measured times) is the hand count above over
+    the rows' own additions: (N (1 - 2^-10) + 0.059 N) / 5 N at density 1/2; no share where no pattern pass can run."""
+    from gpu.batch_add import pattern_share
+
+    n = 1 << 27
+    buckets = 1 << 19
+    assert pattern_share([n // 2] * 10, n) == pytest.approx((n * (1 - 2**-10) + 10 * buckets + 5 * buckets) / (5 * n))
+    assert pattern_share([n // 2] * 10, n) == pytest.approx(0.2115, abs=1e-4)
+    assert pattern_share([n // 2], n) == float("inf") and pattern_share([0] * 10, n) == float("inf")
+
+
 @pytest.mark.parametrize("rows", [1, 10])
 def test_batch_add_chunks_fill_whole_waves_at_porep_size(rows):
     """At 2^27 bases (2^22 words a row), one or ten rows: the pass's threads fill BATCH_WAVES waves of the H200's
@@ -533,6 +590,15 @@ def _check_phases(rng, circuits, points):
 def test_emulated_phases_match_reference(emulated):
     """batch_add, tail_msm and msm_h through their phase functions, against reference/."""
     _check_phases(random.Random("phases"), 2, 24)
+
+
+def test_emulated_phases_match_reference_with_batch_add_by_patterns(emulated, monkeypatch):
+    """The same with every batch addition by circuit patterns (forced): five circuits, the four queries (B_G2 in G2)."""
+    from gpu import batch_add
+
+    monkeypatch.setattr(batch_add, "patterns_pay", lambda selected, n: True)
+    monkeypatch.setattr(batch_add, "PATTERN_POINTS_PER_BUCKET", 1)  # segments of 2^5 bases: 40 points in two
+    _check_phases(random.Random("phases-patterns"), 5, 40)
 
 
 # ------------------------------------------------------------------ GPU tests
@@ -695,6 +761,26 @@ def test_gpu_batch_add_known_logs(name):
         expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
         assert encode(got, name) == encode(expected, name)
         rows.reverse()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["g1", "g2"])
+def test_gpu_batch_add_by_patterns_known_logs(name, monkeypatch):
+    """The pattern path forced on the device, in segments of 16 x 2^5 = 512 bases (10 at n = 5000, the last shorter),
+    rows of every density: each row's sum against its bases' known logs."""
+    from gpu import batch_add
+    from gpu.batch_add import BatchAdder
+
+    monkeypatch.setattr(batch_add, "patterns_pay", lambda selected, n: True)
+    monkeypatch.setattr(batch_add, "PATTERN_POINTS_PER_BUCKET", 16)
+    group = GROUPS[name][0]
+    n = 5000
+    words, logs = known_log_bases(n, name, f"gpu-patterns-{name}")
+    rng = random.Random(f"gpu-patterns-{name}")
+    rows = [[rng.random() < d for _ in range(n)] for d in (0.0, 0.5, 0.99, 1.0, 0.01)]
+    got = download_points(BatchAdder(words, group).sums(bitmap_rows([bitmap_bytes(bits) for bits in rows], n)), group)
+    expected = [expected_from_logs(logs, [int(b) for b in bits], name) for bits in rows]
+    assert encode(got, name) == encode(expected, name)
 
 
 @pytest.mark.gpu

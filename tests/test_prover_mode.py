@@ -194,6 +194,39 @@ def test_generated_cases_reach_the_paths_the_bundled_vectors_do_not():
     assert any(c.max_block == 1 for c in cases) and any(c.circuits > 1 and c.max_block != 1 for c in cases)
 
 
+def _batch_rows_take_patterns(case) -> dict[str, bool]:
+    """Per query split (l, a, b), whether gpu/batch_add.py would sum the case's rows by circuit patterns: its witnesses
+    made on the host (vectors/porep_arrays.py, as the gate makes them on the device), split by gpu/prep.py, each row's
+    bits counted here and read through BatchAdder.sums's own rule (row_modes, patterns_pay)."""
+    import numpy as np
+
+    from conformance.generated import SEED
+    from gpu.batch_add import patterns_pay, row_modes
+    from gpu.circuit import QueryDensity
+    from gpu.prep import prep
+    from vectors.porep_arrays import porep_circuit, porep_witnesses
+
+    arrays = porep_circuit(case.log_n, SEED, xp=np)
+    z, _ = porep_witnesses(arrays, SEED, case.circuits, np)
+    density = QueryDensity(*(np.asarray(x, dtype=bool) for x in (arrays.a_aux, arrays.b_input, arrays.b_aux)))
+    points = {q: len(v) for q, v in density.query_variables(arrays.num_inputs).items()}
+    taken = {}
+    for query, split in prep(z, arrays.num_inputs, arrays.num_aux, density).items():
+        n = points[query]
+        bits = np.unpackbits(split.bitmaps.view(np.uint8), axis=1, bitorder="little")[:, :n].sum(axis=1)
+        taken[query] = split.split and patterns_pay(row_modes([int(c) for c in bits], n)[1], n)
+    return taken
+
+
+def test_generated_cases_reach_both_batch_add_paths():
+    """The gate's kernel coverage needs batch addition by circuit patterns in G1 and G2 (B's split feeds B_G2) and by
+    chunks: porep-log17's ten circuits take the patterns in every query, porep-log11's three the chunks."""
+    from conformance.generated import GENERATED_CASES
+
+    assert _batch_rows_take_patterns(GENERATED_CASES["porep-log17"]) == {"l": True, "a": True, "b": True}
+    assert _batch_rows_take_patterns(GENERATED_CASES["porep-log11"]) == {"l": False, "a": False, "b": False}
+
+
 def test_trapdoor_checks_become_phase_verdicts():
     from gpu.trapdoor import CheckResult
 

@@ -11,6 +11,9 @@
 // subtracted from the total of all bases, sum_c = T - sum_{i : bit clear} P_i. A Groth16 witness
 // is mostly ones, so this turns a 99% row into a 1% row; T is summed once (a row in ALL mode)
 // and then kept with the bases by gpu/batch_add.py.
+//
+// Several rows that share the bases can instead be summed by their patterns (batch_patterns, pattern_row_sums, below;
+// gpu/batch_add.py says when): one addition a base that any row selects, instead of one a row that selects it.
 #include "ec_kernels.cuh"
 
 #define BATCH_MODE_BITS 0u        // sum the set bits
@@ -73,6 +76,62 @@ __host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned in
 EC_KERNEL_G1_MIN_BLOCKS(batch_add_chunks, BATCH_ADD_CHUNKS_G1_BLOCKS_PER_SM, BATCH_ADD_CHUNKS_PARAMS,
                         BATCH_ADD_CHUNKS_ARGS)
 EC_KERNEL_G2(batch_add_chunks, BATCH_ADD_CHUNKS_PARAMS, BATCH_ADD_CHUNKS_ARGS)
+
+// Circuit patterns (gpu/batch_add.py BatchAdder, the pattern path): the rows of a call share the bases, so base i's
+// selected bits across the rows, its pattern p_i = sum_k s_ki 2^k (s_ki: bit i of row k's selected_word), name one of
+// 2^rows buckets. digits[i] = p_i as an msm.cu digit word (magnitude p_i, sign clear; 0: no bucket), and
+// counts[s 2^rows + p_i - 1] += 1, s = i / segment_points the base's segment: one window of rows + 1 bits, a segment
+// a job, for gpu/msm.py window_bucket_sums. MODE_ALL rows do not come here.
+__host__ __device__ void batch_patterns_body(ec_index_t tid, const unsigned int* bitmaps, unsigned int words_per_row,
+                                             const unsigned int* modes, unsigned int rows, unsigned int n,
+                                             unsigned int segment_points, unsigned int* digits, unsigned int* counts) {
+    if (tid >= n) return;
+    unsigned int word_index = (unsigned int)(tid / WORD_BITS);
+    unsigned int bit = (unsigned int)(tid % WORD_BITS);
+    unsigned int pattern = 0;
+    for (unsigned int k = 0; k < rows; ++k) {
+        unsigned int word = selected_word(bitmaps + (ec_index_t)k * words_per_row, word_index, modes[k], n);
+        pattern |= ((word >> bit) & 1u) << k;
+    }
+    digits[tid] = pattern;
+    ec_index_t segment_row = (tid / segment_points) << rows;
+    if (pattern != 0) ec_atomic_add(&counts[segment_row + pattern - 1], 1u);
+}
+EC_KERNEL(batch_patterns,
+          (const unsigned int* bitmaps, unsigned int words_per_row, const unsigned int* modes, unsigned int rows,
+           unsigned int n, unsigned int segment_points, unsigned int* digits, unsigned int* counts),
+          (EC_TID, bitmaps, words_per_row, modes, rows, n, segment_points, digits, counts))
+
+// Row k's selected sum from the pattern buckets: S_k = sum over the segments s and the patterns p with bit k set of
+// B_{s,p} = bucket_sums[s 2^rows + p - 1]. The patterns with bit k are m with a 1 inserted at bit k, m < 2^(rows-1):
+// the pairs (s, m) are numbered s 2^(rows-1) + m, and thread (k, slice) sums `fold` of them into
+// partial[k * slices + slice]; sum_groups adds a row's slices.
+template <class F>
+__host__ __device__ void pattern_row_sums_body(ec_index_t tid, const unsigned int* bucket_sums, unsigned int rows,
+                                               unsigned int segments, unsigned int fold, unsigned int slices,
+                                               unsigned int* partial) {
+    if (tid >= (ec_index_t)rows * slices) return;
+    unsigned int k = (unsigned int)(tid / slices);
+    unsigned int slice = (unsigned int)(tid % slices);
+    unsigned int with_bit_k = 1u << (rows - 1);
+    ec_index_t pairs = (ec_index_t)segments * with_bit_k;
+    ec_index_t first = (ec_index_t)slice * fold;
+    ec_index_t last = first + fold < pairs ? first + fold : pairs;
+    const xyzz_t<F>* buckets = ec_xyzz<F>(bucket_sums);
+    xyzz_t<F> acc = xyzz_t<F>::identity();
+    for (ec_index_t pair = first; pair < last; ++pair) {
+        ec_index_t segment_row = (pair >> (rows - 1)) << rows;
+        unsigned int m = (unsigned int)(pair & (with_bit_k - 1u));
+        unsigned int low = m & ((1u << k) - 1u);
+        unsigned int pattern = ((m - low) << 1) | (1u << k) | low;
+        acc = xyzz_add(acc, buckets[segment_row + pattern - 1]);
+    }
+    ec_xyzz<F>(partial)[tid] = acc;
+}
+EC_KERNEL_G1_G2(pattern_row_sums,
+                (const unsigned int* bucket_sums, unsigned int rows, unsigned int segments, unsigned int fold,
+                 unsigned int slices, unsigned int* partial),
+                (EC_TID, bucket_sums, rows, segments, fold, slices, partial))
 
 // out[row] = to_affine(sums[row]), or to_affine(T - sums[row]) for a COMPLEMENT row.
 template <class F>
