@@ -123,31 +123,35 @@ def trivial_twiddles_per_element(log_r: int) -> float:
     return sum(0.5 / (1 << (lm - 1)) for lm in range(2, last_group + 1))
 
 
-def transform_model(log_n: int, in_scale_mults: int = 0, out_scale_mults: int = 0) -> tuple[float, float]:
+def transform_model(log_n: int, in_scale_mults: int = 0, out_scale_mults: int = 0,
+                    half_table: bool = True) -> tuple[float, float]:
     """(Fr products, bytes moved) of one transform of 2^log_n elements, as ntt.cu computes it.
 
     Per element and pass: (log R - 1) / 2 butterfly products (the span-1 stage has twiddle 1), less those of twiddle 1
     in the last register group of every pass but the last (trivial_twiddles_per_element), plus 1 twiddle product in
-    middle passes and 2 (hi * lo, then x * w) in the last; reads and writes 32 bytes per element per pass (twiddle
-    tables stay in L2 and are not counted).
+    middle passes and in the last 1 with the half table (x * w; its 32-byte entry read from memory, counted) or 2
+    without (hi * lo, then x * w); reads and writes 32 bytes per element per pass (the small twiddle tables stay in L2
+    and are not counted).
     """
     from gpu.ntt import plan_passes
 
     radices = plan_passes(log_n)
     per_element = sum((r - 1) / 2 for r in radices) - sum(trivial_twiddles_per_element(r) for r in radices[:-1])
+    accesses = len(radices) * 2
     if len(radices) > 1:
-        per_element += (len(radices) - 2) * 1 + 2
+        per_element += (len(radices) - 2) * 1 + (1 if half_table else 2)
+        accesses += 1 if half_table else 0
     per_element += in_scale_mults + out_scale_mults
     n = 1 << log_n
-    return per_element * n, len(radices) * 2 * ELEMENT_BYTES * n
+    return per_element * n, accesses * ELEMENT_BYTES * n
 
 
-def ntt_h_model(log_n: int, circuits: int) -> tuple[float, float]:
+def ntt_h_model(log_n: int, circuits: int, half_table: bool = True) -> tuple[float, float]:
     """bellman's route in gpu/ntt_h.py: INTT of a, b (scale table: 2 products) and their NTTs, INTT of c (constant
     scale: 1 product), A*B (1 product, 3 accesses), coset INTT (2), h - c (3 accesses)."""
     mults, moved = 0.0, 0.0
     for scale in (2, 0, 2, 0, 1, 2):
-        m, b = transform_model(log_n, out_scale_mults=scale)
+        m, b = transform_model(log_n, out_scale_mults=scale, half_table=half_table)
         mults, moved = mults + m, moved + b
     n = 1 << log_n
     return circuits * (mults + n), circuits * (moved + 6 * ELEMENT_BYTES * n)
@@ -176,7 +180,8 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     for name in TRANSFORMS:
         kwargs, (in_mults, out_mults) = calls[name]
         times = timed_runs_ms(lambda: ntt.transform(x, out=out, scratch=scratch, **kwargs), repeats)
-        rows.append(row(name, log_n, 1, times, *transform_model(log_n, in_mults, out_mults), ceilings))
+        half_table = ntt.half_table_held(log_n)  # made by the runs if they used it: the route they took
+        rows.append(row(name, log_n, 1, times, *transform_model(log_n, in_mults, out_mults, half_table), ceilings))
     x = out = scratch = None  # release before the ntt_h rows
     cupy.get_default_memory_pool().free_all_blocks()
 
@@ -186,7 +191,8 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
         a, b = (random_nonzero((circuits, n), 10 * log_n + k) for k in range(2))
         c = apply_op("mul", a, b)  # rows that hold: ntt_h refuses a non-zero h_(n-1)
         times = timed_runs_ms(lambda: ntt_h(a, b, c, log_n), repeats)
-        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits), ceilings))
+        half_table = ntt.half_table_held(log_n)
+        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits, half_table), ceilings))
         a = b = c = None
         cupy.get_default_memory_pool().free_all_blocks()
 

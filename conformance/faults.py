@@ -408,6 +408,12 @@ GPU_FAULTS = {
             "the twiddles between two NTT passes are off by one power (multi-pass NTT only)", ("ntt_h",), (MULTI_PASS,),
         ),
         SourceFault(
+            "gpu-ntt-half-table-sign", "gpu/kernels/ntt.cu",
+            "return (e & half_n) ? w.neg() : w;", "return w;",
+            "the last NTT pass's twiddles from the half table lose their sign above w^(n/2) (multi-pass NTT only)",
+            ("ntt_h",), (MULTI_PASS,),
+        ),
+        SourceFault(
             "gpu-madd-no-doubling", "gpu/kernels/ec.cuh",
             "        if (R.is_zero()) p = xyzz_double_affine(q);\n        else p = xyzz_t<F>::identity();\n",
             "        p = xyzz_t<F>::identity();\n",

@@ -4,8 +4,9 @@ reference is too slow to give expected values, and judged by oracles instead.
 Each case is made on the fly, deterministically from ``SEED``, and never checked in: a PoRep-shaped circuit
 (vectors/porep_arrays.py), keys from a known trapdoor made on the device (gpu/keygen.py, keep_scalars), the
 circuits' witnesses; then the GPU prover (gpu.prover.prove_on_device, the core of `python -m gpu prove`) runs
-twice, once as the case's memory plan says and once with the other block size, and the two runs must agree
-bit for bit. Every circuit of the first run is judged by gpu/trapdoor.py:
+twice, once as the case's memory plan says and once the other way (max_block: the plan's blocks and ntt_h's half
+table of twiddles, or one circuit at a time without the table, the path of a device too full for more: gpu/prover.py
+BatchPlan), and the two runs must agree bit for bit. Every circuit of the first run is judged by gpu/trapdoor.py:
 
     ntt_h      the QAP identity A(x) B(x) - C(x) = h(x) (x^n - 1) at a random x     (oracle h-identity)
     msm_h, batch_add, tail_msm   each sum against the key's discrete logs          (oracle trapdoor)
@@ -47,7 +48,8 @@ class GeneratedCase:
     log_n: int
     circuits: int
     max_block: int | None
-    """Circuits at a time through evaluate -> ntt_h -> msm_h in the judged run (None: as the memory plan says)."""
+    """Circuits at a time through evaluate -> ntt_h -> msm_h in the judged run (None: as the memory plan says; 1: also
+    without ntt_h's half table of twiddles)."""
     reaches: str
 
 
@@ -57,10 +59,10 @@ GENERATED_CASES = {
         GeneratedCase("porep-log11", 11, 3, None, "two-pass NTT (radices 2^6, 2^5); c = 8 windows; three circuits in one block; "
                       "batch_add by chunks (pattern shares 0.67-0.73, above gpu/batch_add.py PATTERN_SHARE)"),
         GeneratedCase("porep-log16", 16, 2, 1, "two-pass NTT (2^8, 2^8); c = 8 windows (H query 2^16 - 1 points); "
-                      "one circuit at a time (the memory plan's path for a full device)"),
-        GeneratedCase("porep-log17", 17, 10, None, "ten circuits in the plan's blocks; batch_add of every query by circuit "
-                      "patterns, G1 and G2 (shares 0.25-0.30 at about 45% ones a row, below gpu/batch_add.py PATTERN_SHARE: "
-                      "pattern_share)"),
+                      "one circuit at a time without ntt_h's half table of twiddles (the memory plan's path for a full device)"),
+        GeneratedCase("porep-log17", 17, 10, None, "ten circuits in the plan's blocks (with ntt_h's half table); "
+                      "batch_add of every query by circuit patterns, G1 and G2 (shares 0.25-0.30 at about 45% ones a "
+                      "row, below gpu/batch_add.py PATTERN_SHARE: pattern_share)"),
         GeneratedCase("porep-log21", 21, 1, None, "three-pass NTT (2^7 each: the middle pass's hi-only twiddles, "
                       "ntt.cu TWIDDLE_HI, which no two-pass size uses); c = 16 windows over 2^21 points"),
     )
@@ -145,7 +147,7 @@ def run_case_on_gpu(case: GeneratedCase, device_index: int | None = None) -> dic
         try:
             for max_block in (case.max_block, other_block):
                 progress = CaptureOrder()  # each run's own: a failure in the second is named where the second stopped
-                plan = BatchPlan(case.circuits, max_block, 0, 0) if max_block else None
+                plan = BatchPlan(case.circuits, max_block, 0, 0, half_table=False) if max_block else None
                 runs.append(prove_on_device(circuit, key, z, rs, timer=GpuPhaseTimer(), plan=plan, capture=progress))
         except Exception as exc:  # reported on the phase the prover stopped in (after assemble: on assemble)
             stopped = progress.next_phase(case.circuits) or PROVER_ORDER[-1]

@@ -116,10 +116,11 @@ def run_on_devices(devices: list[int], work):
 
 def prove_multi(r1cs, pk, witnesses, gpus: int | None = None, devices: list[int] | None = None,
                 convention: DomainConvention = BELLMAN, progress=None, queries: dict | None = None,
-                capture=None, max_block: int | None = None, staging: str = PAGEABLE) -> MultiGpuRun:
+                capture=None, max_block: int | None = None, half_table: bool = True,
+                staging: str = PAGEABLE) -> MultiGpuRun:
     """Groth16 proofs for every witness, the circuits spread over GPUs (module docstring); bit-identical to
     gpu.prover.prove on one GPU. ``queries``: keys_on()'s result from an earlier call, to reuse the uploads.
-    ``capture``, ``max_block``: gpu.prover.prove's, for every block (capture's first_circuit counts over the
+    ``capture``, ``max_block``, ``half_table``: gpu.prover.prove's, for every block (capture's first_circuit counts over the
     whole call; it may be called from several host threads at once). ``staging``: how each block's witnesses
     go to its device (gpu/staging.py)."""
     if not witnesses:
@@ -135,7 +136,8 @@ def prove_multi(r1cs, pk, witnesses, gpus: int | None = None, devices: list[int]
         start = blocks[k].start
         block_capture = (lambda phase, first, outputs: capture(phase, start + first, outputs)) if capture else None
         return prove(r1cs, pk, [witnesses[i] for i in blocks[k]], queries=queries[on_device], progress=say,
-                     convention=convention, capture=block_capture, max_block=max_block, staging=staging)
+                     convention=convention, capture=block_capture, max_block=max_block, half_table=half_table,
+                     staging=staging)
 
     runs = run_on_devices(devices, run_block)
     proofs = [p for run in runs if run is not None for p in run.proofs]

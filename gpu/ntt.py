@@ -15,6 +15,12 @@ a batch (several circuits' vectors) is transformed by one launch per pass. The a
 (Stockham autosort, at most 3 passes of radix <= 2^10, shared-memory DFTs) is described in
 gpu/kernels/ntt.cu. Twiddle tables are computed on the device by the fr_powers kernel and cached
 per (root generator, log n); only the two scalars each table starts from (its base and its first entry) are sent.
+
+The last pass multiplies each element by a twiddle w_n^e, e < n. It reads it from the half table w_n^i, i < n/2
+(half an input vector's bytes, one table for both directions; ntt.cu half_table_twiddle) when memory allows, else
+makes it as the product of two small tables' entries: the same value, one Fr product more an element (~1/15 of a
+transform's products at 2^27). ``half_table=None`` lets a call decide by the free memory (use_half_table); the
+prover decides in its memory plan (gpu/prover.py) and passes the choice down.
 """
 from __future__ import annotations
 
@@ -56,7 +62,7 @@ MAX_BATCH = 65535
 POWERS_THREADS = 256
 
 # Mode numbers shared with ntt.cu (TWIDDLE_* and SCALE_*).
-TWIDDLE_NONE, TWIDDLE_HI, TWIDDLE_HI_LO = 0, 1, 2
+TWIDDLE_NONE, TWIDDLE_HI, TWIDDLE_HI_LO, TWIDDLE_HALF, TWIDDLE_HALF_INVERSE = 0, 1, 2, 3, 4
 SCALE_NONE, SCALE_CONST, SCALE_TABLE = 0, 1, 2
 
 ELEMENT_BYTES = FR.element_bytes
@@ -67,6 +73,12 @@ def omega(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
 
     root_generator must be a quadratic non-residue mod r so that the power is primitive (reference/domain.py)."""
     return pow(root_generator, (R - 1) >> log_n, R)
+
+
+def pass_twiddle_modes(passes: int, last_mode: int) -> list[int]:
+    """Each pass's twiddle mode: pass 0 has none (its exponents are 0: ns = 1), middle passes read hi, the last reads
+    ``last_mode``'s tables (TWIDDLE_HI_LO or a half-table mode). A one-pass transform is pass 0 alone: no twiddles."""
+    return [TWIDDLE_NONE if p == 0 else TWIDDLE_HI if p < passes - 1 else last_mode for p in range(passes)]
 
 
 def plan_passes(log_n: int) -> tuple[int, ...]:
@@ -132,6 +144,51 @@ def _twiddles(log_n: int, inverse: bool, root_generator: int = ROOT_GENERATOR):
     return powers(pow(w, 1 << b, R), 1 << (log_n - b)), powers(w, 1 << b), b
 
 
+_HALF_TABLES: dict = {}
+"""(log n, root generator) -> the half table: kept for the process, as the other tables are (functools caches)."""
+
+
+def _half_table(log_n: int, root_generator: int = ROOT_GENERATOR):
+    """half[i] = w_n^i for i < n/2, w_n the forward root: the last pass's twiddles in both directions (TWIDDLE_HALF)."""
+    if not half_table_held(log_n, root_generator):
+        _HALF_TABLES[(log_n, root_generator)] = powers(omega(log_n, root_generator), 1 << (log_n - 1))
+    return _HALF_TABLES[(log_n, root_generator)]
+
+
+def half_table_size(log_n: int) -> int:
+    """Device bytes of the half table for 2^log_n (0 when a transform of this size is one pass: no twiddles)."""
+    return 0 if len(plan_passes(log_n)) == 1 else (1 << (log_n - 1)) * ELEMENT_BYTES
+
+
+def half_table_held(log_n: int, root_generator: int = ROOT_GENERATOR) -> bool:
+    """Whether the half table is cached: made by a transform that used it, and not released since (the prover's plan
+    releases the tables it does not use)."""
+    return (log_n, root_generator) in _HALF_TABLES
+
+
+def half_table_bytes(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
+    """Device bytes that the half table would add now: half_table_size, or 0 when it is held."""
+    return 0 if half_table_held(log_n, root_generator) else half_table_size(log_n)
+
+
+def half_tables_held_bytes() -> int:
+    """Device bytes the cached half tables hold (the prover's memory plan counts them as free: release_half_tables)."""
+    return sum(table.nbytes for table in _HALF_TABLES.values())
+
+
+def release_half_tables(keep: tuple[int, int] | None = None) -> None:
+    """Drop every cached half table but ``keep`` = (log n, root generator): their memory returns to CuPy's pool."""
+    for key in [k for k in _HALF_TABLES if k != keep]:
+        del _HALF_TABLES[key]
+
+
+def use_half_table(log_n: int, other_bytes: int, root_generator: int = ROOT_GENERATOR) -> bool:
+    """Whether the half table fits: it is cached, or its bytes fit in free device memory beside ``other_bytes``
+    that the caller is about to allocate."""
+    missing = half_table_bytes(log_n, root_generator)
+    return missing == 0 or other_bytes + missing <= device.free_device_memory()
+
+
 @functools.lru_cache(maxsize=None)
 def _scale_tables(log_n: int, scale: Scale):
     """(lo, hi, bits) with lo[i] = c base^i (i < 2^bits) and hi[i] = base^(i 2^bits): c base^i = lo[i mod 2^bits] hi[i >> bits]."""
@@ -183,8 +240,9 @@ def _overlaps(a, b) -> bool:
 
 
 def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_scale, out_scale,
-                   root_generator: int = ROOT_GENERATOR) -> None:
-    """Run the passes src -> ... -> dst, alternating dst and scratch so that the last pass writes dst."""
+                   root_generator: int, half_table: bool) -> None:
+    """Run the passes src -> ... -> dst, alternating dst and scratch so that the last pass writes dst; the last pass's
+    twiddles from the half table if ``half_table`` (module docstring)."""
     import cupy
 
     radices = plan_passes(log_n)
@@ -198,6 +256,11 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
     module = kernel_module()
     roots = _roots(inverse, root_generator)
     tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse, root_generator) if last > 0 else (_placeholder(), _placeholder(), 0)
+    last_mode, last_lo, last_lo_bits = TWIDDLE_HI_LO, tw_lo, tw_bits  # the last pass's mode, tw_lo argument, its bits
+    if half_table and last > 0:
+        last_mode, last_lo, last_lo_bits = (TWIDDLE_HALF_INVERSE if inverse else TWIDDLE_HALF,
+                                            _half_table(log_n, root_generator), log_n - 1)
+    modes = pass_twiddle_modes(len(radices), last_mode)
     none = (_placeholder(), _placeholder(), 0)
     in_lo, in_hi, in_bits = _scale_tables(log_n, in_scale) if in_scale else none
     out_lo, out_hi, out_bits = _scale_tables(log_n, out_scale) if out_scale else none
@@ -205,12 +268,13 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
     for p, log_r in enumerate(radices):
         log_t = min(BLOCK_LOG_ELEMENTS, log_n) - log_r
         count = 1 << (log_r + log_t)
-        tw_mode = TWIDDLE_NONE if p == 0 else (TWIDDLE_HI_LO if p == last else TWIDDLE_HI)
+        tw_mode = modes[p]
+        lo, lo_bits = (last_lo, last_lo_bits) if tw_mode >= TWIDDLE_HALF else (tw_lo, tw_bits)
         in_mode = in_scale.mode if (in_scale and p == 0) else SCALE_NONE
         out_mode = out_scale.mode if (out_scale and p == last) else SCALE_NONE
         args = (
             src, targets[p], np.int32(log_n), np.int32(log_r), np.int32(log_ns), np.int32(log_t),
-            roots, tw_hi, tw_lo, np.int32(tw_bits), np.int32(tw_mode),
+            roots, tw_hi, lo, np.int32(lo_bits), np.int32(tw_mode),
             in_lo, in_hi, np.int32(in_bits), np.int32(in_mode),
             out_lo, out_hi, np.int32(out_bits), np.int32(out_mode),
         )  # fmt: skip
@@ -226,20 +290,24 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
 
 
 def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_scale: Scale | None = None,
-              out=None, scratch=None, root_generator: int = ROOT_GENERATOR):
+              out=None, scratch=None, root_generator: int = ROOT_GENERATOR, half_table: bool | None = None):
     """y_j = sum_i (x_i s_i) w^(ij) t_j, with w = omega^(+-1), s = in_scale, t = out_scale (None: 1).
 
     omega = root_generator^((r-1)/n): 7 (bellman, the default) or 5 (snarkjs).
 
     Returns ``out`` (allocated if None), same shape as x. x is left unchanged unless it is ``out``
-    (in place works). ``scratch`` (allocated if None) must not overlap x or out.
+    (in place works). ``scratch`` (allocated if None) must not overlap x or out. ``half_table``: whether the last
+    pass reads the half table (module docstring); None: if it fits beside this call's allocations (use_half_table).
     """
     import cupy
 
     batch, log_n = vector_shape(x, "x")
-    if out is None or scratch is None:  # (asking the driver costs microseconds: only when allocating)
-        needed = (out is None) * x.nbytes + (scratch is None) * x.nbytes + table_bytes(log_n)
-        device.check_free_memory(needed, f"NTT of {batch} x 2^{log_n}")
+    allocating = (out is None) * x.nbytes + (scratch is None) * x.nbytes
+    if half_table is None:
+        half_table = use_half_table(log_n, allocating + table_bytes(log_n), root_generator)
+    allocating += half_table_bytes(log_n, root_generator) if half_table else 0
+    if allocating:  # (asking the driver costs microseconds: only when allocating)
+        device.check_free_memory(allocating + table_bytes(log_n), f"NTT of {batch} x 2^{log_n}")
     for name, buf in (("out", out), ("scratch", scratch)):
         if buf is not None:
             check_device_array(buf, FR, name)
@@ -249,23 +317,24 @@ def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_sc
     scratch = cupy.empty_like(x) if scratch is None else scratch
     if _overlaps(scratch, x) or _overlaps(scratch, out):
         raise InvalidInputError("scratch", "must not overlap x or out")
-    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator)
+    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator, half_table)
     return out
 
 
 def transform_in_pair(x, other, *, inverse: bool = False, in_scale: Scale | None = None,
-                      out_scale: Scale | None = None, root_generator: int = ROOT_GENERATOR):
+                      out_scale: Scale | None = None, root_generator: int = ROOT_GENERATOR, half_table: bool):
     """Transform x using only the buffers x and other (same shape); return whichever holds the result.
 
     x's contents are consumed. The output buffer is chosen so that no copy is needed: with an odd
-    number of passes the result lands in ``other``, with an even number back in ``x``.
+    number of passes the result lands in ``other``, with an even number back in ``x``. ``half_table``: transform's
+    (here a choice the caller made: this function allocates nothing else).
     """
     batch, log_n = vector_shape(x, "x")
     if len(plan_passes(log_n)) % 2:
         dst, scratch = other, x
     else:
         dst, scratch = x, other
-    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator)
+    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator, half_table)
     return dst
 
 

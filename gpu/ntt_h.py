@@ -38,7 +38,8 @@ from reference.field import R
 
 from . import device
 from .field import to_ints
-from .ntt import Scale, kernel_module, table_bytes, transform, transform_in_pair, vector_shape
+from .ntt import (Scale, half_table_bytes, kernel_module, table_bytes, transform, transform_in_pair, use_half_table,
+                  vector_shape)
 from .limbs import FR
 
 WORK_BUFFERS = 4
@@ -68,16 +69,20 @@ def ntt_h_scales(log_n: int, convention: DomainConvention = BELLMAN) -> NttHScal
     return NttHScales(to_coset=Scale(n_inv, g), c_coefficients=Scale(n_z_inv), from_coset=Scale(n_z_inv, pow(g, -1, R)))
 
 
-def memory_needed(batch: int, log_n: int, consume: bool = False) -> int:
+def memory_needed(batch: int, log_n: int, consume: bool = False, half_table: bool = False,
+                  convention: DomainConvention = BELLMAN) -> int:
     """Bytes ntt_h allocates beyond its inputs: WORK_BUFFERS vectors per circuit (one when it may overwrite its
-    inputs) plus the twiddle tables."""
+    inputs) plus the twiddle tables (with ``half_table``, the half table if it is not cached yet: gpu/ntt.py)."""
     buffers = 1 if consume else WORK_BUFFERS
-    return buffers * batch * (FR.element_bytes << log_n) + table_bytes(log_n)
+    half = half_table_bytes(log_n, convention.root_generator) if half_table else 0
+    return buffers * batch * (FR.element_bytes << log_n) + table_bytes(log_n) + half
 
 
-def require_memory(batch: int, log_n: int, consume: bool = False) -> None:
+def require_memory(batch: int, log_n: int, consume: bool = False, half_table: bool = False,
+                   convention: DomainConvention = BELLMAN) -> None:
     """Raise GpuMemoryError (amount needed and free) if ntt_h's work buffers for this batch do not fit."""
-    device.check_free_memory(memory_needed(batch, log_n, consume), f"ntt_h for {batch} circuit(s) at n = 2^{log_n}")
+    device.check_free_memory(memory_needed(batch, log_n, consume, half_table, convention),
+                             f"ntt_h for {batch} circuit(s) at n = 2^{log_n}")
 
 
 def _check_inputs(a, b, c, log_n: int) -> int:
@@ -114,7 +119,8 @@ def check_top_coefficients(h, first_circuit: int = 0) -> None:
         raise QuotientNotPolynomialError(first_circuit + circuit, to_ints(top[circuit : circuit + 1])[0])
 
 
-def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: bool = False, first_circuit: int = 0):
+def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: bool = False, first_circuit: int = 0,
+          half_table: bool | None = None):
     """ntt_h's output for ``convention`` (reference/ntt_h.py), for each circuit, on the device.
 
     bellman (default): h_0..h_{n-2} of (a(x) b(x) - c(x)) / (x^n - 1), shape (n - 1, 8) or (batch, n - 1, 8).
@@ -127,15 +133,19 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     Montgomery form (a view into a work buffer). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
     needed, when the work buffers do not fit. bellman: raises QuotientNotPolynomialError (check_top_coefficients) when a
     circuit's h_{n-1} is not zero, naming it as ``first_circuit`` + its index in the batch; snarkjs: no check, as in
-    reference/ntt_h.py (no coefficient is computed).
+    reference/ntt_h.py (no coefficient is computed). ``half_table``: whether the transforms' last passes read the half
+    table (gpu/ntt.py); None: if it fits beside the work buffers (the prover decides in its memory plan).
     """
     import cupy
 
     device.require_device()
     batch = _check_inputs(a, b, c, log_n)
-    require_memory(batch, log_n, consume)
-    scales = ntt_h_scales(log_n, convention)
     root = convention.root_generator
+    if half_table is None:
+        half_table = use_half_table(log_n, memory_needed(batch, log_n, consume, convention=convention), root)
+    require_memory(batch, log_n, consume, half_table, convention)
+    scales = ntt_h_scales(log_n, convention)
+    tables = dict(root_generator=root, half_table=half_table)
 
     spare = cupy.empty_like(a)
 
@@ -143,8 +153,8 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
         """x's values on the coset: INTT with g^i / n fused, then NTT; in x's buffer (or a new one) or in spare."""
         nonlocal spare
         coefficients = transform(x, inverse=True, out_scale=scales.to_coset, out=x if consume else cupy.empty_like(a),
-                                 scratch=spare, root_generator=root)
-        values = transform_in_pair(coefficients, spare, root_generator=root)  # coset NTT: the g^i is already applied
+                                 scratch=spare, **tables)
+        values = transform_in_pair(coefficients, spare, **tables)  # coset NTT: the g^i is already applied
         spare = coefficients if values is spare else spare
         return values
 
@@ -156,9 +166,9 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
         return e
     # bellman: h = coset_INTT(A B) / Z(g) - INTT(c) / Z(g) (module docstring: C on the coset is never needed)
     c_scaled = transform(c, inverse=True, out_scale=scales.c_coefficients, out=c if consume else cupy.empty_like(a),
-                         scratch=spare, root_generator=root)
+                         scratch=spare, **tables)
     _elementwise("fr_mul_assign", "ntt_h A*B", a_values, b_values)
-    h = transform(a_values, inverse=True, out_scale=scales.from_coset, out=b_values, scratch=spare, root_generator=root)
+    h = transform(a_values, inverse=True, out_scale=scales.from_coset, out=b_values, scratch=spare, **tables)
     _elementwise("fr_sub_assign", "ntt_h h - c / Z(g)", h, c_scaled)
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
     check_top_coefficients(h, first_circuit)

@@ -159,6 +159,9 @@ class BatchPlan:
     block: int
     bytes_needed: int
     bytes_free: int
+    half_table: bool = True
+    """Whether ntt_h's transforms read the half table of twiddles (gpu/ntt.py): plan_batch's choice, when the table
+    fits beside everything the call needs at this block; False keeps them from it (the path of a device too full)."""
 
 
 SCRATCH_SLACK = 1 << 30
@@ -194,14 +197,20 @@ def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, b
 
 
 def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, witnesses_resident: bool = False,
-               bytes_free: int | None = None, tail_points: dict | None = None) -> BatchPlan:
-    """The largest block (<= circuits) that fits in free device memory (see batch_bytes), or BatchTooLargeError naming
-    the largest number of circuits that would fit with blocks of one."""
-    free = device.free_device_memory() if bytes_free is None else bytes_free
+               bytes_free: int | None = None, tail_points: dict | None = None,
+               convention: DomainConvention = BELLMAN, half_table: bool = True) -> BatchPlan:
+    """The largest block (<= circuits) that fits in free device memory (see batch_bytes), with ntt_h's half table of
+    twiddles if ``half_table`` and it fits beside that (it stays allocated after the call: gpu/ntt.py), or
+    BatchTooLargeError naming the largest number of circuits that would fit with blocks of one. The half tables that
+    earlier calls left count as free memory: those the plan does not keep are released here."""
+    free = (device.free_device_memory() if bytes_free is None else bytes_free) + ntt.half_tables_held_bytes()
     for block in sorted({min(circuits, b) for b in (circuits, 8, 4, 2, 1)}, reverse=True):
         needed = batch_bytes(circuit, queries, circuits, block, witnesses_resident, tail_points)
         if needed <= free:
-            return BatchPlan(circuits, block, needed, free)
+            table = ntt.half_table_size(circuit.log_n)
+            half_table = half_table and needed + table <= free
+            ntt.release_half_tables(keep=(circuit.log_n, convention.root_generator) if half_table else None)
+            return BatchPlan(circuits, block, needed + table * half_table, free, half_table)
     largest = 0
     while largest < circuits and batch_bytes(circuit, queries, largest + 1, 1, witnesses_resident, tail_points) <= free:
         largest += 1
@@ -214,18 +223,20 @@ def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, wi
 # ---------------------------------------------------------------------------------------------
 
 
-def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, block: int, convention, timer, capture):
-    """evaluate -> ntt_h -> msm_h per block of circuits; returns the H sums, (circuits, 24) device words."""
+def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, plan: BatchPlan, convention, timer, capture):
+    """evaluate -> ntt_h -> msm_h per block of circuits (``plan``: the block, ntt_h's half table); returns the H sums,
+    (circuits, 24) device words."""
     import cupy
 
     h_sums = []
-    for first in range(0, z_plain.shape[0], block):
-        a, b, c = timer.run("evaluate", evaluate, circuit.csr, z_plain[first : first + block], convention, first)
+    for first in range(0, z_plain.shape[0], plan.block):
+        a, b, c = timer.run("evaluate", evaluate, circuit.csr, z_plain[first : first + plan.block], convention, first)
         if not convention.c_from_product:  # (a c_from_product evaluate has checked the rows itself)
             check_rows(a, b, c, circuit.csr.num_rows, first)  # as reference/prover.py checks before ntt_h
         if capture:
             capture("evaluate", first, (a, b, c))
-        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True, first)  # a, b, c: its work buffers
+        h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True, first,  # a, b, c: its work buffers
+                      plan.half_table)
         del a, b, c
         if capture:
             capture("ntt_h", first, h)
@@ -258,7 +269,8 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     z = [1, inputs, aux] (values < r), ``randomness`` each circuit's (r, s). Bit-identical to the reference.
 
     ``plan``: from plan_batch (witnesses_resident=True is assumed when None); a smaller ``plan.block`` than the
-    memory allows is kept (blocks of one circuit: the path a full device takes). ``capture``: see PhaseCapture.
+    memory allows is kept, and so is ``plan.half_table`` False (both: the path a full device takes). ``capture``: see
+    PhaseCapture.
     Raises UnsatisfiedConstraintError (checked on the device's a, b, c) before any other MSM than msm_h runs on
     an unsatisfied block."""
     device.require_device()
@@ -279,10 +291,12 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     if capture:
         capture("prep", 0, splits)
     tails = {q: int(split.tail_indices.size) for q, split in splits.items()}
-    resident_plan = plan_batch(circuit, queries, circuits, witnesses_resident=True,
-                               tail_points=tails, bytes_free=device.free_device_memory() + _split_bytes(splits))
-    block = min(plan.block, resident_plan.block) if plan else resident_plan.block
-    h_sums = _front(circuit, queries, z_plain, block, convention, timer, capture)
+    resident_plan = plan_batch(circuit, queries, circuits, witnesses_resident=True, tail_points=tails,
+                               bytes_free=device.free_device_memory() + _split_bytes(splits), convention=convention,
+                               half_table=plan.half_table if plan else True)
+    if plan:
+        resident_plan = replace(resident_plan, block=min(plan.block, resident_plan.block))
+    h_sums = _front(circuit, queries, z_plain, resident_plan, convention, timer, capture)
     batch = timer.run("batch_add", batch_add, splits, queries)
     if capture:
         capture("batch_add", 0, batch)
@@ -301,7 +315,7 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
 
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
           convention: DomainConvention = BELLMAN, capture: PhaseCapture | None = None,
-          max_block: int | None = None, staging: str = PAGEABLE) -> GpuProofRun:
+          max_block: int | None = None, half_table: bool = True, staging: str = PAGEABLE) -> GpuProofRun:
     """Groth16 proofs for every witness, bit-identical to reference.prover.prove's with the same ``convention``.
 
     ``convention``: the vector's domain convention (reference/domain.py; ``vector.convention``): bellman
@@ -310,7 +324,8 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
     before uploading the witnesses when they do not fit, UnsatisfiedConstraintError (checked on the device's
     a, b, c) before the batch-add and tail MSMs run. ``capture``: see PhaseCapture. ``max_block``: at most this
     many circuits at a time through evaluate -> ntt_h -> msm_h, whatever the memory allows (1: the path of a
-    device too full for more; conformance --mode prover runs it).
+    device too full for more; conformance --mode prover runs it). ``half_table``: False keeps ntt_h from the half
+    table of twiddles whatever the memory allows (the same path; BatchPlan.half_table).
     ``staging``: how keys and witnesses go to the device (gpu/staging.py: pageable, pinned-copy, registered),
     each host-side stage and copy timed in ``ms``.
     """
@@ -322,7 +337,7 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
         queries = upload_keys(pk, staging, StageTimer(timer))[None]
     circuit = DeviceCircuit.from_r1cs(r1cs)
     zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
-    plan = plan_batch(circuit, queries, len(zs))
+    plan = plan_batch(circuit, queries, len(zs), convention=convention, half_table=half_table)
     if max_block is not None:
         plan = replace(plan, block=max(1, min(plan.block, max_block)))
     z_plain = upload_witnesses(zs, staging, StageTimer(timer))

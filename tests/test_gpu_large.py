@@ -45,6 +45,31 @@ def test_plan_falls_back_to_smaller_blocks():
     assert plan.block < 4 and plan.bytes_needed <= free
 
 
+def test_plan_takes_the_half_table_only_when_it_fits(monkeypatch):
+    """ntt_h's half table of twiddles (gpu/ntt.py): in the plan when it fits beside the call's bytes (counted in
+    bytes_needed), not when one byte short or when the caller says no; a table an earlier call left counts as free
+    memory, is kept when the plan uses it and released when it does not."""
+    from gpu import ntt
+    from gpu.prover import batch_bytes, plan_batch
+
+    circuit, queries = _fake(27, 130_000_000)
+    table = ntt.half_table_size(27)
+    assert table == (1 << 26) * 32  # 2 GiB: n/2 Fr elements
+    needed = batch_bytes(circuit, queries, 1, 1)
+    plan = plan_batch(circuit, queries, 1, bytes_free=needed + table)
+    assert plan.half_table and plan.bytes_needed == needed + table
+    assert not plan_batch(circuit, queries, 1, bytes_free=needed + table - 1).half_table
+    assert not plan_batch(circuit, queries, 1, bytes_free=needed + table, half_table=False).half_table
+
+    held = {(27, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=table), (20, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=1 << 24)}
+    monkeypatch.setattr(ntt, "_HALF_TABLES", dict(held))
+    plan = plan_batch(circuit, queries, 1, bytes_free=needed - (1 << 24))  # the held tables make up the difference
+    assert plan.half_table and list(ntt._HALF_TABLES) == [(27, ntt.ROOT_GENERATOR)]
+    monkeypatch.setattr(ntt, "_HALF_TABLES", dict(held))
+    plan = plan_batch(circuit, queries, 1, bytes_free=needed - table)
+    assert not plan.half_table and ntt._HALF_TABLES == {}
+
+
 def test_plan_names_the_largest_batch_that_fits():
     from gpu.device import GpuMemoryError
     from gpu.prover import BatchTooLargeError, batch_bytes, plan_batch

@@ -170,6 +170,17 @@ def test_pass_plan_covers_every_size():
         assert max(radices) - min(radices) <= 1
 
 
+def test_only_passes_after_the_first_multiply_by_twiddles():
+    """Pass 0's exponents are all 0, so it reads no table, even when it is also the last pass (a transform of at most
+    2^MAX_LOG_RADIX elements): a one-pass transform given the last pass's tables would multiply by its placeholders."""
+    from gpu.ntt import TWIDDLE_HALF, TWIDDLE_HI, TWIDDLE_HI_LO, TWIDDLE_NONE, pass_twiddle_modes
+
+    for last_mode in (TWIDDLE_HI_LO, TWIDDLE_HALF):
+        assert pass_twiddle_modes(1, last_mode) == [TWIDDLE_NONE]
+        assert pass_twiddle_modes(2, last_mode) == [TWIDDLE_NONE, last_mode]
+        assert pass_twiddle_modes(3, last_mode) == [TWIDDLE_NONE, TWIDDLE_HI, last_mode]
+
+
 # ---------------------------------------------------------------- CPU: the kernels in host emulation
 
 EMULATOR_CONFIGS = {
@@ -201,12 +212,14 @@ def emulator(request, tmp_path_factory):
 
 
 def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0),
-            root_generator=BELLMAN_ROOT_GENERATOR):
-    """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base)."""
-    root_n, root_max = omega(log_n, root_generator), omega(max_log_radix, root_generator)
+            root_generator=BELLMAN_ROOT_GENERATOR, half_table=False):
+    """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base); the last pass's
+    twiddles from the half table if ``half_table`` (gpu/ntt.py), else hi * lo."""
+    forward_root = root_n = omega(log_n, root_generator)
+    root_max = omega(max_log_radix, root_generator)
     if inverse:
         root_n, root_max = pow(root_n, -1, R), pow(root_max, -1, R)
-    lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}"]
+    lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}", f"{int(half_table)} {int(inverse)} {forward_root:x}"]
     lines += [f"{mode} {c:x} {base:x}" for mode, c, base in (in_scale, out_scale)]
     lines += [f"{v:x}" for v in values]
     result = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
@@ -214,8 +227,10 @@ def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0,
     return [int(x, 16) for x in result.stdout.split()]
 
 
-def test_emulated_kernels_match_reference_domain(emulator):
-    """The unchanged ntt.cu kernels, run on the CPU, against reference/domain.py for every log n up to the config's limit."""
+@pytest.mark.parametrize("half_table", [False, True], ids=["hi-lo-twiddles", "half-table"])
+def test_emulated_kernels_match_reference_domain(emulator, half_table):
+    """The unchanged ntt.cu kernels, run on the CPU, against reference/domain.py for every log n up to the config's
+    limit, the last pass's twiddles either way (gpu/ntt.py)."""
     config, binary = emulator
     max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
     rng = random.Random(SEED + max_log_radix)
@@ -224,7 +239,7 @@ def test_emulated_kernels_match_reference_domain(emulator):
         domain = EvaluationDomain(log_n)
         vectors = [random_ints(n, rng) for _ in range(2)]
         values = vectors[0] + vectors[1]
-        run = lambda **kw: emulate(binary, log_n, values, max_log_radix, **kw)  # noqa: E731
+        run = lambda **kw: emulate(binary, log_n, values, max_log_radix, half_table=half_table, **kw)  # noqa: E731
         both = lambda f: f(vectors[0]) + f(vectors[1])  # noqa: E731
         assert run() == both(domain.ntt), log_n
         assert run(inverse=True, out_scale=(1, domain.n_inv, 1)) == both(domain.intt), log_n
@@ -248,8 +263,9 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
         to_coset = ntt_h_scales(log_n, SNARKJS).to_coset
         root_5 = dict(root_generator=SNARKJS_ROOT_GENERATOR)
         scale = (2, to_coset.constant, to_coset.base)
-        coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, out_scale=scale, **root_5)
-        on_coset = emulate(binary, log_n, coefficients, max_log_radix, **root_5)
+        coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, out_scale=scale, **root_5,
+                               half_table=True)
+        on_coset = emulate(binary, log_n, coefficients, max_log_radix, **root_5, half_table=True)
         a_, b_, c_ = (on_coset[k * n : (k + 1) * n] for k in range(3))
         e = [(x * y - z) % R for x, y, z in zip(a_, b_, c_)]
         assert e == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, SNARKJS))), log_n
@@ -268,8 +284,8 @@ def test_emulated_bellman_ntt_h_matches_reference(emulator):
     for log_n in range(1, min(largest, EMULATED_NTT_H_MAX_LOG_N) + 1):
         n = 1 << log_n
         domain = EvaluationDomain(log_n)
-        intt_raw = lambda x: emulate(binary, log_n, x, max_log_radix, inverse=True)  # noqa: E731
-        ntt = lambda x: emulate(binary, log_n, x, max_log_radix)  # noqa: E731
+        intt_raw = lambda x: emulate(binary, log_n, x, max_log_radix, inverse=True, half_table=True)  # noqa: E731
+        ntt = lambda x: emulate(binary, log_n, x, max_log_radix, half_table=True)  # noqa: E731
         a, b, junk = (random_ints(n, rng) for _ in range(3))
         c = [x * y % R for x, y in zip(a, b)]
         h = _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, ntt)
@@ -326,8 +342,45 @@ def test_transforms_match_reference_domain(log_n):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("log_n", [11, 14, 21])
+def test_last_pass_twiddles_either_way(log_n, monkeypatch):
+    """The last pass's twiddles from the half table and from hi * lo (gpu/ntt.py): each launched as asked (the last
+    pass's twiddle mode, recorded at its launch), the same outputs to the bit, and reference/domain.py's up to 2^14
+    (2^21: three passes, the half table read after a middle pass's hi-only twiddles)."""
+    from gpu import device, ntt
+    from gpu.field import to_ints
+
+    modes = []
+    launch = device.launch
+
+    def recording(kernel, grid, threads, args, what):
+        if what.startswith("NTT pass"):
+            modes.append(int(args[10]))  # tw_mode
+        return launch(kernel, grid, threads, args, what)
+
+    monkeypatch.setattr(device, "launch", recording)
+    n = 1 << log_n
+    x = random_device_fr((2, n), SEED + 700 + log_n)
+    domain = EvaluationDomain(log_n) if log_n <= 14 else None
+    for inverse, reference_name in ((False, "ntt"), (True, "intt")):
+        scale = ntt.Scale(pow(n, -1, R)) if inverse else None
+        routes = {}
+        for half_table, mode in ((False, ntt.TWIDDLE_HI_LO),
+                                 (True, ntt.TWIDDLE_HALF_INVERSE if inverse else ntt.TWIDDLE_HALF)):  # fmt: skip
+            modes.clear()
+            routes[half_table] = ntt.transform(x, inverse=inverse, out_scale=scale, half_table=half_table)
+            assert modes[-1] == mode, (inverse, half_table)
+        assert bool((routes[True] == routes[False]).all()), inverse
+        if domain:
+            values = to_ints(x)
+            expected = [y for k in range(2) for y in getattr(domain, reference_name)(values[k * n : (k + 1) * n])]
+            assert to_ints(routes[True]) == expected, inverse
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("half_table", [False, True], ids=["hi-lo-twiddles", "half-table"])
 @pytest.mark.parametrize("log_n", SMALL_LOG_NS)
-def test_ntt_h_matches_reference(log_n):
+def test_ntt_h_matches_reference(log_n, half_table):
     from gpu.field import to_device
     from gpu.ntt_h import h_to_ints, ntt_h
     from reference.evaluate import Evaluations
@@ -340,12 +393,12 @@ def test_ntt_h_matches_reference(log_n):
     for circuit in values:  # c = a*b: rows that hold, as reference ntt_h refuses a non-zero h_(n-1)
         circuit.append([x * y % R for x, y in zip(*circuit)])
     a, b, c = (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
-    h = ntt_h(a, b, c, log_n)
+    h = ntt_h(a, b, c, log_n, half_table=half_table)
     assert h.shape == (circuits, n - 1, 8)
     domain = EvaluationDomain(log_n)
     expected = [list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values]
     assert h_to_ints(h) == expected
-    single = ntt_h(a[1], b[1], c[1], log_n)  # one circuit, 2-D arrays
+    single = ntt_h(a[1], b[1], c[1], log_n, half_table=half_table)  # one circuit, 2-D arrays
     assert h_to_ints(single) == expected[1]
 
 

@@ -338,8 +338,9 @@ CAPTURED = {
 }
 """phase -> conversion of the device outputs gpu.prover's capture hook hands over into the reference's types."""
 ONE_CIRCUIT_AT_A_TIME = 1
-"""max_block of prover mode's odd-numbered runs: one circuit at a time through evaluate -> ntt_h -> msm_h (the
-memory plan's path for a device too full for more); the even-numbered runs take the plan's block."""
+"""max_block of prover mode's odd-numbered runs: one circuit at a time through evaluate -> ntt_h -> msm_h, and ntt_h
+without the half table of twiddles (the memory plan's path for a device too full for more: gpu/prover.py BatchPlan);
+the even-numbered runs take the plan's block and table."""
 
 
 class PhaseCapturer:
@@ -428,7 +429,8 @@ class GpuBackend(Backend):
     def run_prover(self, problem: Problem, run_index: int = 0) -> ProverRun:
         """gpu.multi.prove_multi, the entry point of `python -m gpu prove`, on this backend's device with every
         circuit of the vector in one call, each phase's output captured at its boundary (PhaseCapturer). Runs
-        with an odd ``run_index`` put one circuit at a time through evaluate -> ntt_h -> msm_h."""
+        with an odd ``run_index`` put one circuit at a time through evaluate -> ntt_h -> msm_h, without ntt_h's half
+        table of twiddles (ONE_CIRCUIT_AT_A_TIME)."""
         from gpu import device
         from gpu.multi import prove_multi
 
@@ -443,7 +445,7 @@ class GpuBackend(Backend):
             try:
                 run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=[on_device],
                                   convention=vector.convention, capture=capturer,
-                                  max_block=ONE_CIRCUIT_AT_A_TIME if single else None)
+                                  max_block=ONE_CIRCUIT_AT_A_TIME if single else None, half_table=not single)
                 device.launch_check("prover (conformance)", sync=True)
             except Exception as exc:  # the runner reports it on the phase it stopped in
                 return ProverRun(outputs=capturer.outputs(), timing=CUDA_EVENTS, label=label, error=exc,

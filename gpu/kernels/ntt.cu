@@ -22,10 +22,12 @@
 // Consecutive threads touch consecutive j, so global reads and writes come in contiguous runs of T
 // elements (pass 0 writes whole contiguous blocks).
 //
-// Twiddles w_{Ns R}^(rk) = w_n^e with e = r k n / (Ns R) < n come from two tables of powers of w_n
+// Twiddles w_{Ns R}^(rk) = w_n^e with e = r k n / (Ns R) < n come from tables of powers of w_n
 // (computed on the device by fr_powers, cached per log n by gpu/ntt.py):
 //   hi[i] = w_n^(i 2^b) (i < n / 2^b), lo[i] = w_n^i (i < 2^b), b = log2 R_{P-1};
-// every pass but the last has e divisible by 2^b and needs hi only; the last multiplies hi by lo.
+// every pass but the last has e divisible by 2^b and needs hi only. The last pass reads w_n^e from the half table
+// half[i] = w_n^i (i < n/2, w_n the forward root) when memory allows (half_table_twiddle: one lookup, both
+// directions), else multiplies hi by lo (one Fr product more an element).
 // Inside a DFT of size R the stage twiddles are powers of w_{2^MAX_LOG_RADIX} (a 512-entry table):
 // all roots come from one generator (w_n = g^((r-1)/n), g = 7 for bellman, 5 for snarkjs; gpu/ntt.py
 // builds both tables from the same g), so w_R = w_{2^10}^(2^10 / R).
@@ -59,15 +61,17 @@ constexpr int SWIZZLE_BITS = 3;         // 8 threads share one 128-byte shared-m
 constexpr int SWIZZLE_MASK = (1 << SWIZZLE_BITS) - 1;
 
 // How a pass multiplies its inputs by twiddles.
-constexpr int TWIDDLE_NONE = 0;   // pass 0: every twiddle is w^0
-constexpr int TWIDDLE_HI = 1;     // middle passes: hi[e >> b]
-constexpr int TWIDDLE_HI_LO = 2;  // last pass: hi[e >> b] * lo[e mod 2^b]
+constexpr int TWIDDLE_NONE = 0;          // pass 0: every twiddle is w^0
+constexpr int TWIDDLE_HI = 1;            // middle passes: hi[e >> b]
+constexpr int TWIDDLE_HI_LO = 2;         // last pass: hi[e >> b] * lo[e mod 2^b]
+constexpr int TWIDDLE_HALF = 3;          // last pass of a forward transform: w_n^e from the half table
+constexpr int TWIDDLE_HALF_INVERSE = 4;  // last pass of an inverse transform: w_n^-e from the same table
 
 // How a pass scales the elements it reads (pass 0) or writes (last pass), by element index i.
 constexpr int SCALE_NONE = 0;
 constexpr int SCALE_CONST = 1;  // lo[0]: the 1/n of an inverse transform
 constexpr int SCALE_TABLE = 2;  // lo[i mod 2^bits] * hi[i >> bits] = c * g^i for coset transforms
-static_assert(TWIDDLE_HI == 1 && SCALE_TABLE == 2, "gpu/ntt.py passes these mode numbers");
+static_assert(TWIDDLE_HI == 1 && TWIDDLE_HALF_INVERSE == 4 && SCALE_TABLE == 2, "gpu/ntt.py passes these mode numbers");
 
 // Shared memory keeps each 32-byte element as two 16-byte halves in separate arrays, so that
 // 8 threads reading 8 elements fill one wavefront; the XOR swizzle folds the index bits in groups
@@ -98,6 +102,15 @@ __device__ __forceinline__ fr_t scale_factor(u64 i, const fr_t* __restrict__ lo,
                                              int bits, int mode) {
     if (mode == SCALE_CONST) return lo[0];
     return lo[i & ((1ull << bits) - 1)] * hi[i >> bits];
+}
+
+// w_n^e (or w_n^-e) for 0 <= e < n from half[i] = w_n^i, i < 2^half_bits = n/2: w_n^(n/2) = -1 (w_n is primitive), so
+// w_n^e = -half[e - n/2] for e >= n/2, and w_n^-e = w_n^(n - e). A negation is additions, not a product.
+__device__ __forceinline__ fr_t half_table_twiddle(u64 e, const fr_t* __restrict__ half, int half_bits, bool inverse) {
+    const u64 half_n = 1ull << half_bits;
+    if (inverse) e = (2 * half_n - e) & (2 * half_n - 1);
+    fr_t w = half[e & (half_n - 1)];
+    return (e & half_n) ? w.neg() : w;
 }
 
 __device__ __forceinline__ int bit_reverse(int x, int bits) { return (int)(__brev((u32)x) >> (32 - bits)); }
@@ -158,7 +171,8 @@ FIELD_UNROLL
 }
 
 // One Stockham pass over a batch of vectors (blockIdx.y = vector), its DIF stages STAGES at a time. See the file
-// comment. roots: w_{2^10}^e for e < 2^9 in the transform's direction.
+// comment. roots: w_{2^10}^e for e < 2^9 in the transform's direction. tw_lo_bits: log2 of lo's length (b), or of the
+// half table's (log n - 1) in the TWIDDLE_HALF modes.
 template <int STAGES>
 __device__ __forceinline__ void ntt_pass_body(
     const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
@@ -187,8 +201,13 @@ __device__ __forceinline__ void ntt_pass_body(
         if (in_mode != SCALE_NONE) x = x * scale_factor(i, in_lo, in_hi, in_bits, in_mode);
         if (tw_mode != TWIDDLE_NONE) {
             u64 e = ((u64)r * (j & ns_mask)) << exponent_shift;
-            fr_t w = tw_hi[e >> tw_lo_bits];
-            if (tw_mode == TWIDDLE_HI_LO) w = w * tw_lo[e & ((1ull << tw_lo_bits) - 1)];
+            fr_t w;
+            if (tw_mode >= TWIDDLE_HALF) {  // tw_lo: the half table, 2^tw_lo_bits entries
+                w = half_table_twiddle(e, tw_lo, tw_lo_bits, tw_mode == TWIDDLE_HALF_INVERSE);
+            } else {
+                w = tw_hi[e >> tw_lo_bits];
+                if (tw_mode == TWIDDLE_HI_LO) w = w * tw_lo[e & ((1ull << tw_lo_bits) - 1)];
+            }
             x = x * w;
         }
         smem.put((t << log_r) + r, x);

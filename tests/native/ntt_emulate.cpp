@@ -8,6 +8,8 @@
 //
 // stdin:  log_n batch
 //         root_n root_max           (hex, plain: w_n and w_(2^MAX_LOG_RADIX) of the direction)
+//         half inverse forward_root (half 1: the last pass reads the half table of forward_root's powers, TWIDDLE_HALF
+//                                    or, inverse 1, TWIDDLE_HALF_INVERSE; half 0: hi * lo, TWIDDLE_HI_LO)
 //         in_mode in_c in_base      (0 none / 1 constant / 2 table; factor in_c * in_base^i)
 //         out_mode out_c out_base
 //         batch * n values (hex, plain)
@@ -105,6 +107,9 @@ int main() {
     if (scanf("%d %d", &log_n, &batch) != 2) return 1;
     const u64 n = 1ull << log_n;
     fr_t root_n = read_value(), root_max = read_value();
+    int half, inverse;
+    if (scanf("%d %d", &half, &inverse) != 2) return 1;
+    fr_t forward_root = read_value();
     int in_mode, out_mode;
     if (scanf("%d", &in_mode) != 1) return 1;
     fr_t in_c = read_value(), in_base = read_value();
@@ -119,6 +124,8 @@ int main() {
     const int b = radices[last];
     vec tw_hi = powers(power(root_n, 1ull << b), fr_t::one(), 1ull << (log_n - b));
     vec tw_lo = powers(root_n, fr_t::one(), 1ull << b);
+    vec half_table = half ? powers(forward_root, fr_t::one(), 1ull << (log_n - 1)) : vec(1, fr_t::zero());
+    const int last_mode = half ? (inverse ? TWIDDLE_HALF_INVERSE : TWIDDLE_HALF) : TWIDDLE_HI_LO;
     scale_tables in = make_scale(in_mode, in_c, in_base, log_n), outs = make_scale(out_mode, out_c, out_base, log_n);
 
     // pass p writes out when (last - p) is even, else scratch: the last pass writes out
@@ -128,14 +135,16 @@ int main() {
         int log_r = radices[p];
         int log_t = (log_n < BLOCK_LOG_ELEMENTS ? log_n : BLOCK_LOG_ELEMENTS) - log_r;
         fr_t* dst = ((last - p) % 2 == 0) ? out.data() : scratch.data();
-        int tw_mode = p == 0 ? TWIDDLE_NONE : (p == last ? TWIDDLE_HI_LO : TWIDDLE_HI);
+        int tw_mode = p == 0 ? TWIDDLE_NONE : (p == last ? last_mode : TWIDDLE_HI);
+        const bool half_pass = p == last && half;  // the half table in tw_lo, its length 2^(log n - 1)
         u64 blocks = n >> (log_r + log_t);
         auto kernel = p < last ? ntt_pass_grouped : ntt_pass;  // as gpu/ntt.py launches them
         for (int y = 0; y < batch; ++y)
             for (u64 x = 0; x < blocks; ++x) {
                 blockIdx.x = (unsigned)x;
                 blockIdx.y = (unsigned)y;
-                kernel(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), tw_lo.data(), b, tw_mode,
+                kernel(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(),
+                       half_pass ? half_table.data() : tw_lo.data(), half_pass ? log_n - 1 : b, tw_mode,
                        in.lo.data(), in.hi.data(), in.bits, p == 0 ? in.mode : SCALE_NONE, outs.lo.data(),
                        outs.hi.data(), outs.bits, p == last ? outs.mode : SCALE_NONE);
             }
