@@ -117,12 +117,18 @@ def _module_source(cu_files: tuple[str, ...]) -> str:
     return "\n".join(parts)
 
 
+def current_device_id() -> int:
+    """The current CUDA device: the key of every per-device cache (modules, streams, NTT tables). A device array or a
+    loaded module lives on the device that was current when it was made, and gpu/multi.py runs blocks on several."""
+    import cupy
+
+    return cupy.cuda.Device().id
+
+
 def _compiled(source: str, options: tuple[str, ...]):
     """The module for the current device: a RawModule is loaded into one device's context, so each device of a
     multi-GPU run (gpu/multi.py) gets its own (the compiled binary itself is shared through CuPy's disk cache)."""
-    import cupy
-
-    return _compiled_on(source, options, cupy.cuda.Device().id)
+    return _compiled_on(source, options, current_device_id())
 
 
 @functools.lru_cache(maxsize=None)

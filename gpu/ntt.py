@@ -14,7 +14,9 @@ Arrays are cupy uint32 arrays of shape (n, 8) or (batch, n, 8), Fr elements in M
 a batch (several circuits' vectors) is transformed by one launch per pass. The algorithm
 (Stockham autosort, at most 3 passes of radix <= 2^10, shared-memory DFTs) is described in
 gpu/kernels/ntt.cu. Twiddle tables are computed on the device by the fr_powers kernel and cached
-per (root generator, log n); only the two scalars each table starts from (its base and its first entry) are sent.
+per (device, root generator, log n); only the two scalars each table starts from (its base and its first entry) are
+sent. The device is part of every cache key because a table lives on the device that was current when it was made,
+and gpu/multi.py runs blocks on several devices (device.current_device_id).
 
 The last pass multiplies each element by a twiddle w_n^e, e < n. It reads it from the half table w_n^i, i < n/2
 (half an input vector's bytes, one table for both directions; ntt.cu half_table_twiddle) when memory allows, else
@@ -125,7 +127,7 @@ def powers(base: int, count: int, constant: int = 1):
 
 
 @functools.lru_cache(maxsize=None)
-def _roots(inverse: bool, root_generator: int = ROOT_GENERATOR):
+def _roots(device_id: int, inverse: bool, root_generator: int):
     """w^e for e < 2^(MAX_LOG_RADIX - 1), w = omega_{2^MAX_LOG_RADIX} (or its inverse): the in-pass stage twiddles.
 
     Same generator as the pass twiddles, so that w_R = w_{2^10}^(2^10 / R) equals w_n^(n / R)."""
@@ -134,9 +136,9 @@ def _roots(inverse: bool, root_generator: int = ROOT_GENERATOR):
 
 
 @functools.lru_cache(maxsize=None)
-def _twiddles(log_n: int, inverse: bool, root_generator: int = ROOT_GENERATOR):
+def _twiddles(device_id: int, log_n: int, inverse: bool, root_generator: int):
     """(hi, lo, b): hi[i] = w_n^(i 2^b), lo[i] = w_n^i, b = log2 of the last pass's radix (see ntt.cu); cached per
-    (log n, direction, root generator)."""
+    (device, log n, direction, root generator)."""
     w = omega(log_n, root_generator)
     if inverse:
         w = pow(w, -1, R)
@@ -145,14 +147,20 @@ def _twiddles(log_n: int, inverse: bool, root_generator: int = ROOT_GENERATOR):
 
 
 _HALF_TABLES: dict = {}
-"""(log n, root generator) -> the half table: kept for the process, as the other tables are (functools caches)."""
+"""(device, log n, root generator) -> the half table: kept for the process, as the other tables are (functools caches).
+The functions below read and release the current device's only: each device's memory plan counts its own."""
+
+
+def _half_key(log_n: int, root_generator: int) -> tuple[int, int, int]:
+    return device.current_device_id(), log_n, root_generator
 
 
 def _half_table(log_n: int, root_generator: int = ROOT_GENERATOR):
     """half[i] = w_n^i for i < n/2, w_n the forward root: the last pass's twiddles in both directions (TWIDDLE_HALF)."""
-    if not half_table_held(log_n, root_generator):
-        _HALF_TABLES[(log_n, root_generator)] = powers(omega(log_n, root_generator), 1 << (log_n - 1))
-    return _HALF_TABLES[(log_n, root_generator)]
+    key = _half_key(log_n, root_generator)
+    if key not in _HALF_TABLES:
+        _HALF_TABLES[key] = powers(omega(log_n, root_generator), 1 << (log_n - 1))
+    return _HALF_TABLES[key]
 
 
 def half_table_size(log_n: int) -> int:
@@ -163,7 +171,7 @@ def half_table_size(log_n: int) -> int:
 def half_table_held(log_n: int, root_generator: int = ROOT_GENERATOR) -> bool:
     """Whether the half table is cached: made by a transform that used it, and not released since (the prover's plan
     releases the tables it does not use)."""
-    return (log_n, root_generator) in _HALF_TABLES
+    return _half_key(log_n, root_generator) in _HALF_TABLES
 
 
 def half_table_bytes(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
@@ -172,14 +180,18 @@ def half_table_bytes(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
 
 
 def half_tables_held_bytes() -> int:
-    """Device bytes the cached half tables hold (the prover's memory plan counts them as free: release_half_tables)."""
-    return sum(table.nbytes for table in _HALF_TABLES.values())
+    """Device bytes the current device's cached half tables hold (the prover's memory plan counts them as free:
+    release_half_tables)."""
+    here = device.current_device_id()
+    return sum(table.nbytes for (d, *_), table in list(_HALF_TABLES.items()) if d == here)
 
 
 def release_half_tables(keep: tuple[int, int] | None = None) -> None:
-    """Drop every cached half table but ``keep`` = (log n, root generator): their memory returns to CuPy's pool."""
-    for key in [k for k in _HALF_TABLES if k != keep]:
-        del _HALF_TABLES[key]
+    """Drop every half table the current device caches but ``keep`` = (log n, root generator): their memory returns to
+    CuPy's pool. (The list copies: blocks on one device run in threads of their own, gpu/multi.py.)"""
+    here = device.current_device_id()
+    for key in [k for k in list(_HALF_TABLES) if k[0] == here and k[1:] != keep]:
+        _HALF_TABLES.pop(key, None)
 
 
 def use_half_table(log_n: int, other_bytes: int, root_generator: int = ROOT_GENERATOR) -> bool:
@@ -190,10 +202,10 @@ def use_half_table(log_n: int, other_bytes: int, root_generator: int = ROOT_GENE
 
 
 @functools.lru_cache(maxsize=None)
-def _scale_tables(log_n: int, scale: Scale):
+def _scale_tables(device_id: int, log_n: int, scale: Scale):
     """(lo, hi, bits) with lo[i] = c base^i (i < 2^bits) and hi[i] = base^(i 2^bits): c base^i = lo[i mod 2^bits] hi[i >> bits]."""
     if scale.mode == SCALE_CONST:
-        return _mont_scalars(scale.constant), _placeholder(), 0
+        return _mont_scalars(scale.constant), _placeholder(device_id), 0
     bits = (log_n + 1) // 2
     lo = powers(scale.base, 1 << bits, scale.constant)
     hi = powers(pow(scale.base, 1 << bits, R), 1 << (log_n - bits))
@@ -201,7 +213,7 @@ def _scale_tables(log_n: int, scale: Scale):
 
 
 @functools.lru_cache(maxsize=None)
-def _placeholder():
+def _placeholder(device_id: int):
     """One zero element: the pointer handed for tables a pass does not read."""
     import cupy
 
@@ -254,16 +266,18 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
         cupy.copyto(other, src)
         src = other
     module = kernel_module()
-    roots = _roots(inverse, root_generator)
-    tw_hi, tw_lo, tw_bits = _twiddles(log_n, inverse, root_generator) if last > 0 else (_placeholder(), _placeholder(), 0)
+    here = device.current_device_id()
+    roots = _roots(here, inverse, root_generator)
+    tw_hi, tw_lo, tw_bits = (_twiddles(here, log_n, inverse, root_generator) if last > 0
+                             else (_placeholder(here), _placeholder(here), 0))
     last_mode, last_lo, last_lo_bits = TWIDDLE_HI_LO, tw_lo, tw_bits  # the last pass's mode, tw_lo argument, its bits
     if half_table and last > 0:
         last_mode, last_lo, last_lo_bits = (TWIDDLE_HALF_INVERSE if inverse else TWIDDLE_HALF,
                                             _half_table(log_n, root_generator), log_n - 1)
     modes = pass_twiddle_modes(len(radices), last_mode)
-    none = (_placeholder(), _placeholder(), 0)
-    in_lo, in_hi, in_bits = _scale_tables(log_n, in_scale) if in_scale else none
-    out_lo, out_hi, out_bits = _scale_tables(log_n, out_scale) if out_scale else none
+    none = (_placeholder(here), _placeholder(here), 0)
+    in_lo, in_hi, in_bits = _scale_tables(here, log_n, in_scale) if in_scale else none
+    out_lo, out_hi, out_bits = _scale_tables(here, log_n, out_scale) if out_scale else none
     log_ns = 0
     for p, log_r in enumerate(radices):
         log_t = min(BLOCK_LOG_ELEMENTS, log_n) - log_r

@@ -124,7 +124,9 @@ def _cupy_side_stream():
     pool returns to the side stream may be handed out there again while the current stream still reads it."""
     import cupy
 
-    main, side = cupy.cuda.get_current_stream(), _side_stream(cupy.cuda.Device().id)
+    from .device import current_device_id
+
+    main, side = cupy.cuda.get_current_stream(), _side_stream(current_device_id())
     side.wait_event(main.record())
     finished = []
     with side:

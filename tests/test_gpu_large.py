@@ -28,7 +28,17 @@ def _fake(log_n: int, points: int):
     return circuit, queries
 
 
-def test_plan_takes_all_circuits_at_once_when_they_fit():
+@pytest.fixture
+def current_device(monkeypatch):
+    """The plan without a GPU: device.current_device_id (the key of gpu/ntt.py's tables) answers what the test sets."""
+    from gpu import device
+
+    current = SimpleNamespace(id=0)
+    monkeypatch.setattr(device, "current_device_id", lambda: current.id)
+    return current
+
+
+def test_plan_takes_all_circuits_at_once_when_they_fit(current_device):
     from gpu.prover import batch_bytes, plan_batch
 
     circuit, queries = _fake(20, 1 << 20)
@@ -36,7 +46,7 @@ def test_plan_takes_all_circuits_at_once_when_they_fit():
     assert (plan.circuits, plan.block) == (4, 4)
 
 
-def test_plan_falls_back_to_smaller_blocks():
+def test_plan_falls_back_to_smaller_blocks(current_device):
     from gpu.prover import batch_bytes, plan_batch
 
     circuit, queries = _fake(20, 1 << 20)
@@ -45,7 +55,7 @@ def test_plan_falls_back_to_smaller_blocks():
     assert plan.block < 4 and plan.bytes_needed <= free
 
 
-def test_plan_takes_the_half_table_only_when_it_fits(monkeypatch):
+def test_plan_takes_the_half_table_only_when_it_fits(monkeypatch, current_device):
     """ntt_h's half table of twiddles (gpu/ntt.py): in the plan when it fits beside the call's bytes (counted in
     bytes_needed), not when one byte short or when the caller says no; a table an earlier call left counts as free
     memory, is kept when the plan uses it and released when it does not."""
@@ -61,16 +71,36 @@ def test_plan_takes_the_half_table_only_when_it_fits(monkeypatch):
     assert not plan_batch(circuit, queries, 1, bytes_free=needed + table - 1).half_table
     assert not plan_batch(circuit, queries, 1, bytes_free=needed + table, half_table=False).half_table
 
-    held = {(27, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=table), (20, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=1 << 24)}
+    held = {(0, 27, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=table),
+            (0, 20, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=1 << 24)}
     monkeypatch.setattr(ntt, "_HALF_TABLES", dict(held))
     plan = plan_batch(circuit, queries, 1, bytes_free=needed - (1 << 24))  # the held tables make up the difference
-    assert plan.half_table and list(ntt._HALF_TABLES) == [(27, ntt.ROOT_GENERATOR)]
+    assert plan.half_table and list(ntt._HALF_TABLES) == [(0, 27, ntt.ROOT_GENERATOR)]
     monkeypatch.setattr(ntt, "_HALF_TABLES", dict(held))
     plan = plan_batch(circuit, queries, 1, bytes_free=needed - table)
     assert not plan.half_table and ntt._HALF_TABLES == {}
 
 
-def test_plan_names_the_largest_batch_that_fits():
+def test_each_device_plans_with_its_own_half_tables(monkeypatch, current_device):
+    """A table lives on the device that made it (gpu/multi.py runs blocks on several): device 1's plan neither counts
+    device 0's table as free memory nor releases it, and device 0 still finds it held."""
+    from gpu import ntt
+    from gpu.prover import batch_bytes, plan_batch
+
+    circuit, queries = _fake(27, 130_000_000)
+    table = ntt.half_table_size(27)
+    needed = batch_bytes(circuit, queries, 1, 1)
+    monkeypatch.setattr(ntt, "_HALF_TABLES", {(0, 27, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=table)})
+    current_device.id = 1
+    assert not ntt.half_table_held(27) and ntt.half_tables_held_bytes() == 0 and ntt.half_table_bytes(27) == table
+    assert not plan_batch(circuit, queries, 1, bytes_free=needed).half_table  # no room for a table of its own
+    assert list(ntt._HALF_TABLES) == [(0, 27, ntt.ROOT_GENERATOR)]
+    current_device.id = 0
+    assert ntt.half_table_held(27) and ntt.half_tables_held_bytes() == table
+    assert plan_batch(circuit, queries, 1, bytes_free=needed).half_table  # its own table is held: no bytes more
+
+
+def test_plan_names_the_largest_batch_that_fits(current_device):
     from gpu.device import GpuMemoryError
     from gpu.prover import BatchTooLargeError, batch_bytes, plan_batch
 

@@ -89,3 +89,48 @@ def test_conformance_runs_once_per_gpu_and_names_it(tmp_path):
     report = json.loads((tmp_path / "report.json").read_text())
     text = json.dumps(report)
     assert "gpu:0" in text and "pci_bus_id" in text
+
+
+def _two_devices() -> bool:
+    from gpu.device import device_count
+
+    return device_count() >= 2
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _two_devices(), reason="needs two CUDA devices (an nvidia-h100-x2 machine)")
+def test_blocks_on_two_devices_give_the_reference_proofs():
+    from gpu.multi import prove_multi
+
+    vector = load_vector(MULTI)
+    run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=[1, 0])
+    assert [proof_json(p) for p in run.proofs] == [proof_json(c.expected.assemble) for c in vector.circuits]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _two_devices(), reason="needs two CUDA devices (an nvidia-h100-x2 machine)")
+def test_ntt_tables_live_on_the_device_that_transforms():
+    """A two-pass transform (2^11, half table and twiddles) on device 1, then on device 0: both equal the reference's
+    NTT, and the tables device 1's transform cached are on device 1 (read back from the caches with device 0 current:
+    a cache keyed without the device would hand device 0's, or device 1's to device 0)."""
+    import random
+
+    import cupy
+
+    from gpu import ntt
+    from gpu.field import to_device, to_ints
+    from reference.domain import EvaluationDomain
+    from reference.field import R
+
+    log_n = 11
+    rng = random.Random("test-ntt-two-devices")
+    values = [rng.randrange(R) for _ in range(1 << log_n)]
+    expected = EvaluationDomain(log_n).ntt(values)
+    for d in (1, 0):
+        with cupy.cuda.Device(d):
+            assert to_ints(ntt.transform(to_device(values), half_table=True)) == expected, d
+    with cupy.cuda.Device(0):
+        assert ntt._twiddles(1, log_n, False, ntt.ROOT_GENERATOR)[0].device.id == 1
+        assert ntt._twiddles(0, log_n, False, ntt.ROOT_GENERATOR)[0].device.id == 0
+    assert {(d, table.device.id) for (d, *_), table in ntt._HALF_TABLES.items()} >= {(0, 0), (1, 1)}
+    assert all(table.device.id == d for (d, *_), table in ntt._HALF_TABLES.items())
