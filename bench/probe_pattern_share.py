@@ -1,7 +1,8 @@
 """Where batch addition by circuit patterns starts to pay (gpu/batch_add.py PATTERN_SHARE, fitted by it: bench/RESULTS_msm.md): BatchAdder.sums
 on ten circuits' random bitmaps over 2^log2 G1 (or G2) bases, with the pattern path forced on and off (patterns_pay), at
 several densities; beside each, gpu/batch_add.pattern_share (the path's expected additions over the rows' own).
-The two paths' sums are compared word for word before timing. CUDA events, one warm-up, median of --repeats.
+The two paths' sums are compared word for word; a row where they differ makes the run fail (exit 1). CUDA events, one
+warm-up, median of --repeats.
 
     python3 bench/probe_pattern_share.py [--group g1] [--log2 27] [--circuits 10] [--densities 0.5 0.35 0.25 0.18 0.125]
 
@@ -57,6 +58,7 @@ def main() -> None:
     print(f"| density | pattern_share | chunks ms | patterns ms | patterns / chunks | sums equal |  "
           f"({cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {args.group.upper()}, 2^{args.log2} x{args.circuits})")
     print("|---|---|---|---|---|---|")
+    unequal = []
     for density in args.densities:
         bitmaps = random_bitmaps(args.circuits, n, density, seed=args.circuits)
         _, selected = row_modes(adder.count_bits(bitmaps), n)
@@ -66,7 +68,11 @@ def main() -> None:
         equal = bool((chunk_sums == pattern_sums).all())
         print(f"| {density} | {share:.3f} | {chunks_ms:.2f} | {patterns_ms:.2f} | {patterns_ms / chunks_ms:.3f} | "
               f"{'yes' if equal else 'NO'} |", flush=True)
+        if not equal:
+            unequal.append(density)
         bitmaps = None
+    if unequal:  # a time for sums that differ measures nothing: the run fails
+        sys.exit(f"error: sums: the pattern path and the chunks differ at density {', '.join(map(str, unequal))}")
 
 
 if __name__ == "__main__":

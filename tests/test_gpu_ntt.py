@@ -214,12 +214,18 @@ def emulator(request, tmp_path_factory):
 def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0),
             root_generator=BELLMAN_ROOT_GENERATOR, half_table=False):
     """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base); the last pass's
-    twiddles from the half table if ``half_table`` (gpu/ntt.py), else hi * lo."""
+    twiddles from the half table if ``half_table`` (gpu/ntt.py), else hi * lo; each pass's mode from gpu/ntt.py's
+    pass_twiddle_modes, the function _launch_passes runs."""
+    from gpu.ntt import TWIDDLE_HALF, TWIDDLE_HALF_INVERSE, TWIDDLE_HI_LO, pass_twiddle_modes
+
     forward_root = root_n = omega(log_n, root_generator)
     root_max = omega(max_log_radix, root_generator)
     if inverse:
         root_n, root_max = pow(root_n, -1, R), pow(root_max, -1, R)
-    lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}", f"{int(half_table)} {int(inverse)} {forward_root:x}"]
+    last_mode = (TWIDDLE_HALF_INVERSE if inverse else TWIDDLE_HALF) if half_table else TWIDDLE_HI_LO
+    modes = pass_twiddle_modes(-(-log_n // max_log_radix), last_mode)  # the passes of the build's radix (plan_passes)
+    lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}", f"{forward_root:x} {len(modes)}",
+             " ".join(map(str, modes))]
     lines += [f"{mode} {c:x} {base:x}" for mode, c, base in (in_scale, out_scale)]
     lines += [f"{v:x}" for v in values]
     result = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)

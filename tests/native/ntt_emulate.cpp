@@ -1,15 +1,16 @@
 // Host emulation of gpu/kernels/ntt.cu: the kernels run unchanged on the CPU, one block at a time
 // with one thread per block (blockDim.x = 1). Every kernel loop strides by blockDim.x and puts
 // __syncthreads() between its phases, so a single thread running each phase to the end is a valid
-// schedule of the block. The pass driver mirrors gpu/ntt.py's _launch_passes; tests/test_gpu_ntt.py
-// compares the output with reference/domain.py. Build with g++ -x c++ (not nvcc: it defines the
+// schedule of the block. The pass driver mirrors gpu/ntt.py's _launch_passes, each pass's twiddle mode given by the
+// caller from gpu/ntt.py's own pass_twiddle_modes; tests/test_gpu_ntt.py compares the output with reference/domain.py. Build with g++ -x c++ (not nvcc: it defines the
 // CUDA built-ins this file replaces). Compile with -DNTT_MAX_LOG_RADIX=3 -DNTT_BLOCK_LOG_ELEMENTS=4
 // to reach 3 and 4 passes at small n.
 //
 // stdin:  log_n batch
 //         root_n root_max           (hex, plain: w_n and w_(2^MAX_LOG_RADIX) of the direction)
-//         half inverse forward_root (half 1: the last pass reads the half table of forward_root's powers, TWIDDLE_HALF
-//                                    or, inverse 1, TWIDDLE_HALF_INVERSE; half 0: hi * lo, TWIDDLE_HI_LO)
+//         forward_root passes mode_0 .. mode_(passes-1)
+//                                   (each pass's TWIDDLE_* mode; a half-table mode reads the half table of forward_root's
+//                                    powers; passes must be this build's plan_passes count)
 //         in_mode in_c in_base      (0 none / 1 constant / 2 table; factor in_c * in_base^i)
 //         out_mode out_c out_base
 //         batch * n values (hex, plain)
@@ -107,9 +108,12 @@ int main() {
     if (scanf("%d %d", &log_n, &batch) != 2) return 1;
     const u64 n = 1ull << log_n;
     fr_t root_n = read_value(), root_max = read_value();
-    int half, inverse;
-    if (scanf("%d %d", &half, &inverse) != 2) return 1;
     fr_t forward_root = read_value();
+    int passes;
+    if (scanf("%d", &passes) != 1 || passes < 1) return 1;
+    std::vector<int> modes(passes);
+    for (auto& mode : modes)
+        if (scanf("%d", &mode) != 1) return 1;
     int in_mode, out_mode;
     if (scanf("%d", &in_mode) != 1) return 1;
     fr_t in_c = read_value(), in_base = read_value();
@@ -119,13 +123,20 @@ int main() {
     for (auto& x : data) x = read_value();
 
     std::vector<int> radices = plan_passes(log_n);
-    const int last = (int)radices.size() - 1;
+    if ((int)radices.size() != passes) {
+        fprintf(stderr, "passes: %d given, this build plans %d for 2^%d\n", passes, (int)radices.size(), log_n);
+        return 1;
+    }
+    const int last = passes - 1;
+    bool half = false;
+    for (int mode : modes) half = half || mode >= TWIDDLE_HALF;
     vec roots = powers(root_max, fr_t::one(), 1ull << (MAX_LOG_RADIX - 1));
     const int b = radices[last];
-    vec tw_hi = powers(power(root_n, 1ull << b), fr_t::one(), 1ull << (log_n - b));
-    vec tw_lo = powers(root_n, fr_t::one(), 1ull << b);
-    vec half_table = half ? powers(forward_root, fr_t::one(), 1ull << (log_n - 1)) : vec(1, fr_t::zero());
-    const int last_mode = half ? (inverse ? TWIDDLE_HALF_INVERSE : TWIDDLE_HALF) : TWIDDLE_HI_LO;
+    // As gpu/ntt.py hands them: a one-pass transform gets one zero element for every table (it reads none).
+    const vec placeholder(1, fr_t::zero());
+    vec tw_hi = last > 0 ? powers(power(root_n, 1ull << b), fr_t::one(), 1ull << (log_n - b)) : placeholder;
+    vec tw_lo = last > 0 ? powers(root_n, fr_t::one(), 1ull << b) : placeholder;
+    vec half_table = half && last > 0 ? powers(forward_root, fr_t::one(), 1ull << (log_n - 1)) : placeholder;
     scale_tables in = make_scale(in_mode, in_c, in_base, log_n), outs = make_scale(out_mode, out_c, out_base, log_n);
 
     // pass p writes out when (last - p) is even, else scratch: the last pass writes out
@@ -135,8 +146,8 @@ int main() {
         int log_r = radices[p];
         int log_t = (log_n < BLOCK_LOG_ELEMENTS ? log_n : BLOCK_LOG_ELEMENTS) - log_r;
         fr_t* dst = ((last - p) % 2 == 0) ? out.data() : scratch.data();
-        int tw_mode = p == 0 ? TWIDDLE_NONE : (p == last ? last_mode : TWIDDLE_HI);
-        const bool half_pass = p == last && half;  // the half table in tw_lo, its length 2^(log n - 1)
+        const int tw_mode = modes[p];
+        const bool half_pass = tw_mode >= TWIDDLE_HALF;  // the half table in tw_lo, its length 2^(log n - 1)
         u64 blocks = n >> (log_r + log_t);
         auto kernel = p < last ? ntt_pass_grouped : ntt_pass;  // as gpu/ntt.py launches them
         for (int y = 0; y < batch; ++y)
