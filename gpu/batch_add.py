@@ -57,10 +57,10 @@ PATTERN_SHARE = 0.40
 """The pattern path runs when its expected additions (pattern_share) are at most this share of the rows' own. Its
 additions cost more than the chunks' (gathered through sorted entries, not streamed, after a sort of the digits; its
 buckets fill unevenly below density 1/2, where most bases with a pattern have one bit), so the time ratio runs above
-the share: measured on an H100 (2026-12-05, 2^27 G1 bases, ten rows, bench/RESULTS_msm.md) 0.357 of the chunks' time at
-share 0.21 (this path, density 1/2), and in bench/probe_circuit_patterns.py's one-bucket-set pass 0.29, 0.73 and 1.25
-at shares 0.21, 0.40 and 0.64 (densities 1/2, 1/4, 1/8). At 0.35 the pass is expected near 0.75 of the chunks' time; a
-share of 0.45 or more would risk a slower call. bench/probe_pattern_share.py measures this path at each share to fit it."""
+the share. Fitted by bench/probe_pattern_share.py on an H100 (2026-12-05, ten rows, this path against the chunks; the
+table in bench/RESULTS_msm.md), with a rule written before it ran: the largest measured share at which both groups run
+at 0.85 of the chunks' time or less. At shares 0.21, 0.30, 0.40, 0.51, 0.64: G1 (2^27 bases) 0.37, 0.55, 0.77, 0.97,
+1.18; G2 (2^25) 0.26, 0.39, 0.56, 0.71, 0.89. G1 bounds it: at 0.51 it would gain nothing."""
 PATTERN_SLICE = 16
 """(segment, pattern) buckets one thread of pattern_row_sums adds (then sum_groups adds a row's slices)."""
 PATTERN_POINTS_PER_BUCKET = 256
@@ -81,6 +81,11 @@ def pattern_segments(n: int, rows: int) -> int:
     return -(-n // pattern_segment_points(rows))
 
 
+def pattern_pass_runs(rows: int, n: int) -> bool:
+    """Whether a pattern pass can run at all: 2..MAX_PATTERN_ROWS rows (one row has nothing to share) over some bases."""
+    return 2 <= rows <= MAX_PATTERN_ROWS and n > 0
+
+
 def pattern_share(selected: list[int], n: int) -> float:
     """The pattern path's expected additions as a share of the rows' own (``selected``: the bits each row adds,
     complement rows counted by their clear bits); infinite where no pattern pass can run (rows outside
@@ -88,7 +93,7 @@ def pattern_share(selected: list[int], n: int) -> float:
     1 - prod_k (1 - d_k); each of the segments' 2^rows buckets costs BUCKET_COST additions' time (gpu/msm.py), and the
     row sums add half of them for each row."""
     rows = len(selected)
-    if not 2 <= rows <= MAX_PATTERN_ROWS or n == 0 or sum(selected) == 0:
+    if not pattern_pass_runs(rows, n) or sum(selected) == 0:
         return float("inf")
     none_selected = 1.0
     for count in selected:
@@ -115,7 +120,7 @@ def pattern_scratch_bytes(n: int, rows: int, group: Group) -> int:
     """Device bytes a pattern pass over n bases and ``rows`` rows allocates at most (gpu/prover.py's memory plan); 0
     where no pattern pass runs (rows outside 2..MAX_PATTERN_ROWS). Whether one runs depends on the bits (patterns_pay):
     a plan counts it whenever it may."""
-    if not 2 <= rows <= MAX_PATTERN_ROWS or n == 0:
+    if not pattern_pass_runs(rows, n):
         return 0
     return window_bucket_bytes(n, rows + 1, group, pattern_segment_points(rows))
 
