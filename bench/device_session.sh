@@ -21,7 +21,7 @@
 #   probes  the probes written for the next MSM and NTT levers, not the prover (no gate; predictions in their RESULTS
 #           files): batched affine piece sums on msm_piece_sum's own arguments (bench/probe_affine_pieces.py, G1 2^24 and
 #           2^26, G2 2^22 and 2^24), the binary GCD's inversion in the batched affine probe (2^20, 2^24, G2), and the
-#           fixed-base table at 2^24 (bench/probe_fixed_base.py); about 7 minutes          -> probe-*.json, .md, .log
+#           fixed-base table at 2^24 (bench/probe_fixed_base.py); about 5 minutes on an H100       -> probes.tgz
 #   coldstart  the whole GPU prover's first use: a fresh process and an empty CuPy cache (every kernel module
 #           compiled), `python -m gpu prove` on porep-log10 with --timings, wall clock; COLD_TREES names other trees
 #           (folders holding gpu/, reference/, vectors/) to time the same way: this tree, the others, the others
@@ -126,6 +126,8 @@ affine-2p24 probe_batched_affine.py --log2-points 24 --ks 32 64 128 256
 affine-g2 probe_batched_affine.py --group g2 --ks 16 32 64 128 256
 fixed-base-2p24 probe_fixed_base.py --log2-points 24 --bits 16 20 22 24
 PROBES
+      # one file: a device call brings back at most eight (session 32 lost the pieces' tables to that limit)
+      tar czf "$out/probes.tgz" -C "$out" $(cd "$out" && ls probe-*) && (cd "$out" && rm -f probe-*)
       ;;
     coldstart)
       trees=". ${COLD_TREES:-}"

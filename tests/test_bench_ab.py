@@ -279,12 +279,16 @@ def test_device_session_probes_step_passes_every_probe_its_arguments(tmp_path):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(["bash", str(ROOT / "bench" / "device_session.sh"), str(tmp_path), "probes"], env=env,
                           capture_output=True, text=True, timeout=300)
-    logs = sorted(tmp_path.glob("probe-*.log"))
+    import tarfile
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["probes.tgz"]  # one file: a device call brings back eight
+    with tarfile.open(tmp_path / "probes.tgz") as packed:
+        logs = {m.name: packed.extractfile(m).read().decode() for m in packed.getmembers() if m.name.endswith(".log")}
     script = (ROOT / "bench" / "device_session.sh").read_text()
     listed = script.split("<<'PROBES'\n", 1)[1].split("\nPROBES\n", 1)[0].splitlines()  # one probe a line
     assert done.returncode == 1 and len(logs) == len(listed) == 6
-    for log in logs:
-        assert log.read_text().startswith("error: gpu: the GPU phases need a CUDA device"), log.name
+    for name, text in logs.items():
+        assert text.startswith("error: gpu: the GPU phases need a CUDA device"), name
 
 
 NCU_SCRIPTS = [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", []), ("ncu_pipes.sh", ["24"])]
