@@ -46,3 +46,25 @@ def test_device_prove_ab_refuses_a_call_without_its_tree_or_commits(missing, env
                           capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith(f"error: {missing}: ") and done.stdout == ""
     assert not any((tmp_path / "out").iterdir())
+
+
+def test_ntt_ab_packs_its_files_into_one_archive(tmp_path):
+    """ntt_ab.sh hands back one file (a device call brings back eight): the A/B's log and folder in ab_ntt.tgz, nothing
+    else left in OUT, the comparison's head printed and bench/ab.sh's exit status kept (here a stand-in ab.sh that
+    writes what the real one writes and fails with 3)."""
+    import shutil
+    import tarfile
+
+    (tmp_path / "bench" / "candidates").mkdir(parents=True)
+    shutil.copy(CANDIDATES / "ntt_ab.sh", tmp_path / "bench" / "candidates" / "ntt_ab.sh")
+    (tmp_path / "bench" / "ab.sh").write_text(
+        'mkdir -p "$2/compare" && echo "| 2^27 x1 | gpu | ntt_h | faster |" > "$2/compare/comparison.md"\n'
+        'echo "ab.sh ran on $3"\nexit 3\n')
+    (tmp_path / "out").mkdir()
+    done = subprocess.run(["bash", "bench/candidates/ntt_ab.sh", "out", "base"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 3 and done.stdout == "| 2^27 x1 | gpu | ntt_h | faster |\n", done.stderr
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["ab_ntt.tgz"]
+    with tarfile.open(tmp_path / "out" / "ab_ntt.tgz") as packed:
+        assert packed.extractfile("ab_ntt.log").read().decode() == "ab.sh ran on base\n"
+        assert packed.extractfile("ab_ntt/compare/comparison.md").read().decode().startswith("| 2^27 x1 |")

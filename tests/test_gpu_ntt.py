@@ -387,6 +387,10 @@ def test_last_pass_twiddles_either_way(log_n, monkeypatch):
 @pytest.mark.parametrize("half_table", [False, True], ids=["hi-lo-twiddles", "half-table"])
 @pytest.mark.parametrize("log_n", SMALL_LOG_NS)
 def test_ntt_h_matches_reference(log_n, half_table):
+    """bellman's ntt_h against reference/ntt_h.py, for a batch of three and for one circuit, the last passes' twiddles
+    either way: the half table is made (gpu/ntt.py caches it) exactly when asked for and a transform has a last pass
+    with twiddles (more than one pass)."""
+    from gpu import ntt
     from gpu.field import to_device
     from gpu.ntt_h import h_to_ints, ntt_h
     from reference.evaluate import Evaluations
@@ -399,7 +403,9 @@ def test_ntt_h_matches_reference(log_n, half_table):
     for circuit in values:  # c = a*b: rows that hold, as reference ntt_h refuses a non-zero h_(n-1)
         circuit.append([x * y % R for x, y in zip(*circuit)])
     a, b, c = (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
+    ntt.release_half_tables()
     h = ntt_h(a, b, c, log_n, half_table=half_table)
+    assert ntt.half_table_held(log_n) == (half_table and ntt.half_table_size(log_n) > 0)
     assert h.shape == (circuits, n - 1, 8)
     domain = EvaluationDomain(log_n)
     expected = [list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values]

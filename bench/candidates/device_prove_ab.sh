@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The first call of a landing (bench/candidates/README.md, "Next"): the whole 2^27 proofs of a gated stack, run in its
 # tree (BASE_TREE, an untracked folder of this checkout), then the NTT A/B of that tree against this checkout (bench/ab.sh
-# ntt, forth and back, 2^24 and 2^27), its files packed into one archive (a call brings back only a few files).
+# ntt, forth and back, 2^24 and 2^27; ntt_ab.sh packs its files into one archive).
 # Usage on an H200 (the 2^27 keys do not fit an H100), after the wheel prelude, from the checkout of the later patches:
 #   BASE_COMMIT=<base> THIS_COMMIT=<this checkout> bash bench/candidates/device_prove_ab.sh OUT BASE_TREE
 set -u
@@ -17,5 +17,4 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu
 echo "prove exit $? at $(elapsed) s"
 A_COMMIT=$BASE_COMMIT B_COMMIT=$THIS_COMMIT bash bench/candidates/ntt_ab.sh "$out" "$2"
 echo "NTT A/B exit $? at $(elapsed) s"
-tar czf "$out/ab_ntt.tgz" -C "$out" ab_ntt && rm -rf "$out/ab_ntt"
 echo "end at $(elapsed) s"
