@@ -414,6 +414,12 @@ GPU_FAULTS = {
             ("ntt_h",), (MULTI_PASS,),
         ),
         SourceFault(
+            "gpu-ntt-h-product-misread", "gpu/kernels/ntt.cu",
+            "x = x * out_factor[o];", "x = x * out_factor[o ^ 1];",
+            "ntt_h's product A B, fused into B's last NTT pass, reads A's neighbouring value", ("ntt_h",),
+            (BUNDLED_SMALL,),
+        ),
+        SourceFault(
             "gpu-madd-no-doubling", "gpu/kernels/ec.cuh",
             "        if (R.is_zero()) p = xyzz_double_affine(q);\n        else p = xyzz_t<F>::identity();\n",
             "        p = xyzz_t<F>::identity();\n",

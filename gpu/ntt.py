@@ -246,15 +246,33 @@ def vector_shape(x, name: str = "x") -> tuple[int, int]:
     return batch, log_n
 
 
+NULL = np.uint64(0)
+"""A null pointer kernel argument (a 64-bit value): a vector ntt_pass_fused does not read (out_factor, out_minus)."""
+
+
+def _or_null(array):
+    return NULL if array is None else array
+
+
+def _check_like(x, **buffers) -> None:
+    """Each buffer given (None: not given) a Montgomery Fr device array of x's shape; clear errors naming it otherwise."""
+    for name, buf in buffers.items():
+        if buf is not None:
+            check_device_array(buf, FR, name)
+            if buf.shape != x.shape:
+                raise SizeMismatchError(name, f"has shape {buf.shape}; x has {x.shape}")
+
+
 def _overlaps(a, b) -> bool:
     a0, b0 = a.data.ptr, b.data.ptr
     return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
 
 
 def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_scale, out_scale,
-                   root_generator: int, half_table: bool) -> None:
+                   root_generator: int, half_table: bool, out_factor=None, out_minus=None) -> None:
     """Run the passes src -> ... -> dst, alternating dst and scratch so that the last pass writes dst; the last pass's
-    twiddles from the half table if ``half_table`` (module docstring)."""
+    twiddles from the half table if ``half_table`` (module docstring); its outputs times ``out_factor``, less
+    ``out_minus`` (vectors of src's shape, read by the last pass only; None: not applied)."""
     import cupy
 
     radices = plan_passes(log_n)
@@ -278,6 +296,7 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
     none = (_placeholder(here), _placeholder(here), 0)
     in_lo, in_hi, in_bits = _scale_tables(here, log_n, in_scale) if in_scale else none
     out_lo, out_hi, out_bits = _scale_tables(here, log_n, out_scale) if out_scale else none
+    fused = out_factor is not None or out_minus is not None  # ntt_pass_fused: ntt_pass's code stays the plain one's
     log_ns = 0
     for p, log_r in enumerate(radices):
         log_t = min(BLOCK_LOG_ELEMENTS, log_n) - log_r
@@ -296,6 +315,9 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
         if p < last:  # a register group of the first stages a thread
             kernel = module.get_function("ntt_pass_grouped")
             threads = min(1 << (BLOCK_LOG_ELEMENTS - REGISTER_STAGES), count >> min(REGISTER_STAGES, log_r))
+        elif fused:
+            kernel, threads = module.get_function("ntt_pass_fused"), min(STAGED_THREADS, count // 2)
+            args += (_or_null(out_factor), _or_null(out_minus))
         else:
             kernel, threads = module.get_function("ntt_pass"), min(STAGED_THREADS, count // 2)
         device.launch(kernel, grid, threads, args, f"NTT pass {p} of 2^{log_n}")
@@ -322,11 +344,7 @@ def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_sc
     allocating += half_table_bytes(log_n, root_generator) if half_table else 0
     if allocating:  # (asking the driver costs microseconds: only when allocating)
         device.check_free_memory(allocating + table_bytes(log_n), f"NTT of {batch} x 2^{log_n}")
-    for name, buf in (("out", out), ("scratch", scratch)):
-        if buf is not None:
-            check_device_array(buf, FR, name)
-            if buf.shape != x.shape:
-                raise SizeMismatchError(name, f"has shape {buf.shape}; x has {x.shape}")
+    _check_like(x, out=out, scratch=scratch)
     out = cupy.empty_like(x) if out is None else out
     scratch = cupy.empty_like(x) if scratch is None else scratch
     if _overlaps(scratch, x) or _overlaps(scratch, out):
@@ -336,19 +354,26 @@ def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_sc
 
 
 def transform_in_pair(x, other, *, inverse: bool = False, in_scale: Scale | None = None,
-                      out_scale: Scale | None = None, root_generator: int = ROOT_GENERATOR, half_table: bool):
+                      out_scale: Scale | None = None, root_generator: int = ROOT_GENERATOR, half_table: bool,
+                      out_factor=None, out_minus=None):
     """Transform x using only the buffers x and other (same shape); return whichever holds the result.
 
     x's contents are consumed. The output buffer is chosen so that no copy is needed: with an odd
     number of passes the result lands in ``other``, with an even number back in ``x``. ``half_table``: transform's
-    (here a choice the caller made: this function allocates nothing else).
+    (here a choice the caller made: this function allocates nothing else). Element-wise after the scale, in the
+    last pass: y_j times ``out_factor``_j, then less ``out_minus``_j (arrays of x's shape, apart from x and other).
     """
     batch, log_n = vector_shape(x, "x")
+    _check_like(x, out_factor=out_factor, out_minus=out_minus)
+    for name, extra in (("out_factor", out_factor), ("out_minus", out_minus)):
+        if extra is not None and (_overlaps(extra, x) or _overlaps(extra, other)):  # both written before the last pass
+            raise InvalidInputError(name, "must not overlap x or other")
     if len(plan_passes(log_n)) % 2:
         dst, scratch = other, x
     else:
         dst, scratch = x, other
-    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator, half_table)
+    _launch_passes(x, dst, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator, half_table,
+                   out_factor, out_minus)
     return dst
 
 

@@ -17,7 +17,9 @@ so h is the reference's to the last bit, h_{n-1} included (also when a b - c is 
 Fused on the device (each is a per-element factor applied in a pass the transform makes anyway):
 INTT's 1/n and coset_NTT's g^i become one output factor g^i / n of the INTT's last pass (a and b); c's INTT gets
 the constant 1 / (n (g^n - 1)); the final transform's 1/n, g^-i and (g^n - 1)^-1 become one factor
-g^-i / (n (g^n - 1)). Then one pass subtracts c's scaled coefficients. Everything stays on the device; h is copied
+g^-i / (n (g^n - 1)). The products A_j B_j are made by B's NTT, whose last pass multiplies each output by A's
+(ntt.cu out_factor), and the final transform's last pass subtracts c's scaled coefficients (out_minus): no
+element-wise pass of its own reads and writes the vectors again. Everything stays on the device; h is copied
 back only by ``h_to_ints``. The check that h_{n-1} is zero (reference/ntt_h.py: QuotientNotPolynomialError) copies
 back the batch's top coefficients only, one row each.
 
@@ -43,7 +45,9 @@ from .ntt import (Scale, half_table_bytes, kernel_module, table_bytes, transform
 from .limbs import FR
 
 WORK_BUFFERS = 4
-"""Device buffers of a, b, c's size that ntt_h allocates: A, B, c's coefficients (snarkjs: C) and one scratch."""
+"""Device buffers of a, b, c's size that ntt_h allocates at most: snarkjs's A, B, C and one scratch. bellman's route
+uses three (A, then its buffer for c's coefficients once B's NTT has read it; B; the scratch): memory plans count
+four, the larger."""
 
 ELEMENTWISE_THREADS = 256
 
@@ -149,27 +153,28 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
 
     spare = cupy.empty_like(a)
 
-    def to_coset(x):
-        """x's values on the coset: INTT with g^i / n fused, then NTT; in x's buffer (or a new one) or in spare."""
+    def to_coset(x, times=None):
+        """x's values on the coset (times ``times``'s, element-wise): INTT with g^i / n fused, then NTT; in x's buffer
+        (or a new one) or in spare."""
         nonlocal spare
         coefficients = transform(x, inverse=True, out_scale=scales.to_coset, out=x if consume else cupy.empty_like(a),
                                  scratch=spare, **tables)
-        values = transform_in_pair(coefficients, spare, **tables)  # coset NTT: the g^i is already applied
+        values = transform_in_pair(coefficients, spare, out_factor=times, **tables)  # coset NTT: g^i already applied
         spare = coefficients if values is spare else spare
         return values
 
-    a_values, b_values = to_coset(a), to_coset(b)
+    a_values = to_coset(a)
     if convention.quotient_basis is Basis.COSET:  # snarkjs: E = A B - C itself leaves the phase (Z(g) is in the H query)
         e = a_values
-        _elementwise("fr_mul_sub", "ntt_h A*B - C", e, b_values, to_coset(c))
+        _elementwise("fr_mul_sub", "ntt_h A*B - C", e, to_coset(b), to_coset(c))
         device.launch_check(f"ntt_h ({convention.name}) at n = 2^{log_n}", sync=True)
         return e
     # bellman: h = coset_INTT(A B) / Z(g) - INTT(c) / Z(g) (module docstring: C on the coset is never needed)
-    c_scaled = transform(c, inverse=True, out_scale=scales.c_coefficients, out=c if consume else cupy.empty_like(a),
-                         scratch=spare, **tables)
-    _elementwise("fr_mul_assign", "ntt_h A*B", a_values, b_values)
-    h = transform(a_values, inverse=True, out_scale=scales.from_coset, out=b_values, scratch=spare, **tables)
-    _elementwise("fr_sub_assign", "ntt_h h - c / Z(g)", h, c_scaled)
+    ab = to_coset(b, times=a_values)
+    free = a_values  # read by B's last pass, and no longer
+    c_scaled = transform(c, inverse=True, out_scale=scales.c_coefficients, out=c if consume else free, scratch=spare,
+                         **tables)
+    h = transform_in_pair(ab, spare, inverse=True, out_scale=scales.from_coset, out_minus=c_scaled, **tables)
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
     check_top_coefficients(h, first_circuit)
     return h[..., : (1 << log_n) - 1, :]

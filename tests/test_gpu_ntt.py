@@ -32,6 +32,8 @@ from vectors.bundled import SNARKJS_INTEROP
 ROOT = Path(__file__).resolve().parent.parent
 EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
 SEED = 20261202
+PASS_ARGUMENTS = 19
+"""ntt.cu ntt_pass's parameters; ntt_pass_fused has two more (out_factor, out_minus)."""
 SMALL_LOG_NS = range(1, 15)
 NAIVE_MAX_LOG_N = 7
 LARGE_LOG_NS = [15, 17, 20, 22, 24, 26, 27]
@@ -212,10 +214,11 @@ def emulator(request, tmp_path_factory):
 
 
 def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0),
-            root_generator=BELLMAN_ROOT_GENERATOR, half_table=False):
+            root_generator=BELLMAN_ROOT_GENERATOR, half_table=False, out_factor=None, out_minus=None):
     """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base); the last pass's
     twiddles from the half table if ``half_table`` (gpu/ntt.py), else hi * lo; each pass's mode from gpu/ntt.py's
-    pass_twiddle_modes, the function _launch_passes runs."""
+    pass_twiddle_modes, the function _launch_passes runs; its outputs times ``out_factor``, less ``out_minus`` (lists
+    as long as values; None: not applied)."""
     from gpu.ntt import TWIDDLE_HALF, TWIDDLE_HALF_INVERSE, TWIDDLE_HI_LO, pass_twiddle_modes
 
     forward_root = root_n = omega(log_n, root_generator)
@@ -227,7 +230,8 @@ def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0,
     lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}", f"{forward_root:x} {len(modes)}",
              " ".join(map(str, modes))]
     lines += [f"{mode} {c:x} {base:x}" for mode, c, base in (in_scale, out_scale)]
-    lines += [f"{v:x}" for v in values]
+    lines += [f"{int(out_factor is not None)} {int(out_minus is not None)}"]
+    lines += [f"{v:x}" for v in [*values, *(out_factor or ()), *(out_minus or ())]]
     result = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return [int(x, 16) for x in result.stdout.split()]
@@ -277,9 +281,25 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
         assert e == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, SNARKJS))), log_n
 
 
+def _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix):
+    """gpu/ntt_h.py's bellman route, every transform with its fused factors run by the ntt.cu kernels on the CPU:
+    A and B on the coset (g^i / n in the INTT's last pass), B's NTT multiplying its outputs by A's (out_factor), c's
+    INTT scaled by 1 / (n Z(g)), and the final INTT scaled by g^-i / (n Z(g)) less c's (out_minus)."""
+    from gpu.ntt_h import ntt_h_scales
+
+    scales = ntt_h_scales(log_n)
+    run = lambda x, **kw: emulate(binary, log_n, x, max_log_radix, half_table=True, **kw)  # noqa: E731
+    factors = lambda scale: (scale.mode, scale.constant, scale.base)  # noqa: E731
+    to_coset = lambda x: run(x, inverse=True, out_scale=factors(scales.to_coset))  # noqa: E731
+    a_values = run(to_coset(a))
+    ab = run(to_coset(b), out_factor=a_values)
+    c_scaled = run(c, inverse=True, out_scale=factors(scales.c_coefficients))
+    return run(ab, inverse=True, out_scale=factors(scales.from_coset), out_minus=c_scaled)
+
+
 def test_emulated_bellman_ntt_h_matches_reference(emulator):
-    """gpu/ntt_h.py's bellman route (module docstring: six transforms), its transforms the ntt.cu kernels run on the
-    CPU with the scales gpu/ntt_h.py fuses, against reference/ntt_h.py (satisfying rows) and against all n
+    """gpu/ntt_h.py's bellman route (module docstring: six transforms, its product and subtraction fused into their
+    last passes), the ntt.cu kernels run on the CPU, against reference/ntt_h.py (satisfying rows) and against all n
     coefficients of the reference's seven transforms (rows that are not)."""
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
@@ -290,14 +310,30 @@ def test_emulated_bellman_ntt_h_matches_reference(emulator):
     for log_n in range(1, min(largest, EMULATED_NTT_H_MAX_LOG_N) + 1):
         n = 1 << log_n
         domain = EvaluationDomain(log_n)
-        intt_raw = lambda x: emulate(binary, log_n, x, max_log_radix, inverse=True, half_table=True)  # noqa: E731
-        ntt = lambda x: emulate(binary, log_n, x, max_log_radix, half_table=True)  # noqa: E731
         a, b, junk = (random_ints(n, rng) for _ in range(3))
         c = [x * y % R for x, y in zip(a, b)]
-        h = _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, ntt)
+        h = _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix)
         assert h[n - 1] == 0 and h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain)), log_n
-        assert _bellman_ntt_h_by_six_transforms(a, b, junk, log_n, intt_raw, ntt) == _bellman_ntt_h_by_seven_transforms(
-            a, b, junk, domain), log_n
+        unsatisfied = _emulated_bellman_ntt_h(binary, a, b, junk, log_n, max_log_radix)
+        assert unsatisfied == _bellman_ntt_h_by_seven_transforms(a, b, junk, domain) and unsatisfied[n - 1] != 0, log_n
+
+
+def test_emulated_last_pass_multiplies_and_subtracts_vectors(emulator):
+    """ntt.cu's out_factor and out_minus (the last pass: y_j f_j - m_j, after its scale), per vector of a batch of
+    two, against reference/domain.py's transforms and Python's products, for every log n (one pass, two, three)."""
+    config, binary = emulator
+    max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
+    rng = random.Random(SEED + 500 + max_log_radix)
+    for log_n in range(1, largest + 1):
+        n = 1 << log_n
+        domain = EvaluationDomain(log_n)
+        x, f, m = ([*random_ints(n, rng), *random_ints(n, rng)] for _ in range(3))
+        expected = [*domain.coset_intt(x[:n]), *domain.coset_intt(x[n:])]
+        got = emulate(binary, log_n, x, max_log_radix, inverse=True, out_scale=(2, domain.n_inv, domain.g_inv),
+                      out_factor=f, out_minus=m)
+        assert got == [(y * fy - my) % R for y, fy, my in zip(expected, f, m)], log_n
+        forward = [*domain.ntt(x[:n]), *domain.ntt(x[n:])]
+        assert emulate(binary, log_n, x, max_log_radix, out_factor=f) == [y * fy % R for y, fy in zip(forward, f)], log_n
 
 
 # ---------------------------------------------------------------- GPU: small sizes, exact
@@ -345,6 +381,47 @@ def test_transforms_match_reference_domain(log_n):
                                ("coset_inverse", "coset_intt")):  # fmt: skip
         got = to_ints(getattr(ntt, gpu_name)(x))
         assert got == [y for vec in batch for y in getattr(domain, ref_name)(vec)], gpu_name
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", [4, 11, 21])
+def test_transform_in_pair_multiplies_and_subtracts_in_its_last_pass(log_n, monkeypatch):
+    """transform_in_pair's out_factor and out_minus (gpu/ntt_h.py's fused product and subtraction): y_j f_j - m_j per
+    vector of a batch of two, after the coset inverse's scale, against reference/domain.py and Python's products (one
+    pass, two, three), the last pass launched as ntt_pass_fused and a plain transform's as ntt_pass (by their
+    argument counts); f and m left unchanged; either overlapping the pair's buffers refused before any launch."""
+    from gpu import device, ntt
+    from gpu.field import to_device, to_ints
+
+    last_pass = []
+    launch = device.launch
+
+    def recording(kernel, grid, threads, args, what):
+        if what.startswith("NTT pass"):
+            last_pass[:] = [len(args)]
+        return launch(kernel, grid, threads, args, what)
+
+    monkeypatch.setattr(device, "launch", recording)
+
+    n = 1 << log_n
+    domain = EvaluationDomain(log_n)
+    rng = random.Random(SEED + 200 + log_n)
+    x_ints, f_ints, m_ints = ([*random_ints(n, rng), *random_ints(n, rng)] for _ in range(3))
+    x, f, m = (to_device(v).reshape(2, n, 8) for v in (x_ints, f_ints, m_ints))
+    other = x.copy()
+    scale = ntt.Scale(domain.n_inv, domain.g_inv)
+    got = to_ints(ntt.transform_in_pair(x, other, inverse=True, out_scale=scale, half_table=False, out_factor=f,
+                                        out_minus=m))
+    expected = [*domain.coset_intt(x_ints[:n]), *domain.coset_intt(x_ints[n:])]
+    assert got == [(y * fy - my) % R for y, fy, my in zip(expected, f_ints, m_ints)]
+    assert last_pass == [PASS_ARGUMENTS + 2], "ntt_pass_fused: the plain arguments, out_factor and out_minus"
+    assert to_ints(f) == f_ints and to_ints(m) == m_ints
+    ntt.transform(x, inverse=True, out_scale=scale, half_table=False)
+    assert last_pass == [PASS_ARGUMENTS], "a plain transform's last pass is ntt_pass, without the fused arguments"
+    for name, clash in (("out_factor", dict(out_factor=f)), ("out_minus", dict(out_minus=other))):
+        with pytest.raises(InvalidInputError, match=f"{name}: must not overlap x or other"):
+            ntt.transform_in_pair(f, other, half_table=False, **clash)
+    assert to_ints(f) == f_ints, "a refused call launches nothing"
 
 
 @pytest.mark.gpu

@@ -170,19 +170,32 @@ FIELD_UNROLL
     }
 }
 
+// The parameters of every NTT pass (ntt_pass_body's, the kernels'; the fused pass adds two), their names in order.
+#define NTT_PASS_PARAMETERS                                                                                      \
+    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,          \
+    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,             \
+    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,   \
+    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode
+#define NTT_PASS_ARGUMENTS                                                                                       \
+    src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,     \
+    in_mode, out_lo, out_hi, out_bits, out_mode
+
 // One Stockham pass over a batch of vectors (blockIdx.y = vector), its DIF stages STAGES at a time. See the file
 // comment. roots: w_{2^10}^e for e < 2^9 in the transform's direction. tw_lo_bits: log2 of lo's length (b), or of the
-// half table's (log n - 1) in the TWIDDLE_HALF modes.
-template <int STAGES>
+// half table's (log n - 1) in the TWIDDLE_HALF modes. FUSED (ntt_pass_fused only): out_factor and out_minus, vectors
+// of the batch's shape or nullptr, output o multiplied by out_factor[o], then out_minus[o] subtracted, after its
+// scale: bellman's ntt_h fuses its product A B into B's transform and its "- c / Z(g)" into the last one this way
+// (gpu/ntt_h.py), instead of two element-wise passes over memory. A template parameter, not a null test alone: the
+// tests in every transform's last pass made the plain coset transforms 0.5-0.9% slower (bench/RESULTS_ntt.md).
+template <int STAGES, bool FUSED>
 __device__ __forceinline__ void ntt_pass_body(
-    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
-    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
-    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
-    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
+    NTT_PASS_PARAMETERS, const fr_t* __restrict__ out_factor, const fr_t* __restrict__ out_minus) {
     __shared__ shared_elements smem;
     const u64 vector_offset = (u64)blockIdx.y << log_n;
     src += vector_offset;
     dst += vector_offset;
+    if (FUSED && out_factor) out_factor += vector_offset;
+    if (FUSED && out_minus) out_minus += vector_offset;
 
     const int radix = 1 << log_r;
     const int count = radix << log_t;  // elements in this block
@@ -241,31 +254,27 @@ __device__ __forceinline__ void ntt_pass_body(
         }
         fr_t x = smem.get((t << log_r) + bit_reverse(k, log_r));
         if (out_mode != SCALE_NONE) x = x * scale_factor(o, out_lo, out_hi, out_bits, out_mode);
+        if (FUSED && out_factor) x = x * out_factor[o];
+        if (FUSED && out_minus) x = x - out_minus[o];
         dst[o] = x;
     }
 }
 
 // Every pass but the last: REGISTER_STAGES stages at a time, one thread a group of 2^REGISTER_STAGES elements.
-extern "C" __global__ void __launch_bounds__(GROUPED_THREADS, BLOCKS_PER_SM) ntt_pass_grouped(
-    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
-    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
-    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
-    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
-    ntt_pass_body<REGISTER_STAGES>(
-        src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,
-        in_mode, out_lo, out_hi, out_bits, out_mode);
+extern "C" __global__ void __launch_bounds__(GROUPED_THREADS, BLOCKS_PER_SM) ntt_pass_grouped(NTT_PASS_PARAMETERS) {
+    ntt_pass_body<REGISTER_STAGES, false>(NTT_PASS_ARGUMENTS, nullptr, nullptr);
 }
 
 // The last pass: one stage at a time with twice the threads. Its loads carry the twiddle product and the scale
 // factor's, gathered from tables, and grouping its stages made it 4% slower at 2^27 (bench/RESULTS_ntt.md).
-extern "C" __global__ void __launch_bounds__(STAGED_THREADS, BLOCKS_PER_SM) ntt_pass(
-    const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,
-    const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,
-    int tw_lo_bits, int tw_mode, const fr_t* __restrict__ in_lo, const fr_t* __restrict__ in_hi, int in_bits,
-    int in_mode, const fr_t* __restrict__ out_lo, const fr_t* __restrict__ out_hi, int out_bits, int out_mode) {
-    ntt_pass_body<1>(
-        src, dst, log_n, log_r, log_ns, log_t, roots, tw_hi, tw_lo, tw_lo_bits, tw_mode, in_lo, in_hi, in_bits,
-        in_mode, out_lo, out_hi, out_bits, out_mode);
+extern "C" __global__ void __launch_bounds__(STAGED_THREADS, BLOCKS_PER_SM) ntt_pass(NTT_PASS_PARAMETERS) {
+    ntt_pass_body<1, false>(NTT_PASS_ARGUMENTS, nullptr, nullptr);
+}
+
+// ntt_pass with its outputs times out_factor, less out_minus (either nullptr: not applied): ntt_h's fused last passes.
+extern "C" __global__ void __launch_bounds__(STAGED_THREADS, BLOCKS_PER_SM) ntt_pass_fused(
+    NTT_PASS_PARAMETERS, const fr_t* __restrict__ out_factor, const fr_t* __restrict__ out_minus) {
+    ntt_pass_body<1, true>(NTT_PASS_ARGUMENTS, out_factor, out_minus);
 }
 
 // out[i] = scale * base^i for i < count (base = params[0], scale = params[1], Montgomery form):
@@ -288,18 +297,4 @@ extern "C" __global__ void fr_mul_sub(fr_t* __restrict__ a, const fr_t* __restri
     u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     a[i] = a[i] * b[i] - c[i];
-}
-
-// a[i] = a[i] * b[i]: the product A B on the coset (bellman's ntt_h), in place.
-extern "C" __global__ void fr_mul_assign(fr_t* __restrict__ a, const fr_t* __restrict__ b, u64 count) {
-    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    a[i] = a[i] * b[i];
-}
-
-// a[i] = a[i] - b[i]: bellman's ntt_h takes c's scaled coefficients from the transformed product, in place.
-extern "C" __global__ void fr_sub_assign(fr_t* __restrict__ a, const fr_t* __restrict__ b, u64 count) {
-    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    a[i] = a[i] - b[i];
 }

@@ -13,6 +13,8 @@
 //                                    powers; passes must be this build's plan_passes count)
 //         in_mode in_c in_base      (0 none / 1 constant / 2 table; factor in_c * in_base^i)
 //         out_mode out_c out_base
+//         factor minus              (1: the last pass multiplies its outputs by a vector (out_factor), subtracts one
+//                                    (out_minus); each given after the values, batch * n of them)
 //         batch * n values (hex, plain)
 // stdout: batch * n values (hex, plain)
 #include <cstdio>
@@ -119,8 +121,13 @@ int main() {
     fr_t in_c = read_value(), in_base = read_value();
     if (scanf("%d", &out_mode) != 1) return 1;
     fr_t out_c = read_value(), out_base = read_value();
+    int has_factor, has_minus;
+    if (scanf("%d %d", &has_factor, &has_minus) != 2) return 1;
     vec data(n * batch), scratch(n * batch), out(n * batch);
     for (auto& x : data) x = read_value();
+    vec factor(has_factor ? n * batch : 0), minus(has_minus ? n * batch : 0);
+    for (auto& x : factor) x = read_value();
+    for (auto& x : minus) x = read_value();
 
     std::vector<int> radices = plan_passes(log_n);
     if ((int)radices.size() != passes) {
@@ -149,15 +156,27 @@ int main() {
         const int tw_mode = modes[p];
         const bool half_pass = tw_mode >= TWIDDLE_HALF;  // the half table in tw_lo, its length 2^(log n - 1)
         u64 blocks = n >> (log_r + log_t);
-        auto kernel = p < last ? ntt_pass_grouped : ntt_pass;  // as gpu/ntt.py launches them
+        const bool fused = p == last && (has_factor || has_minus);  // as gpu/ntt.py launches them
         for (int y = 0; y < batch; ++y)
             for (u64 x = 0; x < blocks; ++x) {
                 blockIdx.x = (unsigned)x;
                 blockIdx.y = (unsigned)y;
-                kernel(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(),
-                       half_pass ? half_table.data() : tw_lo.data(), half_pass ? log_n - 1 : b, tw_mode,
-                       in.lo.data(), in.hi.data(), in.bits, p == 0 ? in.mode : SCALE_NONE, outs.lo.data(),
-                       outs.hi.data(), outs.bits, p == last ? outs.mode : SCALE_NONE);
+                const fr_t* lo = half_pass ? half_table.data() : tw_lo.data();
+                const int lo_bits = half_pass ? log_n - 1 : b, in_mode = p == 0 ? in.mode : SCALE_NONE;
+                const int out_mode = p == last ? outs.mode : SCALE_NONE;
+                if (p < last)
+                    ntt_pass_grouped(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), lo, lo_bits,
+                                     tw_mode, in.lo.data(), in.hi.data(), in.bits, in_mode, outs.lo.data(),
+                                     outs.hi.data(), outs.bits, out_mode);
+                else if (fused)
+                    ntt_pass_fused(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), lo, lo_bits,
+                                   tw_mode, in.lo.data(), in.hi.data(), in.bits, in_mode, outs.lo.data(),
+                                   outs.hi.data(), outs.bits, out_mode, has_factor ? factor.data() : nullptr,
+                                   has_minus ? minus.data() : nullptr);
+                else
+                    ntt_pass(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), lo, lo_bits, tw_mode,
+                             in.lo.data(), in.hi.data(), in.bits, in_mode, outs.lo.data(), outs.hi.data(), outs.bits,
+                             out_mode);
             }
         src = dst;
         log_ns += log_r;
