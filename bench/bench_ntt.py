@@ -146,15 +146,23 @@ def transform_model(log_n: int, in_scale_mults: int = 0, out_scale_mults: int = 
     return per_element * n, accesses * ELEMENT_BYTES * n
 
 
-def ntt_h_model(log_n: int, circuits: int, half_table: bool = True) -> tuple[float, float]:
-    """bellman's route in gpu/ntt_h.py: INTT of a, b (scale table: 2 products) and their NTTs, INTT of c (constant
-    scale: 1 product), A*B (1 product, 3 accesses), coset INTT (2), h - c (3 accesses)."""
-    mults, moved = 0.0, 0.0
-    for scale in (2, 0, 2, 0, 1, 2):
-        m, b = transform_model(log_n, out_scale_mults=scale, half_table=half_table)
-        mults, moved = mults + m, moved + b
+def ntt_h_model(log_n: int, circuits: int, half_table: bool = True, coset_tables: int = 2) -> tuple[float, float]:
+    """bellman's route in gpu/ntt_h.py: INTT of a and b with their coset factors g^i / n, their NTTs, B's multiplying
+    its outputs by A's (1 product, A read), INTT of c (constant scale: 1 product), and the final coset INTT
+    subtracting c's coefficients (read): no element-wise pass of its own. A coset factor is 1 product and its 32-byte
+    entry read with its table (the first ``coset_tables`` of gpu/ntt_h.py coset_table_kinds: g^i / n, then the final
+    g^-i / (n Z(g))), else 2 products."""
+    def coset(k):  # (products, reads) of coset factor k
+        return (1, 1) if k < coset_tables else (2, 0)
+
+    (to_mults, to_reads), (from_mults, from_reads) = coset(0), coset(1)
     n = 1 << log_n
-    return circuits * (mults + n), circuits * (moved + 6 * ELEMENT_BYTES * n)
+    mults, moved = 0.0, 0.0
+    for scale, extra_mults, extra_reads in ((to_mults, 0, to_reads), (0, 0, 0), (to_mults, 0, to_reads),
+                                            (0, 1, 1), (1, 0, 0), (from_mults, 0, from_reads + 1)):
+        m, b = transform_model(log_n, out_scale_mults=scale, half_table=half_table)
+        mults, moved = mults + m + extra_mults * n, moved + b + extra_reads * ELEMENT_BYTES * n
+    return circuits * mults, circuits * moved
 
 
 def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict) -> None:
@@ -164,7 +172,7 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     from gpu import ntt
     from gpu.device import free_device_memory
     from gpu.field import apply_op
-    from gpu.ntt_h import memory_needed, ntt_h
+    from gpu.ntt_h import coset_table_kinds, memory_needed, ntt_h
 
     n = 1 << log_n
     x = random_nonzero((n,), log_n)
@@ -192,7 +200,10 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
         c = apply_op("mul", a, b)  # rows that hold: ntt_h refuses a non-zero h_(n-1)
         times = timed_runs_ms(lambda: ntt_h(a, b, c, log_n), repeats)
         half_table = ntt.half_table_held(log_n)
-        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits, half_table), ceilings))
+        coset_tables = sum(ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind)  # as half_table
+                           for kind in coset_table_kinds(log_n))
+        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits, half_table, coset_tables),
+                        ceilings))
         a = b = c = None
         cupy.get_default_memory_pool().free_all_blocks()
 

@@ -35,7 +35,8 @@ from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.device import release_cached_blocks  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
-from gpu.ntt import half_table_held  # noqa: E402
+from gpu.ntt import ROOT_GENERATOR, half_table_held, large_table_held  # noqa: E402
+from gpu.ntt_h import coset_table_kinds  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
@@ -129,13 +130,17 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     phases = {p: statistics.median(ms[p] for ms in per_run) for p in PHASES}
     total = sum(phases.values())
     half_table = half_table_held(circuit.log_n)  # held after the runs only if their memory plan used it
-    row.update(fits=True, block=plan.block, half_table=half_table, phases_ms=phases, total_ms=total,
+    coset_tables = sum(large_table_held(circuit.log_n, ROOT_GENERATOR, kind)  # the same
+                       for kind in coset_table_kinds(circuit.log_n))
+    row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
+               total_ms=total,
                per_circuit_ms=total / circuits,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
                download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run])
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
-        f"peak {pool.total_bytes() / GIB:.1f} GiB, NTT half table {'used' if half_table else 'not used'}; "
+        f"peak {pool.total_bytes() / GIB:.1f} GiB, NTT half table {'used' if half_table else 'not used'}, coset tables "
+        f"{coset_tables}; "
         + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
     if check:
         # The checks recompute ntt_h and the MSMs outside the prover's memory plan: start them, as a prover call

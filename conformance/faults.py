@@ -420,6 +420,13 @@ GPU_FAULTS = {
             (BUNDLED_SMALL,),
         ),
         SourceFault(
+            "gpu-coset-table-shifted", "gpu/kernels/ntt.cu",
+            "    out[i] = scale_factor(i, lo, hi, bits, SCALE_TABLE);",
+            "    out[i] = scale_factor((i + 1) & (count - 1), lo, hi, bits, SCALE_TABLE);",  # inside the table: a wrong value, no stray read
+            "ntt_h's coset table holds g^(i+1) / n at i (mod n): the inverse transforms' coset factors one power off", ("ntt_h",),
+            (BUNDLED_SMALL,),
+        ),
+        SourceFault(
             "gpu-madd-no-doubling", "gpu/kernels/ec.cuh",
             "        if (R.is_zero()) p = xyzz_double_affine(q);\n        else p = xyzz_t<F>::identity();\n",
             "        p = xyzz_t<F>::identity();\n",

@@ -23,6 +23,11 @@ The last pass multiplies each element by a twiddle w_n^e, e < n. It reads it fro
 makes it as the product of two small tables' entries: the same value, one Fr product more an element (~1/15 of a
 transform's products at 2^27). ``half_table=None`` lets a call decide by the free memory (use_half_table); the
 prover decides in its memory plan (gpu/prover.py) and passes the choice down.
+
+A per-element scale c base^i is likewise the product of two small tables' entries (SCALE_TABLE), then applied: two
+Fr products an element. Its whole table (scale_table, one vector) makes it one: handed to the last pass as a factor
+shared by the batch (``out_factor``), as ntt_h does for its coset factors when its memory plan allows. The half table
+and the scale tables are the large tables (_LARGE_TABLES): cached per device until a memory plan releases them.
 """
 from __future__ import annotations
 
@@ -146,21 +151,53 @@ def _twiddles(device_id: int, log_n: int, inverse: bool, root_generator: int):
     return powers(pow(w, 1 << b, R), 1 << (log_n - b)), powers(w, 1 << b), b
 
 
-_HALF_TABLES: dict = {}
-"""(device, log n, root generator) -> the half table: kept for the process, as the other tables are (functools caches).
-The functions below read and release the current device's only: each device's memory plan counts its own."""
+_LARGE_TABLES: dict = {}
+"""(device, log n, root generator, kind) -> a table as large as half a vector or more: kind HALF, the half table of
+twiddles, or a Scale, its whole table (scale_table). Kept for the process, as the small tables are (functools caches),
+until a memory plan releases it (release_large_tables). The functions below read and release the current device's
+only: each device's memory plan counts its own."""
+HALF = "half"
+"""The kind of the half table in _LARGE_TABLES."""
 
 
-def _half_key(log_n: int, root_generator: int) -> tuple[int, int, int]:
-    return device.current_device_id(), log_n, root_generator
+def _large_key(log_n: int, root_generator: int, kind) -> tuple:
+    return device.current_device_id(), log_n, root_generator, kind
+
+
+def _large_table(log_n: int, root_generator: int, kind, build):
+    key = _large_key(log_n, root_generator, kind)
+    table = _LARGE_TABLES.get(key)
+    if table is None:  # (held in a local: a plan on another thread of this device may release the entry meanwhile)
+        table = _LARGE_TABLES[key] = build()
+    return table
 
 
 def _half_table(log_n: int, root_generator: int = ROOT_GENERATOR):
     """half[i] = w_n^i for i < n/2, w_n the forward root: the last pass's twiddles in both directions (TWIDDLE_HALF)."""
-    key = _half_key(log_n, root_generator)
-    if key not in _HALF_TABLES:
-        _HALF_TABLES[key] = powers(omega(log_n, root_generator), 1 << (log_n - 1))
-    return _HALF_TABLES[key]
+    return _large_table(log_n, root_generator, HALF, lambda: powers(omega(log_n, root_generator), 1 << (log_n - 1)))
+
+
+def scale_table(log_n: int, scale: Scale, root_generator: int = ROOT_GENERATOR):
+    """Device array (n, 8): scale's factor c base^i for every i < n, made from its two small tables by ntt.cu's
+    fr_scale_table (scale_factor's own product). Handed to a transform as a shared ``out_factor``, it gives the last
+    pass its factor with one Fr product an element instead of two. ``root_generator``: the transforms' (their
+    convention's), so that a memory plan keeps or releases it with their half table (release_large_tables)."""
+    if scale.mode != SCALE_TABLE:
+        raise ValueError(f"scale_table: {scale} is the same factor for every element; it needs no table")
+
+    def build():
+        import cupy
+
+        here = device.current_device_id()
+        lo, hi, bits = _scale_tables(here, log_n, scale)
+        count = 1 << log_n
+        out = cupy.empty((count, FR.num_limbs), dtype=np.uint32)
+        blocks = (count + POWERS_THREADS - 1) // POWERS_THREADS
+        device.launch(kernel_module().get_function("fr_scale_table"), blocks, POWERS_THREADS,
+                      (out, np.uint64(count), lo, hi, np.int32(bits)), "fr_scale_table")
+        return out
+
+    return _large_table(log_n, root_generator, scale, build)
 
 
 def half_table_size(log_n: int) -> int:
@@ -168,10 +205,19 @@ def half_table_size(log_n: int) -> int:
     return 0 if len(plan_passes(log_n)) == 1 else (1 << (log_n - 1)) * ELEMENT_BYTES
 
 
+def scale_table_size(log_n: int) -> int:
+    """Device bytes of a scale table for 2^log_n: one vector."""
+    return (1 << log_n) * ELEMENT_BYTES
+
+
+def large_table_held(log_n: int, root_generator: int, kind) -> bool:
+    """Whether that table is cached: made by a call that used it, and not released since (the prover's plan releases
+    the tables it does not use)."""
+    return _large_key(log_n, root_generator, kind) in _LARGE_TABLES
+
+
 def half_table_held(log_n: int, root_generator: int = ROOT_GENERATOR) -> bool:
-    """Whether the half table is cached: made by a transform that used it, and not released since (the prover's plan
-    releases the tables it does not use)."""
-    return _half_key(log_n, root_generator) in _HALF_TABLES
+    return large_table_held(log_n, root_generator, HALF)
 
 
 def half_table_bytes(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
@@ -179,26 +225,37 @@ def half_table_bytes(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
     return 0 if half_table_held(log_n, root_generator) else half_table_size(log_n)
 
 
-def half_tables_held_bytes() -> int:
-    """Device bytes the current device's cached half tables hold (the prover's memory plan counts them as free:
-    release_half_tables)."""
-    here = device.current_device_id()
-    return sum(table.nbytes for (d, *_), table in list(_HALF_TABLES.items()) if d == here)
+def scale_table_bytes(log_n: int, scale: Scale, root_generator: int = ROOT_GENERATOR) -> int:
+    """Device bytes that scale's table would add now: scale_table_size, or 0 when it is held."""
+    return 0 if large_table_held(log_n, root_generator, scale) else scale_table_size(log_n)
 
 
-def release_half_tables(keep: tuple[int, int] | None = None) -> None:
-    """Drop every half table the current device caches but ``keep`` = (log n, root generator): their memory returns to
-    CuPy's pool. (The list copies: blocks on one device run in threads of their own, gpu/multi.py.)"""
+def large_tables_held_bytes() -> int:
+    """Device bytes the current device's cached large tables hold (the prover's memory plan counts them as free:
+    release_large_tables)."""
     here = device.current_device_id()
-    for key in [k for k in list(_HALF_TABLES) if k[0] == here and k[1:] != keep]:
-        _HALF_TABLES.pop(key, None)
+    return sum(table.nbytes for (d, *_), table in list(_LARGE_TABLES.items()) if d == here)
+
+
+def release_large_tables(keep=()) -> None:
+    """Drop every large table the current device caches but those named in ``keep``, each (log n, root generator,
+    kind): their memory returns to CuPy's pool. (The list copies: blocks on one device run in threads of their own,
+    gpu/multi.py.)"""
+    here = device.current_device_id()
+    kept = set(keep)
+    for key in [k for k in list(_LARGE_TABLES) if k[0] == here and k[1:] not in kept]:
+        _LARGE_TABLES.pop(key, None)
+
+
+def table_fits(missing_bytes: int, other_bytes: int) -> bool:
+    """Whether a large table fits: it is cached (``missing_bytes`` 0), or its bytes fit in free device memory beside
+    ``other_bytes`` that the caller is about to allocate."""
+    return missing_bytes == 0 or other_bytes + missing_bytes <= device.free_device_memory()
 
 
 def use_half_table(log_n: int, other_bytes: int, root_generator: int = ROOT_GENERATOR) -> bool:
-    """Whether the half table fits: it is cached, or its bytes fit in free device memory beside ``other_bytes``
-    that the caller is about to allocate."""
-    missing = half_table_bytes(log_n, root_generator)
-    return missing == 0 or other_bytes + missing <= device.free_device_memory()
+    """Whether the half table fits (table_fits)."""
+    return table_fits(half_table_bytes(log_n, root_generator), other_bytes)
 
 
 @functools.lru_cache(maxsize=None)
@@ -263,6 +320,19 @@ def _check_like(x, **buffers) -> None:
                 raise SizeMismatchError(name, f"has shape {buf.shape}; x has {x.shape}")
 
 
+def _check_factor(x, out_factor) -> None:
+    """out_factor (None: not given) a Montgomery Fr device array of x's shape, or one (n, 8) vector for a batch x."""
+    if out_factor is not None and out_factor.ndim == 2 and x.ndim == 3:
+        _check_like(x[0], out_factor=out_factor)
+    else:
+        _check_like(x, out_factor=out_factor)
+
+
+def _factor_shared(x, out_factor) -> bool:
+    """Whether out_factor is one vector for every vector of the batch x (ntt.cu ntt_pass_fused's factor_shared)."""
+    return out_factor is not None and out_factor.ndim == 2 and x.ndim == 3
+
+
 def _overlaps(a, b) -> bool:
     a0, b0 = a.data.ptr, b.data.ptr
     return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
@@ -272,7 +342,8 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
                    root_generator: int, half_table: bool, out_factor=None, out_minus=None) -> None:
     """Run the passes src -> ... -> dst, alternating dst and scratch so that the last pass writes dst; the last pass's
     twiddles from the half table if ``half_table`` (module docstring); its outputs times ``out_factor``, less
-    ``out_minus`` (vectors of src's shape, read by the last pass only; None: not applied)."""
+    ``out_minus`` (read by the last pass only; None: not applied): out_minus of src's shape, out_factor too or one
+    (n, 8) vector for every vector of a batch (_factor_shared)."""
     import cupy
 
     radices = plan_passes(log_n)
@@ -317,7 +388,7 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
             threads = min(1 << (BLOCK_LOG_ELEMENTS - REGISTER_STAGES), count >> min(REGISTER_STAGES, log_r))
         elif fused:
             kernel, threads = module.get_function("ntt_pass_fused"), min(STAGED_THREADS, count // 2)
-            args += (_or_null(out_factor), _or_null(out_minus))
+            args += (_or_null(out_factor), _or_null(out_minus), np.int32(_factor_shared(src, out_factor)))
         else:
             kernel, threads = module.get_function("ntt_pass"), min(STAGED_THREADS, count // 2)
         device.launch(kernel, grid, threads, args, f"NTT pass {p} of 2^{log_n}")
@@ -326,8 +397,11 @@ def _launch_passes(src, dst, scratch, batch: int, log_n: int, inverse: bool, in_
 
 
 def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_scale: Scale | None = None,
-              out=None, scratch=None, root_generator: int = ROOT_GENERATOR, half_table: bool | None = None):
-    """y_j = sum_i (x_i s_i) w^(ij) t_j, with w = omega^(+-1), s = in_scale, t = out_scale (None: 1).
+              out=None, scratch=None, root_generator: int = ROOT_GENERATOR, half_table: bool | None = None,
+              out_factor=None):
+    """y_j = sum_i (x_i s_i) w^(ij) t_j f_j, with w = omega^(+-1), s = in_scale, t = out_scale, f = ``out_factor``
+    (None: 1; x's shape, or one (n, 8) vector for every vector of a batch, such as a scale_table; apart from out and
+    scratch, which the passes write before the last reads it).
 
     omega = root_generator^((r-1)/n): 7 (bellman, the default) or 5 (snarkjs).
 
@@ -345,11 +419,14 @@ def transform(x, *, inverse: bool = False, in_scale: Scale | None = None, out_sc
     if allocating:  # (asking the driver costs microseconds: only when allocating)
         device.check_free_memory(allocating + table_bytes(log_n), f"NTT of {batch} x 2^{log_n}")
     _check_like(x, out=out, scratch=scratch)
+    _check_factor(x, out_factor)
     out = cupy.empty_like(x) if out is None else out
     scratch = cupy.empty_like(x) if scratch is None else scratch
     if _overlaps(scratch, x) or _overlaps(scratch, out):
         raise InvalidInputError("scratch", "must not overlap x or out")
-    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator, half_table)
+    if out_factor is not None and (_overlaps(out_factor, out) or _overlaps(out_factor, scratch)):
+        raise InvalidInputError("out_factor", "must not overlap out or scratch")
+    _launch_passes(x, out, scratch, batch, log_n, inverse, in_scale, out_scale, root_generator, half_table, out_factor)
     return out
 
 
@@ -361,10 +438,12 @@ def transform_in_pair(x, other, *, inverse: bool = False, in_scale: Scale | None
     x's contents are consumed. The output buffer is chosen so that no copy is needed: with an odd
     number of passes the result lands in ``other``, with an even number back in ``x``. ``half_table``: transform's
     (here a choice the caller made: this function allocates nothing else). Element-wise after the scale, in the
-    last pass: y_j times ``out_factor``_j, then less ``out_minus``_j (arrays of x's shape, apart from x and other).
+    last pass: y_j times ``out_factor``_j, then less ``out_minus``_j (arrays of x's shape, apart from x and other;
+    out_factor may also be one (n, 8) vector for every vector of a batch, as in transform).
     """
     batch, log_n = vector_shape(x, "x")
-    _check_like(x, out_factor=out_factor, out_minus=out_minus)
+    _check_like(x, out_minus=out_minus)
+    _check_factor(x, out_factor)
     for name, extra in (("out_factor", out_factor), ("out_minus", out_minus)):
         if extra is not None and (_overlaps(extra, x) or _overlaps(extra, other)):  # both written before the last pass
             raise InvalidInputError(name, "must not overlap x or other")

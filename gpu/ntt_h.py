@@ -19,7 +19,10 @@ INTT's 1/n and coset_NTT's g^i become one output factor g^i / n of the INTT's la
 the constant 1 / (n (g^n - 1)); the final transform's 1/n, g^-i and (g^n - 1)^-1 become one factor
 g^-i / (n (g^n - 1)). The products A_j B_j are made by B's NTT, whose last pass multiplies each output by A's
 (ntt.cu out_factor), and the final transform's last pass subtracts c's scaled coefficients (out_minus): no
-element-wise pass of its own reads and writes the vectors again. Everything stays on the device; h is copied
+element-wise pass of its own reads and writes the vectors again. The factors g^i / n, then g^-i / (n (g^n - 1)), are
+read from coset tables (each factor's values for every i, one vector, gpu/ntt.py scale_table) when memory allows,
+else made as the product of two small tables' entries: one Fr product an element less in each transform given a table
+(coset_table_kinds; the prover's memory plan decides how many, beside the half table). Everything stays on the device; h is copied
 back only by ``h_to_ints``. The check that h_{n-1} is zero (reference/ntt_h.py: QuotientNotPolynomialError) copies
 back the batch's top coefficients only, one row each.
 
@@ -35,13 +38,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference.domain import BELLMAN, Basis, DomainConvention
-from reference.errors import QuotientNotPolynomialError, SizeMismatchError
+from reference.errors import InvalidInputError, QuotientNotPolynomialError, SizeMismatchError
 from reference.field import R
 
 from . import device
 from .field import to_ints
-from .ntt import (Scale, half_table_bytes, kernel_module, table_bytes, transform, transform_in_pair, use_half_table,
-                  vector_shape)
+from .ntt import (Scale, half_table_bytes, kernel_module, scale_table, scale_table_bytes, table_bytes, table_fits,
+                  transform, transform_in_pair, use_half_table, vector_shape)
 from .limbs import FR
 
 WORK_BUFFERS = 4
@@ -73,20 +76,49 @@ def ntt_h_scales(log_n: int, convention: DomainConvention = BELLMAN) -> NttHScal
     return NttHScales(to_coset=Scale(n_inv, g), c_coefficients=Scale(n_z_inv), from_coset=Scale(n_z_inv, pow(g, -1, R)))
 
 
+MAX_COSET_TABLES = 2
+"""Coset tables ntt_h can read (coset_table_kinds): bellman's two; snarkjs's route has one."""
+
+
+def coset_table_kinds(log_n: int, convention: DomainConvention = BELLMAN) -> tuple[Scale, ...]:
+    """ntt_h's coset tables, the most worth first, each as its key among gpu/ntt.py's large tables (the scale whose
+    whole table it is): the factors g^i / n that end the inverse transforms of a and b (and snarkjs's c) on the coset
+    (NttHScales.to_coset), then bellman's final transform's g^-i / (n (g^n - 1)) (from_coset; snarkjs's route has no
+    final transform). A transform given its table reads its factor with one Fr product an element instead of two
+    (ntt.scale_table); each table is one vector (4 GiB at 2^27)."""
+    scales = ntt_h_scales(log_n, convention)
+    return (scales.to_coset,) if convention.quotient_basis is Basis.COSET else (scales.to_coset, scales.from_coset)
+
+
+def coset_tables_bytes(log_n: int, count: int, convention: DomainConvention = BELLMAN) -> int:
+    """Device bytes the first ``count`` coset tables (coset_table_kinds) would add now: those not cached yet."""
+    return sum(scale_table_bytes(log_n, kind, convention.root_generator)
+               for kind in coset_table_kinds(log_n, convention)[:count])
+
+
 def memory_needed(batch: int, log_n: int, consume: bool = False, half_table: bool = False,
-                  convention: DomainConvention = BELLMAN) -> int:
+                  convention: DomainConvention = BELLMAN, coset_tables: int = 0) -> int:
     """Bytes ntt_h allocates beyond its inputs: WORK_BUFFERS vectors per circuit (one when it may overwrite its
-    inputs) plus the twiddle tables (with ``half_table``, the half table if it is not cached yet: gpu/ntt.py)."""
+    inputs) plus the twiddle tables (with ``half_table``, the half table if it is not cached yet: gpu/ntt.py) and the
+    first ``coset_tables`` coset tables not cached yet."""
     buffers = 1 if consume else WORK_BUFFERS
     half = half_table_bytes(log_n, convention.root_generator) if half_table else 0
-    return buffers * batch * (FR.element_bytes << log_n) + table_bytes(log_n) + half
+    coset = coset_tables_bytes(log_n, coset_tables, convention)
+    return buffers * batch * (FR.element_bytes << log_n) + table_bytes(log_n) + half + coset
 
 
 def require_memory(batch: int, log_n: int, consume: bool = False, half_table: bool = False,
-                   convention: DomainConvention = BELLMAN) -> None:
+                   convention: DomainConvention = BELLMAN, coset_tables: int = 0) -> None:
     """Raise GpuMemoryError (amount needed and free) if ntt_h's work buffers for this batch do not fit."""
-    device.check_free_memory(memory_needed(batch, log_n, consume, half_table, convention),
+    device.check_free_memory(memory_needed(batch, log_n, consume, half_table, convention, coset_tables),
                              f"ntt_h for {batch} circuit(s) at n = 2^{log_n}")
+
+
+def _coset_tables_that_fit(batch: int, log_n: int, consume: bool, convention: DomainConvention) -> int:
+    """How many coset tables (coset_table_kinds' first) fit beside the half table and the work buffers."""
+    others = memory_needed(batch, log_n, consume, True, convention)
+    return max(count for count in range(len(coset_table_kinds(log_n, convention)) + 1)
+               if table_fits(coset_tables_bytes(log_n, count, convention), others))
 
 
 def _check_inputs(a, b, c, log_n: int) -> int:
@@ -124,7 +156,7 @@ def check_top_coefficients(h, first_circuit: int = 0) -> None:
 
 
 def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: bool = False, first_circuit: int = 0,
-          half_table: bool | None = None):
+          half_table: bool | None = None, coset_tables: int | None = None):
     """ntt_h's output for ``convention`` (reference/ntt_h.py), for each circuit, on the device.
 
     bellman (default): h_0..h_{n-2} of (a(x) b(x) - c(x)) / (x^n - 1), shape (n - 1, 8) or (batch, n - 1, 8).
@@ -138,7 +170,9 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     needed, when the work buffers do not fit. bellman: raises QuotientNotPolynomialError (check_top_coefficients) when a
     circuit's h_{n-1} is not zero, naming it as ``first_circuit`` + its index in the batch; snarkjs: no check, as in
     reference/ntt_h.py (no coefficient is computed). ``half_table``: whether the transforms' last passes read the half
-    table (gpu/ntt.py); None: if it fits beside the work buffers (the prover decides in its memory plan).
+    table (gpu/ntt.py); ``coset_tables``: how many of the coset tables the transforms read their factors from
+    (coset_table_kinds, in its order; more than there are: all); None: as many as fit beside the work buffers (only
+    beside the half table; the prover decides both in its memory plan). Either way the same values.
     """
     import cupy
 
@@ -147,9 +181,19 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     root = convention.root_generator
     if half_table is None:
         half_table = use_half_table(log_n, memory_needed(batch, log_n, consume, convention=convention), root)
-    require_memory(batch, log_n, consume, half_table, convention)
+    if coset_tables is not None and coset_tables < 0:
+        raise InvalidInputError("coset_tables", f"must be 0 or more, got {coset_tables}")
+    if coset_tables is None:  # as the prover's plan: only beside the half table
+        coset_tables = _coset_tables_that_fit(batch, log_n, consume, convention) if half_table else 0
+    require_memory(batch, log_n, consume, half_table, convention, coset_tables)
     scales = ntt_h_scales(log_n, convention)
     tables = dict(root_generator=root, half_table=half_table)
+    # each coset factor from one table read (out_factor, shared by the batch) if its table is taken, else as the
+    # product of two small tables' entries (out_scale)
+    factors = [dict(out_scale=scale) for scale in (scales.to_coset, scales.from_coset)]
+    for k, kind in enumerate(coset_table_kinds(log_n, convention)[:coset_tables]):
+        factors[k] = dict(out_factor=scale_table(log_n, kind, root))
+    to_coset_factor, from_coset_factor = factors
 
     spare = cupy.empty_like(a)
 
@@ -157,8 +201,8 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
         """x's values on the coset (times ``times``'s, element-wise): INTT with g^i / n fused, then NTT; in x's buffer
         (or a new one) or in spare."""
         nonlocal spare
-        coefficients = transform(x, inverse=True, out_scale=scales.to_coset, out=x if consume else cupy.empty_like(a),
-                                 scratch=spare, **tables)
+        coefficients = transform(x, inverse=True, out=x if consume else cupy.empty_like(a), scratch=spare,
+                                 **to_coset_factor, **tables)
         values = transform_in_pair(coefficients, spare, out_factor=times, **tables)  # coset NTT: g^i already applied
         spare = coefficients if values is spare else spare
         return values
@@ -174,7 +218,7 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     free = a_values  # read by B's last pass, and no longer
     c_scaled = transform(c, inverse=True, out_scale=scales.c_coefficients, out=c if consume else free, scratch=spare,
                          **tables)
-    h = transform_in_pair(ab, spare, inverse=True, out_scale=scales.from_coset, out_minus=c_scaled, **tables)
+    h = transform_in_pair(ab, spare, inverse=True, out_minus=c_scaled, **from_coset_factor, **tables)
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
     check_top_coefficients(h, first_circuit)
     return h[..., : (1 << log_n) - 1, :]

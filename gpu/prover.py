@@ -30,7 +30,7 @@ from functools import partial
 from typing import Callable
 
 from reference.domain import BELLMAN, DomainConvention
-from reference.errors import SizeMismatchError
+from reference.errors import InvalidInputError, SizeMismatchError
 from reference.keys import QuerySums
 from reference.prover import PHASES, PhaseTimer, Witness
 from reference.r1cs import R1CS, witness_vector
@@ -45,7 +45,7 @@ from .limbs import FR
 from .msm import MSM_KERNELS, QUERY_SPLITS, WORD_BYTES, DeviceQueries, msm_scratch_bytes
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
-from .ntt_h import ntt_h
+from .ntt_h import MAX_COSET_TABLES, coset_table_kinds, ntt_h
 from .points import G1_GROUP, G2_GROUP, backend, download_points, load_group_module
 from .prep import prep
 from .staging import COMPILE_KERNELS, COPIES, DOWNLOAD_PROOFS, PAGEABLE, StageTimer, upload_keys, upload_witnesses
@@ -162,6 +162,9 @@ class BatchPlan:
     half_table: bool = True
     """Whether ntt_h's transforms read the half table of twiddles (gpu/ntt.py): plan_batch's choice, when the table
     fits beside everything the call needs at this block; False keeps them from it (the path of a device too full)."""
+    coset_tables: int = MAX_COSET_TABLES
+    """How many of ntt_h's coset tables its transforms read their factors from (gpu/ntt_h.py coset_table_kinds, in
+    its order): plan_batch's choice, as many as fit beside the half table; none without the half table."""
 
 
 SCRATCH_SLACK = 1 << 30
@@ -198,19 +201,30 @@ def batch_bytes(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, b
 
 def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, witnesses_resident: bool = False,
                bytes_free: int | None = None, tail_points: dict | None = None,
-               convention: DomainConvention = BELLMAN, half_table: bool = True) -> BatchPlan:
+               convention: DomainConvention = BELLMAN, half_table: bool = True,
+               coset_tables: int = MAX_COSET_TABLES) -> BatchPlan:
     """The largest block (<= circuits) that fits in free device memory (see batch_bytes), with ntt_h's half table of
-    twiddles if ``half_table`` and it fits beside that (it stays allocated after the call: gpu/ntt.py), or
-    BatchTooLargeError naming the largest number of circuits that would fit with blocks of one. The half tables that
-    earlier calls left count as free memory: those the plan does not keep are released here."""
-    free = (device.free_device_memory() if bytes_free is None else bytes_free) + ntt.half_tables_held_bytes()
+    twiddles if ``half_table`` and it fits beside that, then as many of its coset tables as fit too, at most
+    ``coset_tables`` (all stay allocated after the call: gpu/ntt.py), or BatchTooLargeError naming the largest number of
+    circuits that would fit with blocks of one. The large tables that earlier calls left count as free memory: those
+    the plan does not keep are released here. ``half_table`` False keeps ntt_h from every table."""
+    if coset_tables < 0:
+        raise InvalidInputError("coset_tables", f"must be 0 or more, got {coset_tables}")
+    free = (device.free_device_memory() if bytes_free is None else bytes_free) + ntt.large_tables_held_bytes()
+    log_n, root = circuit.log_n, convention.root_generator
     for block in sorted({min(circuits, b) for b in (circuits, 8, 4, 2, 1)}, reverse=True):
         needed = batch_bytes(circuit, queries, circuits, block, witnesses_resident, tail_points)
         if needed <= free:
-            table = ntt.half_table_size(circuit.log_n)
-            half_table = half_table and needed + table <= free
-            ntt.release_half_tables(keep=(circuit.log_n, convention.root_generator) if half_table else None)
-            return BatchPlan(circuits, block, needed + table * half_table, free, half_table)
+            half_table = half_table and needed + ntt.half_table_size(log_n) <= free
+            taken = [(log_n, root, ntt.HALF)] * half_table
+            needed += ntt.half_table_size(log_n) * half_table
+            for kind in coset_table_kinds(log_n, convention)[: coset_tables * half_table]:
+                if needed + ntt.scale_table_size(log_n) > free:
+                    break
+                taken.append((log_n, root, kind))
+                needed += ntt.scale_table_size(log_n)
+            ntt.release_large_tables(keep=taken)
+            return BatchPlan(circuits, block, needed, free, half_table, len(taken) - half_table)
     largest = 0
     while largest < circuits and batch_bytes(circuit, queries, largest + 1, 1, witnesses_resident, tail_points) <= free:
         largest += 1
@@ -236,7 +250,7 @@ def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, plan: BatchP
         if capture:
             capture("evaluate", first, (a, b, c))
         h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True, first,  # a, b, c: its work buffers
-                      plan.half_table)
+                      plan.half_table, plan.coset_tables)
         del a, b, c
         if capture:
             capture("ntt_h", first, h)
@@ -269,7 +283,7 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     z = [1, inputs, aux] (values < r), ``randomness`` each circuit's (r, s). Bit-identical to the reference.
 
     ``plan``: from plan_batch (witnesses_resident=True is assumed when None); a smaller ``plan.block`` than the
-    memory allows is kept, and so is ``plan.half_table`` False (both: the path a full device takes). ``capture``: see
+    memory allows is kept, and so are ``plan.half_table`` False and fewer ``plan.coset_tables`` (the path a full device takes). ``capture``: see
     PhaseCapture.
     Raises UnsatisfiedConstraintError (checked on the device's a, b, c) before any other MSM than msm_h runs on
     an unsatisfied block."""
@@ -293,7 +307,8 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     tails = {q: int(split.tail_indices.size) for q, split in splits.items()}
     resident_plan = plan_batch(circuit, queries, circuits, witnesses_resident=True, tail_points=tails,
                                bytes_free=device.free_device_memory() + _split_bytes(splits), convention=convention,
-                               half_table=plan.half_table if plan else True)
+                               half_table=plan.half_table if plan else True,
+                               coset_tables=plan.coset_tables if plan else MAX_COSET_TABLES)
     if plan:
         resident_plan = replace(resident_plan, block=min(plan.block, resident_plan.block))
     h_sums = _front(circuit, queries, z_plain, resident_plan, convention, timer, capture)

@@ -64,21 +64,98 @@ def test_plan_takes_the_half_table_only_when_it_fits(monkeypatch, current_device
 
     circuit, queries = _fake(27, 130_000_000)
     table = ntt.half_table_size(27)
-    assert table == (1 << 26) * 32  # 2 GiB: n/2 Fr elements
+    coset = ntt.scale_table_size(27)
+    assert table == (1 << 26) * 32 and coset == (1 << 27) * 32  # 2 and 4 GiB: n/2 and n Fr elements
     needed = batch_bytes(circuit, queries, 1, 1)
     plan = plan_batch(circuit, queries, 1, bytes_free=needed + table)
-    assert plan.half_table and plan.bytes_needed == needed + table
+    assert plan.half_table and plan.coset_tables == 0 and plan.bytes_needed == needed + table
     assert not plan_batch(circuit, queries, 1, bytes_free=needed + table - 1).half_table
     assert not plan_batch(circuit, queries, 1, bytes_free=needed + table, half_table=False).half_table
 
-    held = {(0, 27, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=table),
-            (0, 20, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=1 << 24)}
-    monkeypatch.setattr(ntt, "_HALF_TABLES", dict(held))
+    root = ntt.ROOT_GENERATOR
+    held = {(0, 27, root, ntt.HALF): SimpleNamespace(nbytes=table),
+            (0, 20, root, ntt.HALF): SimpleNamespace(nbytes=1 << 24)}
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", dict(held))
     plan = plan_batch(circuit, queries, 1, bytes_free=needed - (1 << 24))  # the held tables make up the difference
-    assert plan.half_table and list(ntt._HALF_TABLES) == [(0, 27, ntt.ROOT_GENERATOR)]
-    monkeypatch.setattr(ntt, "_HALF_TABLES", dict(held))
+    assert plan.half_table and list(ntt._LARGE_TABLES) == [(0, 27, root, ntt.HALF)]
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", dict(held))
     plan = plan_batch(circuit, queries, 1, bytes_free=needed - table)
-    assert not plan.half_table and ntt._HALF_TABLES == {}
+    assert not plan.half_table and ntt._LARGE_TABLES == {}
+
+
+def test_plan_takes_the_coset_tables_that_fit_beside_the_half_table(monkeypatch, current_device):
+    """ntt_h's coset tables (gpu/ntt_h.py coset_table_kinds, one vector each, bellman's two in their order): in the plan
+    as many as fit beside the half table (all counted in bytes_needed), one fewer when one byte short, none without
+    the half table (the caller's no, or no room for it), at most the caller's number; held coset tables count as free
+    memory, are kept when used and released when not; snarkjs has one, keyed by its own root and scale."""
+    from gpu import ntt
+    from gpu.ntt_h import coset_table_kinds
+    from gpu.prover import batch_bytes, plan_batch
+    from reference.domain import SNARKJS
+
+    circuit, queries = _fake(27, 130_000_000)
+    half, coset = ntt.half_table_size(27), ntt.scale_table_size(27)
+    needed = batch_bytes(circuit, queries, 1, 1)
+
+    def plan(free, **kw):
+        p = plan_batch(circuit, queries, 1, bytes_free=free, **kw)
+        return p.half_table, p.coset_tables, p.bytes_needed - needed
+
+    assert plan(needed + half + 2 * coset) == (True, 2, half + 2 * coset)
+    assert plan(needed + half + 2 * coset - 1) == (True, 1, half + coset)
+    assert plan(needed + half + coset - 1) == (True, 0, half)
+    assert plan(needed + half - 1) == (False, 0, 0)  # no room for the half table: no coset table either
+    assert plan(needed + half + 2 * coset, half_table=False) == (False, 0, 0)
+    assert plan(needed + half + 2 * coset, coset_tables=1) == (True, 1, half + coset)
+    assert plan(needed + half + 2 * coset, coset_tables=0) == (True, 0, half)
+
+    root = ntt.ROOT_GENERATOR
+    first, second = ((0, 27, root, kind) for kind in coset_table_kinds(27))
+    held = {first: SimpleNamespace(nbytes=coset), second: SimpleNamespace(nbytes=coset)}
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", dict(held))
+    assert plan(needed + half) == (True, 2, half + 2 * coset)  # the held tables make up their own bytes
+    assert list(ntt._LARGE_TABLES) == [first, second]
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", dict(held))
+    assert plan(needed + half - coset) == (True, 1, half + coset)  # room for one of them: the second goes
+    assert list(ntt._LARGE_TABLES) == [first]
+
+    (snarkjs_kind,) = coset_table_kinds(27, SNARKJS)  # its route has no final transform: one table
+    snarkjs_key = (0, 27, SNARKJS.root_generator, snarkjs_kind)
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", {**held, snarkjs_key: SimpleNamespace(nbytes=coset)})
+    assert plan(needed + half, convention=SNARKJS)[:2] == (True, 1)
+    assert list(ntt._LARGE_TABLES) == [snarkjs_key], "bellman's tables released, snarkjs's kept"
+
+
+def test_ntt_h_counts_and_fits_its_coset_tables(monkeypatch, current_device):
+    """gpu/ntt_h.py on its own (ntt_h's default, where no plan decides): memory_needed counts the first k coset tables
+    not yet held, and as many fit as free memory holds beside the half table and the work buffers (one byte short:
+    one fewer; snarkjs has one); a negative count is refused, by ntt_h's plan as by the prover's."""
+    from gpu import device, ntt
+    from gpu.ntt_h import _coset_tables_that_fit, coset_table_kinds, memory_needed
+    from gpu.prover import plan_batch
+    from reference.domain import BELLMAN, SNARKJS
+    from reference.errors import InvalidInputError
+
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", {})
+    table = ntt.scale_table_size(27)
+    base = memory_needed(1, 27, True, True)
+    assert [memory_needed(1, 27, True, True, coset_tables=k) - base for k in range(4)] == [0, table, 2 * table, 2 * table]
+    assert memory_needed(1, 27, True, True, SNARKJS, 2) - memory_needed(1, 27, True, True, SNARKJS) == table
+
+    def fit(free, convention=BELLMAN):
+        monkeypatch.setattr(device, "free_device_memory", lambda: free)
+        return _coset_tables_that_fit(1, 27, True, convention)
+
+    assert [fit(base + k * table) for k in range(4)] == [0, 1, 2, 2]
+    assert fit(base + 2 * table - 1) == 1
+    snarkjs_base = memory_needed(1, 27, True, True, SNARKJS)
+    assert fit(snarkjs_base + 2 * table, SNARKJS) == 1
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", {(0, 27, ntt.ROOT_GENERATOR, coset_table_kinds(27)[0]): None})
+    assert fit(base + table) == 2, "a held table costs nothing: the second fits in the room left"
+
+    circuit, queries = _fake(27, 130_000_000)
+    with pytest.raises(InvalidInputError):
+        plan_batch(circuit, queries, 1, bytes_free=1 << 40, coset_tables=-1)
 
 
 def test_each_device_plans_with_its_own_half_tables(monkeypatch, current_device):
@@ -90,13 +167,14 @@ def test_each_device_plans_with_its_own_half_tables(monkeypatch, current_device)
     circuit, queries = _fake(27, 130_000_000)
     table = ntt.half_table_size(27)
     needed = batch_bytes(circuit, queries, 1, 1)
-    monkeypatch.setattr(ntt, "_HALF_TABLES", {(0, 27, ntt.ROOT_GENERATOR): SimpleNamespace(nbytes=table)})
+    key = (0, 27, ntt.ROOT_GENERATOR, ntt.HALF)
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", {key: SimpleNamespace(nbytes=table)})
     current_device.id = 1
-    assert not ntt.half_table_held(27) and ntt.half_tables_held_bytes() == 0 and ntt.half_table_bytes(27) == table
+    assert not ntt.half_table_held(27) and ntt.large_tables_held_bytes() == 0 and ntt.half_table_bytes(27) == table
     assert not plan_batch(circuit, queries, 1, bytes_free=needed).half_table  # no room for a table of its own
-    assert list(ntt._HALF_TABLES) == [(0, 27, ntt.ROOT_GENERATOR)]
+    assert list(ntt._LARGE_TABLES) == [key]
     current_device.id = 0
-    assert ntt.half_table_held(27) and ntt.half_tables_held_bytes() == table
+    assert ntt.half_table_held(27) and ntt.large_tables_held_bytes() == table
     assert plan_batch(circuit, queries, 1, bytes_free=needed).half_table  # its own table is held: no bytes more
 
 

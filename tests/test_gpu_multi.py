@@ -132,5 +132,5 @@ def test_ntt_tables_live_on_the_device_that_transforms():
     with cupy.cuda.Device(0):
         assert ntt._twiddles(1, log_n, False, ntt.ROOT_GENERATOR)[0].device.id == 1
         assert ntt._twiddles(0, log_n, False, ntt.ROOT_GENERATOR)[0].device.id == 0
-    assert {(d, table.device.id) for (d, *_), table in ntt._HALF_TABLES.items()} >= {(0, 0), (1, 1)}
-    assert all(table.device.id == d for (d, *_), table in ntt._HALF_TABLES.items())
+    assert {(d, table.device.id) for (d, *_), table in ntt._LARGE_TABLES.items()} >= {(0, 0), (1, 1)}
+    assert all(table.device.id == d for (d, *_), table in ntt._LARGE_TABLES.items())

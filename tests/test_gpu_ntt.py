@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
 SEED = 20261202
 PASS_ARGUMENTS = 19
-"""ntt.cu ntt_pass's parameters; ntt_pass_fused has two more (out_factor, out_minus)."""
+"""ntt.cu ntt_pass's parameters; ntt_pass_fused has three more (out_factor, out_minus, factor_shared)."""
 SMALL_LOG_NS = range(1, 15)
 NAIVE_MAX_LOG_N = 7
 LARGE_LOG_NS = [15, 17, 20, 22, 24, 26, 27]
@@ -214,11 +214,14 @@ def emulator(request, tmp_path_factory):
 
 
 def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0, 0, 0), out_scale=(0, 0, 0),
-            root_generator=BELLMAN_ROOT_GENERATOR, half_table=False, out_factor=None, out_minus=None):
+            root_generator=BELLMAN_ROOT_GENERATOR, half_table=False, out_factor=None, out_minus=None,
+            out_factor_table=None):
     """Run ntt_pass in host emulation over len(values) / n vectors; scales are (mode, constant, base); the last pass's
     twiddles from the half table if ``half_table`` (gpu/ntt.py), else hi * lo; each pass's mode from gpu/ntt.py's
     pass_twiddle_modes, the function _launch_passes runs; its outputs times ``out_factor``, less ``out_minus`` (lists
-    as long as values; None: not applied)."""
+    as long as values, out_factor also n long: one for every vector; None: not applied). ``out_factor_table``:
+    (constant, base), the factor one table c base^i shared by the batch, made by the emulated fr_scale_table (gpu/ntt.py
+    scale_table)."""
     from gpu.ntt import TWIDDLE_HALF, TWIDDLE_HALF_INVERSE, TWIDDLE_HI_LO, pass_twiddle_modes
 
     forward_root = root_n = omega(log_n, root_generator)
@@ -230,7 +233,13 @@ def emulate(binary, log_n, values, max_log_radix, *, inverse=False, in_scale=(0,
     lines = [f"{log_n} {len(values) >> log_n}", f"{root_n:x} {root_max:x}", f"{forward_root:x} {len(modes)}",
              " ".join(map(str, modes))]
     lines += [f"{mode} {c:x} {base:x}" for mode, c, base in (in_scale, out_scale)]
-    lines += [f"{int(out_factor is not None)} {int(out_minus is not None)}"]
+    factor_none, factor_per_vector, factor_shared, factor_scale_table = range(4)  # ntt_emulate.cpp's factor kinds
+    if out_factor_table is not None:
+        lines += [f"{factor_scale_table} {int(out_minus is not None)}", "{:x} {:x}".format(*out_factor_table)]
+    else:
+        kind = (factor_none if out_factor is None else factor_per_vector if len(out_factor) == len(values)
+                else factor_shared)
+        lines += [f"{kind} {int(out_minus is not None)}"]
     lines += [f"{v:x}" for v in [*values, *(out_factor or ()), *(out_minus or ())]]
     result = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -257,9 +266,11 @@ def test_emulated_kernels_match_reference_domain(emulator, half_table):
         assert run(inverse=True, out_scale=(2, domain.n_inv, domain.g_inv)) == both(domain.coset_intt), log_n
 
 
-def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
+@pytest.mark.parametrize("coset_tables", [0, 1], ids=["coset-factor-products", "coset-table"])
+def test_emulated_snarkjs_ntt_h_matches_reference(emulator, coset_tables):
     """gpu/ntt_h.py's snarkjs path (INTT with g^i/n fused, NTT, a*b - c), with the ntt.cu kernels run on the CPU on
-    root-5 twiddles, against reference/ntt_h.py with the SNARKJS domain (n coset values)."""
+    root-5 twiddles, against reference/ntt_h.py with the SNARKJS domain (n coset values); g^i / n from its two small
+    tables or from the coset table (fr_scale_table, shared by the three vectors)."""
     from gpu.ntt_h import ntt_h_scales
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
@@ -272,8 +283,9 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
         a, b, c = (random_ints(n, rng) for _ in range(3))
         to_coset = ntt_h_scales(log_n, SNARKJS).to_coset
         root_5 = dict(root_generator=SNARKJS_ROOT_GENERATOR)
-        scale = (2, to_coset.constant, to_coset.base)
-        coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, out_scale=scale, **root_5,
+        factor = (dict(out_factor_table=(to_coset.constant, to_coset.base)) if coset_tables
+                  else dict(out_scale=(2, to_coset.constant, to_coset.base)))
+        coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, **factor, **root_5,
                                half_table=True)
         on_coset = emulate(binary, log_n, coefficients, max_log_radix, **root_5, half_table=True)
         a_, b_, c_ = (on_coset[k * n : (k + 1) * n] for k in range(3))
@@ -281,26 +293,32 @@ def test_emulated_snarkjs_ntt_h_matches_reference(emulator):
         assert e == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, SNARKJS))), log_n
 
 
-def _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix):
+def _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix, coset_tables=0):
     """gpu/ntt_h.py's bellman route, every transform with its fused factors run by the ntt.cu kernels on the CPU:
     A and B on the coset (g^i / n in the INTT's last pass), B's NTT multiplying its outputs by A's (out_factor), c's
-    INTT scaled by 1 / (n Z(g)), and the final INTT scaled by g^-i / (n Z(g)) less c's (out_minus)."""
-    from gpu.ntt_h import ntt_h_scales
+    INTT scaled by 1 / (n Z(g)), and the final INTT scaled by g^-i / (n Z(g)) less c's (out_minus); the first
+    ``coset_tables`` of those two coset factors (gpu/ntt_h.py coset_table_kinds) from a table made by fr_scale_table,
+    the others from two small tables."""
+    from gpu.ntt_h import coset_table_kinds, ntt_h_scales
 
     scales = ntt_h_scales(log_n)
     run = lambda x, **kw: emulate(binary, log_n, x, max_log_radix, half_table=True, **kw)  # noqa: E731
     factors = lambda scale: (scale.mode, scale.constant, scale.base)  # noqa: E731
-    to_coset = lambda x: run(x, inverse=True, out_scale=factors(scales.to_coset))  # noqa: E731
+    tabled = coset_table_kinds(log_n)[:coset_tables]
+    factor = lambda scale: (dict(out_factor_table=(scale.constant, scale.base)) if scale in tabled  # noqa: E731
+                            else dict(out_scale=factors(scale)))
+    to_coset = lambda x: run(x, inverse=True, **factor(scales.to_coset))  # noqa: E731
     a_values = run(to_coset(a))
     ab = run(to_coset(b), out_factor=a_values)
     c_scaled = run(c, inverse=True, out_scale=factors(scales.c_coefficients))
-    return run(ab, inverse=True, out_scale=factors(scales.from_coset), out_minus=c_scaled)
+    return run(ab, inverse=True, **factor(scales.from_coset), out_minus=c_scaled)
 
 
-def test_emulated_bellman_ntt_h_matches_reference(emulator):
+@pytest.mark.parametrize("coset_tables", [0, 1, 2], ids=["coset-factor-products", "one-coset-table", "two-coset-tables"])
+def test_emulated_bellman_ntt_h_matches_reference(emulator, coset_tables):
     """gpu/ntt_h.py's bellman route (module docstring: six transforms, its product and subtraction fused into their
     last passes), the ntt.cu kernels run on the CPU, against reference/ntt_h.py (satisfying rows) and against all n
-    coefficients of the reference's seven transforms (rows that are not)."""
+    coefficients of the reference's seven transforms (rows that are not); the coset factors either way."""
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
 
@@ -312,9 +330,9 @@ def test_emulated_bellman_ntt_h_matches_reference(emulator):
         domain = EvaluationDomain(log_n)
         a, b, junk = (random_ints(n, rng) for _ in range(3))
         c = [x * y % R for x, y in zip(a, b)]
-        h = _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix)
+        h = _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix, coset_tables)
         assert h[n - 1] == 0 and h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain)), log_n
-        unsatisfied = _emulated_bellman_ntt_h(binary, a, b, junk, log_n, max_log_radix)
+        unsatisfied = _emulated_bellman_ntt_h(binary, a, b, junk, log_n, max_log_radix, coset_tables)
         assert unsatisfied == _bellman_ntt_h_by_seven_transforms(a, b, junk, domain) and unsatisfied[n - 1] != 0, log_n
 
 
@@ -334,6 +352,12 @@ def test_emulated_last_pass_multiplies_and_subtracts_vectors(emulator):
         assert got == [(y * fy - my) % R for y, fy, my in zip(expected, f, m)], log_n
         forward = [*domain.ntt(x[:n]), *domain.ntt(x[n:])]
         assert emulate(binary, log_n, x, max_log_radix, out_factor=f) == [y * fy % R for y, fy in zip(forward, f)], log_n
+        shared = f[:n]  # one factor vector for both vectors of the batch
+        assert emulate(binary, log_n, x, max_log_radix, out_factor=shared) == [
+            y * fy % R for y, fy in zip(forward, shared + shared)], log_n
+        table = [domain.n_inv * pow(domain.g, i, R) % R for i in range(n)]  # fr_scale_table's, emulated
+        assert emulate(binary, log_n, x, max_log_radix, out_factor_table=(domain.n_inv, domain.g)) == [
+            y * t % R for y, t in zip(forward, table + table)], log_n
 
 
 # ---------------------------------------------------------------- GPU: small sizes, exact
@@ -414,7 +438,7 @@ def test_transform_in_pair_multiplies_and_subtracts_in_its_last_pass(log_n, monk
                                         out_minus=m))
     expected = [*domain.coset_intt(x_ints[:n]), *domain.coset_intt(x_ints[n:])]
     assert got == [(y * fy - my) % R for y, fy, my in zip(expected, f_ints, m_ints)]
-    assert last_pass == [PASS_ARGUMENTS + 2], "ntt_pass_fused: the plain arguments, out_factor and out_minus"
+    assert last_pass == [PASS_ARGUMENTS + 3], "ntt_pass_fused: the plain arguments, out_factor, out_minus, factor_shared"
     assert to_ints(f) == f_ints and to_ints(m) == m_ints
     ntt.transform(x, inverse=True, out_scale=scale, half_table=False)
     assert last_pass == [PASS_ARGUMENTS], "a plain transform's last pass is ntt_pass, without the fused arguments"
@@ -461,15 +485,62 @@ def test_last_pass_twiddles_either_way(log_n, monkeypatch):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("log_n", [4, 11, 21])
+def test_scale_table_and_a_shared_factor(log_n, monkeypatch):
+    """ntt.scale_table (fr_scale_table): c base^i for every i < n, against Python's pow (every entry up to 2^11,
+    samples at 2^21); handed to transform as one out_factor for a batch of two, the last pass is ntt_pass_fused with
+    factor_shared set, and the outputs equal the same transform with the scale made as lo * hi (SCALE_TABLE), to the
+    bit, and reference/domain.py's coset inverse where n is small; the table is cached (one per scale, log n and root
+    generator) until released."""
+    from gpu import device, ntt
+    from gpu.field import to_ints
+
+    shared_flags = []
+    launch = device.launch
+
+    def recording(kernel, grid, threads, args, what):
+        if what.startswith("NTT pass") and len(args) == PASS_ARGUMENTS + 3:
+            shared_flags.append(int(args[-1]))
+        return launch(kernel, grid, threads, args, what)
+
+    monkeypatch.setattr(device, "launch", recording)
+    n = 1 << log_n
+    scale = ntt.Scale(pow(n, -1, R), pow(ntt.COSET_GENERATOR, -1, R))
+    ntt.release_large_tables()
+    table = ntt.scale_table(log_n, scale)
+    assert table.shape == (n, 8) and ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, scale)
+    assert ntt.scale_table(log_n, scale) is table, "cached"
+    values = to_ints(table)
+    picks = range(n) if log_n <= 11 else [0, 1, 2, n // 2 - 1, n // 2, n - 2, n - 1,
+                                          *random.Random(SEED).sample(range(n), 64)]
+    assert all(values[i] == scale.constant * pow(scale.base, i, R) % R for i in picks)
+
+    x = random_device_fr((2, n), SEED + 900 + log_n)
+    by_table = ntt.transform(x, inverse=True, out_factor=table, half_table=False)
+    assert shared_flags == [1], "ntt_pass_fused with factor_shared"
+    by_products = ntt.transform(x, inverse=True, out_scale=scale, half_table=False)
+    assert bool((by_table == by_products).all())
+    if log_n <= 14:
+        domain = EvaluationDomain(log_n)
+        inputs = to_ints(x)
+        assert to_ints(by_table) == [y for k in range(2) for y in domain.coset_intt(inputs[k * n : (k + 1) * n])]
+    ntt.release_large_tables()
+    assert not ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, scale)
+    with pytest.raises(ValueError):
+        ntt.scale_table(log_n, ntt.Scale(5))  # the same factor everywhere: no table
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("coset_tables", [0, 1, 2], ids=["coset-factor-products", "one-coset-table", "two-coset-tables"])
 @pytest.mark.parametrize("half_table", [False, True], ids=["hi-lo-twiddles", "half-table"])
 @pytest.mark.parametrize("log_n", SMALL_LOG_NS)
-def test_ntt_h_matches_reference(log_n, half_table):
-    """bellman's ntt_h against reference/ntt_h.py, for a batch of three and for one circuit, the last passes' twiddles
-    either way: the half table is made (gpu/ntt.py caches it) exactly when asked for and a transform has a last pass
-    with twiddles (more than one pass)."""
+def test_ntt_h_matches_reference(log_n, half_table, coset_tables):
+    """bellman's ntt_h against reference/ntt_h.py, for a batch of three and for one circuit, each table route as
+    asked: the half table is made (gpu/ntt.py caches it) exactly when asked for and a transform has a last pass with
+    twiddles (more than one pass), and the coset tables exactly as many as asked for (gpu/ntt.py's large tables)."""
     from gpu import ntt
     from gpu.field import to_device
-    from gpu.ntt_h import h_to_ints, ntt_h
+    from gpu.ntt_h import coset_table_kinds, h_to_ints, ntt_h
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
 
@@ -480,14 +551,16 @@ def test_ntt_h_matches_reference(log_n, half_table):
     for circuit in values:  # c = a*b: rows that hold, as reference ntt_h refuses a non-zero h_(n-1)
         circuit.append([x * y % R for x, y in zip(*circuit)])
     a, b, c = (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
-    ntt.release_half_tables()
-    h = ntt_h(a, b, c, log_n, half_table=half_table)
+    ntt.release_large_tables()
+    h = ntt_h(a, b, c, log_n, half_table=half_table, coset_tables=coset_tables)
     assert ntt.half_table_held(log_n) == (half_table and ntt.half_table_size(log_n) > 0)
+    assert [ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind) for kind in coset_table_kinds(log_n)] == [
+        k < coset_tables for k in range(2)]
     assert h.shape == (circuits, n - 1, 8)
     domain = EvaluationDomain(log_n)
     expected = [list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values]
     assert h_to_ints(h) == expected
-    single = ntt_h(a[1], b[1], c[1], log_n, half_table=half_table)  # one circuit, 2-D arrays
+    single = ntt_h(a[1], b[1], c[1], log_n, half_table=half_table, coset_tables=coset_tables)  # one circuit, 2-D
     assert h_to_ints(single) == expected[1]
 
 
@@ -761,11 +834,14 @@ def test_root_5_transforms_match_snarkjs_domain(log_n):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("coset_tables", [0, 1], ids=["coset-factor-products", "coset-table"])
 @pytest.mark.parametrize("log_n", SNARKJS_LOG_NS)
-def test_snarkjs_ntt_h_matches_reference(log_n):
-    """gpu ntt_h(convention=SNARKJS): n values per circuit, bit-identical to reference/ntt_h.py and across runs."""
+def test_snarkjs_ntt_h_matches_reference(log_n, coset_tables):
+    """gpu ntt_h(convention=SNARKJS): n values per circuit, bit-identical to reference/ntt_h.py and across runs, the
+    coset factors from the coset table or as products."""
+    from gpu import ntt
     from gpu.field import to_device
-    from gpu.ntt_h import h_to_ints, ntt_h
+    from gpu.ntt_h import coset_table_kinds, h_to_ints, ntt_h
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
 
@@ -774,13 +850,16 @@ def test_snarkjs_ntt_h_matches_reference(log_n):
     rng = random.Random(SEED + 800 + log_n)
     values = [[random_ints(n, rng) for _ in range(3)] for _ in range(circuits)]
     a, b, c = (to_device([v for circuit in values for v in circuit[k]]).reshape(circuits, n, 8) for k in range(3))
-    h = ntt_h(a, b, c, log_n, SNARKJS)
+    ntt.release_large_tables()
+    h = ntt_h(a, b, c, log_n, SNARKJS, coset_tables=coset_tables)
+    (kind,) = coset_table_kinds(log_n, SNARKJS)
+    assert ntt.large_table_held(log_n, SNARKJS.root_generator, kind) == bool(coset_tables)
     assert h.shape == (circuits, n, 8)
     domain = EvaluationDomain(log_n, SNARKJS)
     expected = [list(reference_ntt_h(Evaluations(*map(tuple, circuit)), domain)) for circuit in values]
     assert h_to_ints(h) == expected
-    assert h_to_ints(ntt_h(a, b, c, log_n, SNARKJS)) == expected, "a second run must be bit-identical"
-    assert h_to_ints(ntt_h(a[0], b[0], c[0], log_n, SNARKJS)) == expected[0]
+    assert h_to_ints(ntt_h(a, b, c, log_n, SNARKJS, coset_tables=coset_tables)) == expected, "a second run must be bit-identical"
+    assert h_to_ints(ntt_h(a[0], b[0], c[0], log_n, SNARKJS, coset_tables=coset_tables)) == expected[0]
 
 
 @pytest.mark.gpu

@@ -152,7 +152,7 @@ def test_every_gpu_fault_patch_applies_once_and_changes_the_code():
     from reference.prover import PHASES
 
     assert {"gpu-assemble-r-s-swapped", "gpu-tail-index-off-by-one", "gpu-bitmap-bits-reversed", "gpu-ntt-twiddle-off-by-one",
-            "gpu-ntt-half-table-sign", "gpu-ntt-h-product-misread", "gpu-madd-no-doubling", "gpu-montgomery-no-final-subtraction",
+            "gpu-ntt-half-table-sign", "gpu-ntt-h-product-misread", "gpu-coset-table-shifted", "gpu-madd-no-doubling", "gpu-montgomery-no-final-subtraction",
             "gpu-msm-racy-bucket"} == set(GPU_FAULTS)
     for fault in GPU_FAULTS.values():
         text = (REPO_ROOT / fault.path).read_text()

@@ -339,8 +339,8 @@ CAPTURED = {
 """phase -> conversion of the device outputs gpu.prover's capture hook hands over into the reference's types."""
 ONE_CIRCUIT_AT_A_TIME = 1
 """max_block of prover mode's odd-numbered runs: one circuit at a time through evaluate -> ntt_h -> msm_h, and ntt_h
-without the half table of twiddles (the memory plan's path for a device too full for more: gpu/prover.py BatchPlan);
-the even-numbered runs take the plan's block and table."""
+without the half table of twiddles and the coset tables (the memory plan's path for a device too full for more:
+gpu/prover.py BatchPlan); the even-numbered runs take the plan's block and tables."""
 
 
 class PhaseCapturer:

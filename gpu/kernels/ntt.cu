@@ -170,7 +170,7 @@ FIELD_UNROLL
     }
 }
 
-// The parameters of every NTT pass (ntt_pass_body's, the kernels'; the fused pass adds two), their names in order.
+// The parameters of every NTT pass (ntt_pass_body's, the kernels'; the fused pass adds three), their names in order.
 #define NTT_PASS_PARAMETERS                                                                                      \
     const fr_t* __restrict__ src, fr_t* __restrict__ dst, int log_n, int log_r, int log_ns, int log_t,          \
     const fr_t* __restrict__ roots, const fr_t* __restrict__ tw_hi, const fr_t* __restrict__ tw_lo,             \
@@ -185,16 +185,18 @@ FIELD_UNROLL
 // half table's (log n - 1) in the TWIDDLE_HALF modes. FUSED (ntt_pass_fused only): out_factor and out_minus, vectors
 // of the batch's shape or nullptr, output o multiplied by out_factor[o], then out_minus[o] subtracted, after its
 // scale: bellman's ntt_h fuses its product A B into B's transform and its "- c / Z(g)" into the last one this way
-// (gpu/ntt_h.py), instead of two element-wise passes over memory. A template parameter, not a null test alone: the
-// tests in every transform's last pass made the plain coset transforms 0.5-0.9% slower (bench/RESULTS_ntt.md).
+// (gpu/ntt_h.py), instead of two element-wise passes over memory; with factor_shared, out_factor is one vector for
+// the whole batch (ntt_h's coset factors g^i / n read from one table: one Fr product an element instead of the two of
+// SCALE_TABLE). A template parameter, not a null test alone: the tests in every transform's last pass made the plain
+// coset transforms 0.5-0.9% slower (bench/RESULTS_ntt.md).
 template <int STAGES, bool FUSED>
 __device__ __forceinline__ void ntt_pass_body(
-    NTT_PASS_PARAMETERS, const fr_t* __restrict__ out_factor, const fr_t* __restrict__ out_minus) {
+    NTT_PASS_PARAMETERS, const fr_t* __restrict__ out_factor, const fr_t* __restrict__ out_minus, bool factor_shared) {
     __shared__ shared_elements smem;
     const u64 vector_offset = (u64)blockIdx.y << log_n;
     src += vector_offset;
     dst += vector_offset;
-    if (FUSED && out_factor) out_factor += vector_offset;
+    if (FUSED && out_factor && !factor_shared) out_factor += vector_offset;
     if (FUSED && out_minus) out_minus += vector_offset;
 
     const int radix = 1 << log_r;
@@ -262,19 +264,20 @@ __device__ __forceinline__ void ntt_pass_body(
 
 // Every pass but the last: REGISTER_STAGES stages at a time, one thread a group of 2^REGISTER_STAGES elements.
 extern "C" __global__ void __launch_bounds__(GROUPED_THREADS, BLOCKS_PER_SM) ntt_pass_grouped(NTT_PASS_PARAMETERS) {
-    ntt_pass_body<REGISTER_STAGES, false>(NTT_PASS_ARGUMENTS, nullptr, nullptr);
+    ntt_pass_body<REGISTER_STAGES, false>(NTT_PASS_ARGUMENTS, nullptr, nullptr, false);
 }
 
 // The last pass: one stage at a time with twice the threads. Its loads carry the twiddle product and the scale
 // factor's, gathered from tables, and grouping its stages made it 4% slower at 2^27 (bench/RESULTS_ntt.md).
 extern "C" __global__ void __launch_bounds__(STAGED_THREADS, BLOCKS_PER_SM) ntt_pass(NTT_PASS_PARAMETERS) {
-    ntt_pass_body<1, false>(NTT_PASS_ARGUMENTS, nullptr, nullptr);
+    ntt_pass_body<1, false>(NTT_PASS_ARGUMENTS, nullptr, nullptr, false);
 }
 
 // ntt_pass with its outputs times out_factor, less out_minus (either nullptr: not applied): ntt_h's fused last passes.
+// factor_shared != 0: out_factor is one vector for every vector of the batch.
 extern "C" __global__ void __launch_bounds__(STAGED_THREADS, BLOCKS_PER_SM) ntt_pass_fused(
-    NTT_PASS_PARAMETERS, const fr_t* __restrict__ out_factor, const fr_t* __restrict__ out_minus) {
-    ntt_pass_body<1, true>(NTT_PASS_ARGUMENTS, out_factor, out_minus);
+    NTT_PASS_PARAMETERS, const fr_t* __restrict__ out_factor, const fr_t* __restrict__ out_minus, int factor_shared) {
+    ntt_pass_body<1, true>(NTT_PASS_ARGUMENTS, out_factor, out_minus, factor_shared != 0);
 }
 
 // out[i] = scale * base^i for i < count (base = params[0], scale = params[1], Montgomery form):
@@ -289,6 +292,15 @@ extern "C" __global__ void fr_powers(fr_t* __restrict__ out, u64 count, const fr
         power = power.sqr();
     }
     out[i] = acc;
+}
+
+// out[i] = c base^i for i < count, from the two small tables of a SCALE_TABLE scale (scale_factor, the very product a
+// pass makes): the whole table ntt_h's coset factors are read from when memory allows (gpu/ntt.py scale_table).
+extern "C" __global__ void fr_scale_table(fr_t* __restrict__ out, u64 count, const fr_t* __restrict__ lo,
+                                          const fr_t* __restrict__ hi, int bits) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    out[i] = scale_factor(i, lo, hi, bits, SCALE_TABLE);
 }
 
 // a[i] = a[i] * b[i] - c[i]: the numerator A B - C on the coset (snarkjs's ntt_h), in place.

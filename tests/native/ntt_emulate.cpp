@@ -13,8 +13,10 @@
 //                                    powers; passes must be this build's plan_passes count)
 //         in_mode in_c in_base      (0 none / 1 constant / 2 table; factor in_c * in_base^i)
 //         out_mode out_c out_base
-//         factor minus              (1: the last pass multiplies its outputs by a vector (out_factor), subtracts one
-//                                    (out_minus); each given after the values, batch * n of them)
+//         factor minus              (factor: 0 none, 1 one vector a vector of the batch, 2 one shared by the batch, 3
+//                                    shared and made here by fr_scale_table; minus 1: the last pass subtracts a vector
+//                                    (out_minus); the vectors given after the values: batch * n, n, none, batch * n)
+//         [table_c table_base]      (factor 3 only: the scale c base^i the table holds)
 //         batch * n values (hex, plain)
 // stdout: batch * n values (hex, plain)
 #include <cstdio>
@@ -121,13 +123,28 @@ int main() {
     fr_t in_c = read_value(), in_base = read_value();
     if (scanf("%d", &out_mode) != 1) return 1;
     fr_t out_c = read_value(), out_base = read_value();
-    int has_factor, has_minus;
-    if (scanf("%d %d", &has_factor, &has_minus) != 2) return 1;
+    // out_factor: FACTOR_NONE, one per vector (n * batch values follow the data), one shared by the batch (n values),
+    // or shared and made here by fr_scale_table from the constant and base on the next line (gpu/ntt.py scale_table)
+    enum { FACTOR_NONE, FACTOR_PER_VECTOR, FACTOR_SHARED, FACTOR_SCALE_TABLE };
+    int factor_kind, has_minus;
+    if (scanf("%d %d", &factor_kind, &has_minus) != 2) return 1;
+    const bool has_factor = factor_kind != FACTOR_NONE, factor_shared = factor_kind >= FACTOR_SHARED;
+    fr_t table_c = fr_t::zero(), table_base = fr_t::zero();
+    if (factor_kind == FACTOR_SCALE_TABLE) table_c = read_value(), table_base = read_value();
     vec data(n * batch), scratch(n * batch), out(n * batch);
     for (auto& x : data) x = read_value();
-    vec factor(has_factor ? n * batch : 0), minus(has_minus ? n * batch : 0);
+    vec factor(factor_kind == FACTOR_PER_VECTOR ? n * batch : factor_kind == FACTOR_SHARED ? n : 0),
+        minus(has_minus ? n * batch : 0);
     for (auto& x : factor) x = read_value();
     for (auto& x : minus) x = read_value();
+    if (factor_kind == FACTOR_SCALE_TABLE) {  // as gpu/ntt.py scale_table makes it, from the scale's two small tables
+        scale_tables t = make_scale(SCALE_TABLE, table_c, table_base, log_n);
+        factor.assign(n, fr_t::zero());
+        for (u64 b = 0; b < n; ++b) {  // one element a block (blockDim.x = 1), as powers() launches fr_powers
+            blockIdx.x = (unsigned)b;
+            fr_scale_table(factor.data(), n, t.lo.data(), t.hi.data(), t.bits);
+        }
+    }
 
     std::vector<int> radices = plan_passes(log_n);
     if ((int)radices.size() != passes) {
@@ -172,7 +189,7 @@ int main() {
                     ntt_pass_fused(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), lo, lo_bits,
                                    tw_mode, in.lo.data(), in.hi.data(), in.bits, in_mode, outs.lo.data(),
                                    outs.hi.data(), outs.bits, out_mode, has_factor ? factor.data() : nullptr,
-                                   has_minus ? minus.data() : nullptr);
+                                   has_minus ? minus.data() : nullptr, factor_shared);
                 else
                     ntt_pass(src, dst, log_n, log_r, log_ns, log_t, roots.data(), tw_hi.data(), lo, lo_bits, tw_mode,
                              in.lo.data(), in.hi.data(), in.bits, in_mode, outs.lo.data(), outs.hi.data(), outs.bits,
