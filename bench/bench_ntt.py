@@ -4,7 +4,9 @@ usage: python bench/bench_ntt.py OUTPUT.md [--sizes 16,20,24,26,27] [--repeats 5
 
 Method: device-resident random non-zero inputs (each element < 2^254 < r, bit 0 set), output and
 scratch buffers allocated before timing, two warm-up calls (module load, twiddle tables), then the
-median of ``--repeats`` calls timed with CUDA events on the current stream.
+median of ``--repeats`` calls timed with CUDA events on the current stream. ntt_h is timed on two routes: keeping its
+inputs (rows ``ntt_h``, the work buffers from CuPy's pool) and as the prover calls it, its inputs consumed as work
+buffers (row ``ntt_h_consumed``, one circuit, the inputs refilled before each call outside the timed interval).
 
 Besides the times it measures the two ceilings the results are judged against: device-to-device
 copy bandwidth (bytes read plus written) and Montgomery multiplication throughput of field.cuh
@@ -47,6 +49,8 @@ TOP_LIMB_MASK = 0x3FFFFFFF
 HALF_LIMB_BITS = 16
 MS_PER_S = 1000.0
 TOOL = "bench_ntt"
+CONSUMED_NTT_H = "ntt_h_consumed"
+"""The row of ntt_h on the prover's route (consumed_ntt_h_times), one circuit."""
 
 
 def random_nonzero(shape: tuple, seed: int):
@@ -68,15 +72,21 @@ def time_ms(fn, repeats: int) -> float:
     return statistics.median(timed_runs_ms(fn, repeats))
 
 
-def timed_runs_ms(fn, repeats: int) -> list[float]:
-    """Wall times of ``repeats`` calls of fn() on the device, in ms, by CUDA events after WARMUP_CALLS warm-up calls."""
+def timed_runs_ms(fn, repeats: int, setup=None) -> list[float]:
+    """Wall times of ``repeats`` calls of fn() on the device, in ms, by CUDA events after WARMUP_CALLS warm-up calls;
+    ``setup()`` before every call, warm-ups included, outside the timed interval (its work precedes the start event on
+    the stream)."""
     import cupy
 
     for _ in range(WARMUP_CALLS):
+        if setup:
+            setup()
         fn()
     cupy.cuda.get_current_stream().synchronize()
     times = []
     for _ in range(repeats):
+        if setup:
+            setup()
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
         fn()
@@ -166,7 +176,8 @@ def ntt_h_model(log_n: int, circuits: int, half_table: bool = True, coset_tables
 
 
 def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict) -> None:
-    """Time the four transforms and ntt_h (1 and ``batch`` circuits, as many as fit) at 2^log_n; append rows."""
+    """Time the four transforms, ntt_h (1 and ``batch`` circuits, as many as fit) and ntt_h on the prover's route (one
+    circuit, consumed_ntt_h_times) at 2^log_n; append rows."""
     import cupy
 
     from gpu import ntt
@@ -206,6 +217,32 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
                         ceilings))
         a = b = c = None
         cupy.get_default_memory_pool().free_all_blocks()
+
+    times = consumed_ntt_h_times(log_n, repeats)
+    half_table = ntt.half_table_held(log_n)
+    coset_tables = sum(ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind) for kind in coset_table_kinds(log_n))
+    rows.append(row(CONSUMED_NTT_H, log_n, 1, times, *ntt_h_model(log_n, 1, half_table, coset_tables), ceilings))
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
+def consumed_ntt_h_times(log_n: int, repeats: int) -> list[float]:
+    """ntt_h's times on the prover's route: one circuit's a, b, c handed over as its work buffers (consume=True, as
+    gpu/prover.py calls it), refilled from kept copies before each call, outside the timed interval. The ntt_h rows
+    above keep their inputs (the work buffers come from CuPy's pool), a route the prover does not take."""
+    import cupy
+
+    from gpu.field import apply_op
+    from gpu.ntt_h import ntt_h
+
+    kept_a, kept_b = (random_nonzero((1, 1 << log_n), 10 * log_n + k) for k in range(2))
+    kept = (kept_a, kept_b, apply_op("mul", kept_a, kept_b))  # rows that hold, as above
+    work = tuple(cupy.empty_like(x) for x in kept)
+
+    def refill():
+        for buffer, original in zip(work, kept):
+            cupy.copyto(buffer, original)
+
+    return timed_runs_ms(lambda: ntt_h(*work, log_n, consume=True), repeats, setup=refill)
 
 
 def row(op: str, log_n: int, circuits: int, times_ms: list[float], mults: float, moved: float, ceilings: dict) -> dict:
@@ -287,7 +324,7 @@ def main(argv=None) -> int:
     rows: list = []
     for log_n in sizes:
         bench_size(log_n, args.repeats, args.batch, rows, ceilings)
-        print(table(rows[-6:]), flush=True)
+        print(table([r for r in rows if r["log_n"] == log_n]), flush=True)
 
     env = timing_environment(with_gpu=True)
     text = (
@@ -296,7 +333,8 @@ def main(argv=None) -> int:
         f"- commit: `{env['commit']}`; ntt.cu built with {ntt.REGISTER_STAGES} DIF stages a register group (every pass but the last)\n"
         f"- method: bench/bench_ntt.py; CUDA events, {WARMUP_CALLS} warm-up calls, median of {args.repeats}; "
         f"random non-zero device-resident inputs (ntt_h: c = a b, rows that hold); output and scratch preallocated (ntt_h allocates its work "
-        f"buffers from CuPy's pool)\n\n"
+        f"buffers from CuPy's pool; {CONSUMED_NTT_H}: the prover's route, a, b, c its work buffers, refilled before "
+        f"each call, untimed)\n\n"
         f"## Measured ceilings\n\n"
         f"- device-to-device copy: {ceilings['copy'] / 1e12:.2f} TB/s (bytes read + written)\n"
         f"- Montgomery products of field.cuh (one dependent chain of {MUL_PROBE_CHAIN} per thread, "

@@ -94,11 +94,13 @@ def test_bench_msm_records_compare_identical_within_noise_and_30_percent_slower_
 
 
 def ntt_rows(bench, forward_2_20_ms: float, batch: int) -> list[dict]:
-    """bench_ntt.py's rows at 2^20 made by its own row(): the four transforms and ntt_h (1 and ``batch`` circuits)."""
+    """bench_ntt.py's rows at 2^20 made by its own row(): the four transforms, ntt_h (1 and ``batch`` circuits) and ntt_h
+    on the prover's route (one circuit)."""
     around = lambda ms: [ms * f for f in (0.99, 1.0, 1.01, 0.995, 1.005)]
     rows = [bench.row(op, 20, 1, around(forward_2_20_ms if op == "forward" else 0.5), 1e9, 1e9, CEILINGS)
             for op in bench.TRANSFORMS]
-    return rows + [bench.row("ntt_h", 20, c, around(4.0 * c), 1e9, 1e9, CEILINGS) for c in (1, batch)]
+    rows += [bench.row("ntt_h", 20, c, around(4.0 * c), 1e9, 1e9, CEILINGS) for c in (1, batch)]
+    return rows + [bench.row(bench.CONSUMED_NTT_H, 20, 1, around(4.2), 1e9, 1e9, CEILINGS)]
 
 
 def test_bench_ntt_record_and_comparison(tmp_path):
@@ -109,7 +111,7 @@ def test_bench_ntt_record_and_comparison(tmp_path):
     assert record["tool"] == "bench_ntt"
     assert [(e["case"], e["phase"]) for e in record["entries"]] == [
         ("2^20 x1", "forward"), ("2^20 x1", "inverse"), ("2^20 x1", "coset_forward"), ("2^20 x1", "coset_inverse"),
-        ("2^20 x1", "ntt_h"), ("2^20 x4", "ntt_h")]
+        ("2^20 x1", "ntt_h"), ("2^20 x4", "ntt_h"), ("2^20 x1", "ntt_h_consumed")]
     first = record["entries"][0]
     assert (first["median"], first["warmup_runs"], first["shape"]) == (pytest.approx(0.0005), 2, {"log_n": 20, "circuits": 1})
 
@@ -121,6 +123,33 @@ def test_bench_ntt_record_and_comparison(tmp_path):
     assert verdicts.pop(("2^20 x1", "forward")) == SLOWER and set(verdicts.values()) == {WITHIN_NOISE}
     other_batch = _write(tmp_path, "batch3.json", bench, ntt_rows(bench, 0.5, 3))
     assert run_main(main, ["compare", base, other_batch]) == 2  # 2^20 x4 against 2^20 x3: not comparable
+
+
+@pytest.mark.gpu
+def test_bench_ntt_setup_runs_before_every_call_outside_the_timed_interval():
+    """timed_runs_ms(setup=) (the prover's ntt_h route refills its inputs so): setup before every call, warm-ups
+    included, and its device work not in the times: a setup of 1 GiB copies against a call of one small copy."""
+    import cupy
+
+    bench = _bench("bench_ntt")
+    big, big_copy = cupy.ones(1 << 28, dtype=cupy.uint32), cupy.empty(1 << 28, dtype=cupy.uint32)
+    small, small_copy = cupy.ones(1 << 10, dtype=cupy.uint32), cupy.empty(1 << 10, dtype=cupy.uint32)
+    calls = []
+
+    def setup():
+        calls.append("setup")
+        for _ in range(4):
+            cupy.copyto(big_copy, big)
+
+    def call():
+        calls.append("call")
+        cupy.copyto(small_copy, small)
+
+    setup_ms = min(bench.timed_runs_ms(setup, 5))
+    calls.clear()
+    times = bench.timed_runs_ms(call, 5, setup=setup)
+    assert calls == ["setup", "call"] * (bench.WARMUP_CALLS + 5)
+    assert max(times) < setup_ms / 10, (times, setup_ms)
 
 
 def test_bench_msm_table_shows_issue_18_goals_and_none_where_it_sets_none():
