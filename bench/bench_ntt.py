@@ -183,7 +183,7 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     from gpu import ntt
     from gpu.device import free_device_memory
     from gpu.field import apply_op
-    from gpu.ntt_h import coset_table_kinds, memory_needed, ntt_h
+    from gpu.ntt_h import memory_needed, ntt_h
 
     n = 1 << log_n
     x = random_nonzero((n,), log_n)
@@ -210,19 +210,23 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
         a, b = (random_nonzero((circuits, n), 10 * log_n + k) for k in range(2))
         c = apply_op("mul", a, b)  # rows that hold: ntt_h refuses a non-zero h_(n-1)
         times = timed_runs_ms(lambda: ntt_h(a, b, c, log_n), repeats)
-        half_table = ntt.half_table_held(log_n)
-        coset_tables = sum(ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind)  # as half_table
-                           for kind in coset_table_kinds(log_n))
-        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits, half_table, coset_tables),
-                        ceilings))
+        rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits, *tables_held(log_n)), ceilings))
         a = b = c = None
         cupy.get_default_memory_pool().free_all_blocks()
 
     times = consumed_ntt_h_times(log_n, repeats)
-    half_table = ntt.half_table_held(log_n)
-    coset_tables = sum(ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind) for kind in coset_table_kinds(log_n))
-    rows.append(row(CONSUMED_NTT_H, log_n, 1, times, *ntt_h_model(log_n, 1, half_table, coset_tables), ceilings))
+    rows.append(row(CONSUMED_NTT_H, log_n, 1, times, *ntt_h_model(log_n, 1, *tables_held(log_n)), ceilings))
     cupy.get_default_memory_pool().free_all_blocks()
+
+
+def tables_held(log_n: int) -> tuple[bool, int]:
+    """(half table, coset tables) that ntt_h's runs left cached: held after them only if they used them, the route
+    they took (ntt_h_model's arguments)."""
+    from gpu import ntt
+    from gpu.ntt_h import coset_table_kinds
+
+    coset_tables = sum(ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind) for kind in coset_table_kinds(log_n))
+    return ntt.half_table_held(log_n), coset_tables
 
 
 def consumed_ntt_h_times(log_n: int, repeats: int) -> list[float]:
