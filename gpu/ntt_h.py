@@ -166,7 +166,7 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     a, b, c: Montgomery Fr arrays (n, 8) or (batch, n, 8), the evaluations on H (evaluate's
     output); they are not modified, unless ``consume``: then they serve as the work buffers (3 of the 4
     vectors per circuit, see memory_needed) and hold garbage afterwards. Returns a device array in
-    Montgomery form (a view into a work buffer). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
+    Montgomery form (a view into a work buffer; consumed, never into a, b or c). Raises GpuUnavailableError without a device and GpuMemoryError, saying how much is
     needed, when the work buffers do not fit. bellman: raises QuotientNotPolynomialError (check_top_coefficients) when a
     circuit's h_{n-1} is not zero, naming it as ``first_circuit`` + its index in the batch; snarkjs: no check, as in
     reference/ntt_h.py (no coefficient is computed). ``half_table``: whether the transforms' last passes read the half
@@ -198,27 +198,43 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     spare = cupy.empty_like(a)
 
     def to_coset(x, times=None):
-        """x's values on the coset (times ``times``'s, element-wise): INTT with g^i / n fused, then NTT; in x's buffer
-        (or a new one) or in spare."""
+        """x's values on the coset (times ``times``'s, element-wise): INTT with g^i / n fused, then NTT (g^i already
+        applied). Consumed, x and spare are the pair of both transforms and the values land in x's buffer (a transform
+        in place starts with a copy of its input, gpu/ntt.py); kept, the INTT writes a new buffer, the values land in
+        it or in spare."""
         nonlocal spare
-        coefficients = transform(x, inverse=True, out=x if consume else cupy.empty_like(a), scratch=spare,
-                                 **to_coset_factor, **tables)
-        values = transform_in_pair(coefficients, spare, out_factor=times, **tables)  # coset NTT: g^i already applied
+        if consume:
+            coefficients = transform_in_pair(x, spare, inverse=True, **to_coset_factor, **tables)
+            return transform_in_pair(coefficients, spare if coefficients is x else x, out_factor=times, **tables)
+        coefficients = transform(x, inverse=True, out=cupy.empty_like(a), scratch=spare, **to_coset_factor, **tables)
+        values = transform_in_pair(coefficients, spare, out_factor=times, **tables)
         spare = coefficients if values is spare else spare
         return values
+
+    def own(result):
+        """Consumed, the result in spare, never in a, b or c: the caller frees them, which may be views of one block of
+        memory (gpu/evaluate.py), and counts one vector from here on (gpu/prover.py batch_bytes). The route leaves it
+        in spare except where the parity of the passes puts it elsewhere (snarkjs; bellman at an even number of
+        passes, 2^20 and below): one copy then, spare being free."""
+        if not consume or result is spare:
+            return result
+        cupy.copyto(spare, result)
+        return spare
 
     a_values = to_coset(a)
     if convention.quotient_basis is Basis.COSET:  # snarkjs: E = A B - C itself leaves the phase (Z(g) is in the H query)
         e = a_values
         _elementwise("fr_mul_sub", "ntt_h A*B - C", e, to_coset(b), to_coset(c))
+        e = own(e)
         device.launch_check(f"ntt_h ({convention.name}) at n = 2^{log_n}", sync=True)
         return e
     # bellman: h = coset_INTT(A B) / Z(g) - INTT(c) / Z(g) (module docstring: C on the coset is never needed)
     ab = to_coset(b, times=a_values)
     free = a_values  # read by B's last pass, and no longer
-    c_scaled = transform(c, inverse=True, out_scale=scales.c_coefficients, out=c if consume else free, scratch=spare,
-                         **tables)
-    h = transform_in_pair(ab, spare, inverse=True, out_minus=c_scaled, **from_coset_factor, **tables)
+    c_scale = dict(inverse=True, out_scale=scales.c_coefficients, **tables)
+    c_scaled = (transform_in_pair(c, free, **c_scale) if consume  # in c's buffer or free's, no copy
+                else transform(c, out=free, scratch=spare, **c_scale))
+    h = own(transform_in_pair(ab, spare, inverse=True, out_minus=c_scaled, **from_coset_factor, **tables))
     device.launch_check(f"ntt_h at n = 2^{log_n}", sync=True)
     check_top_coefficients(h, first_circuit)
     return h[..., : (1 << log_n) - 1, :]
