@@ -223,10 +223,9 @@ def tables_held(log_n: int) -> tuple[bool, int]:
     """(half table, coset tables) that ntt_h's runs left cached: held after them only if they used them, the route
     they took (ntt_h_model's arguments)."""
     from gpu import ntt
-    from gpu.ntt_h import coset_table_kinds
+    from gpu.ntt_h import coset_tables_held
 
-    coset_tables = sum(ntt.large_table_held(log_n, ntt.ROOT_GENERATOR, kind) for kind in coset_table_kinds(log_n))
-    return ntt.half_table_held(log_n), coset_tables
+    return ntt.half_table_held(log_n), coset_tables_held(log_n)
 
 
 def consumed_ntt_h_times(log_n: int, repeats: int) -> list[float]:

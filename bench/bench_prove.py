@@ -35,8 +35,8 @@ from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.device import release_cached_blocks  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
-from gpu.ntt import ROOT_GENERATOR, half_table_held, large_table_held  # noqa: E402
-from gpu.ntt_h import coset_table_kinds  # noqa: E402
+from gpu.ntt import half_table_held  # noqa: E402
+from gpu.ntt_h import coset_tables_held  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
@@ -130,8 +130,7 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     phases = {p: statistics.median(ms[p] for ms in per_run) for p in PHASES}
     total = sum(phases.values())
     half_table = half_table_held(circuit.log_n)  # held after the runs only if their memory plan used it
-    coset_tables = sum(large_table_held(circuit.log_n, ROOT_GENERATOR, kind)  # the same
-                       for kind in coset_table_kinds(circuit.log_n))
+    coset_tables = coset_tables_held(circuit.log_n)  # the same
     row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
                total_ms=total,
                per_circuit_ms=total / circuits,

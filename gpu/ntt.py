@@ -322,7 +322,7 @@ def _check_like(x, **buffers) -> None:
 
 def _check_factor(x, out_factor) -> None:
     """out_factor (None: not given) a Montgomery Fr device array of x's shape, or one (n, 8) vector for a batch x."""
-    if out_factor is not None and out_factor.ndim == 2 and x.ndim == 3:
+    if _factor_shared(x, out_factor):
         _check_like(x[0], out_factor=out_factor)
     else:
         _check_like(x, out_factor=out_factor)

@@ -43,8 +43,8 @@ from reference.field import R
 
 from . import device
 from .field import to_ints
-from .ntt import (Scale, half_table_bytes, kernel_module, scale_table, scale_table_bytes, table_bytes, table_fits,
-                  transform, transform_in_pair, use_half_table, vector_shape)
+from .ntt import (Scale, half_table_bytes, kernel_module, large_table_held, scale_table, scale_table_bytes, table_bytes,
+                  table_fits, transform, transform_in_pair, use_half_table, vector_shape)
 from .limbs import FR
 
 WORK_BUFFERS = 4
@@ -94,6 +94,18 @@ def coset_tables_bytes(log_n: int, count: int, convention: DomainConvention = BE
     """Device bytes the first ``count`` coset tables (coset_table_kinds) would add now: those not cached yet."""
     return sum(scale_table_bytes(log_n, kind, convention.root_generator)
                for kind in coset_table_kinds(log_n, convention)[:count])
+
+
+def coset_tables_held(log_n: int, convention: DomainConvention = BELLMAN) -> int:
+    """How many of the coset tables (coset_table_kinds) are cached: made by a call that used them and not released
+    since (the route the last calls took; gpu/ntt.py large_table_held)."""
+    return sum(large_table_held(log_n, convention.root_generator, kind) for kind in coset_table_kinds(log_n, convention))
+
+
+def check_coset_tables(count: int) -> None:
+    """A caller's limit on the coset tables (ntt_h's and plan_batch's ``coset_tables``): 0 or more."""
+    if count < 0:
+        raise InvalidInputError("coset_tables", f"must be 0 or more, got {count}")
 
 
 def memory_needed(batch: int, log_n: int, consume: bool = False, half_table: bool = False,
@@ -181,9 +193,9 @@ def ntt_h(a, b, c, log_n: int, convention: DomainConvention = BELLMAN, consume: 
     root = convention.root_generator
     if half_table is None:
         half_table = use_half_table(log_n, memory_needed(batch, log_n, consume, convention=convention), root)
-    if coset_tables is not None and coset_tables < 0:
-        raise InvalidInputError("coset_tables", f"must be 0 or more, got {coset_tables}")
-    if coset_tables is None:  # as the prover's plan: only beside the half table
+    if coset_tables is not None:
+        check_coset_tables(coset_tables)
+    else:  # as the prover's plan: only beside the half table
         coset_tables = _coset_tables_that_fit(batch, log_n, consume, convention) if half_table else 0
     require_memory(batch, log_n, consume, half_table, convention, coset_tables)
     scales = ntt_h_scales(log_n, convention)

@@ -30,7 +30,7 @@ from functools import partial
 from typing import Callable
 
 from reference.domain import BELLMAN, DomainConvention
-from reference.errors import InvalidInputError, SizeMismatchError
+from reference.errors import SizeMismatchError
 from reference.keys import QuerySums
 from reference.prover import PHASES, PhaseTimer, Witness
 from reference.r1cs import R1CS, witness_vector
@@ -45,7 +45,7 @@ from .limbs import FR
 from .msm import MSM_KERNELS, QUERY_SPLITS, WORD_BYTES, DeviceQueries, msm_scratch_bytes
 from .msm_h import msm_h
 from .ntt_h import memory_needed as ntt_h_memory
-from .ntt_h import MAX_COSET_TABLES, coset_table_kinds, ntt_h
+from .ntt_h import MAX_COSET_TABLES, check_coset_tables, coset_table_kinds, ntt_h
 from .points import G1_GROUP, G2_GROUP, backend, download_points, load_group_module
 from .prep import prep
 from .staging import COMPILE_KERNELS, COPIES, DOWNLOAD_PROOFS, PAGEABLE, StageTimer, upload_keys, upload_witnesses
@@ -208,8 +208,7 @@ def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, wi
     ``coset_tables`` (all stay allocated after the call: gpu/ntt.py), or BatchTooLargeError naming the largest number of
     circuits that would fit with blocks of one. The large tables that earlier calls left count as free memory: those
     the plan does not keep are released here. ``half_table`` False keeps ntt_h from every table."""
-    if coset_tables < 0:
-        raise InvalidInputError("coset_tables", f"must be 0 or more, got {coset_tables}")
+    check_coset_tables(coset_tables)
     free = (device.free_device_memory() if bytes_free is None else bytes_free) + ntt.large_tables_held_bytes()
     log_n, root = circuit.log_n, convention.root_generator
     for block in sorted({min(circuits, b) for b in (circuits, 8, 4, 2, 1)}, reverse=True):
