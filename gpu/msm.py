@@ -17,12 +17,12 @@ written and read, a thread that sums only a few points); that is c = 8 up to abo
 out because their top window holds few scalar bits (bit 255 is always 0): c = 17 leaves it bit 255 and the carry,
 so nearly every point lands in one bucket, which is summed in sqrt(n)-long serial chains. Measured on an H200
 (bench/RESULTS_msm.md, bench/RESULTS_prove.md): G1 2^20 takes 17.5 ms at c = 16 but 37.6 ms at c = 17, 19.3 ms at
-c = 13 and 30.0 ms at c = 8; G1 2^24 takes 138 ms at c = 16 against 155 ms at c = 20 (the cost model's pick without
-this restriction, as reference/msm.py's pippenger_window_bits makes it). c = 10 (top window 5 live bits) is in
+c = 13 and 30.0 ms at c = 8. c = 10 (top window 5 live bits) is in
 because it was measured: a batch of twenty 130 k-point jobs (tail_msm at 2^27, 10 circuits) takes 47.95 ms at
 c = 10 against 52.49 at c = 8, 50.41 at 11, 51.54 at 12 and 85 at 16. A single MSM of 2^16 or 2^17 points takes
 about the same time at c = 8, 10 and 16 (8.7-9.6 ms for G1: one thread's serial Horner step dominates). The one
-exception to the model is measured: from WIDE_WINDOW_MIN_POINTS on (msm_h at 2^27), c = WIDE_WINDOW_BITS = 20.
+exception to the model is measured: from WIDE_WINDOW_MIN_POINTS on (the G1 and G2 MSMs of 2^24 points and up, msm_h
+from 2^24), c = WIDE_WINDOW_BITS = 20.
 
 A batch gives each job its own width, except that a job joins a width an earlier (larger) job took when that costs
 less than PASS_COST more than its own: each circuit's one-point B tail then shares the pass of the L and A tails
@@ -79,12 +79,16 @@ Measured on the H200 (2026-12-03, tail_msm at 2^27 with 10 circuits, bench/RESUL
 jobs in a pass of their own (c = 2) took 54.34 ms a call against 52.49 with every job at c = 8 in one pass, 1.85 ms,
 about 4.2 M additions at msm_h's 0.44 ns an addition."""
 WIDE_WINDOW_BITS = 20
-WIDE_WINDOW_MIN_POINTS = 3 << 25
+WIDE_WINDOW_MIN_POINTS = 3 << 22
 """From this many points on, kernel_window_bits gives c = WIDE_WINDOW_BITS: 13 windows, the top one 16 bits wide
-(15 live: bit 255 is 0). Measured on the H200 (2026-12-03, bench/RESULTS_msm.md, window sweep): G1 2^27 938.8 ms
-at c = 20 against 1001.4 ms at c = 16 (G2 3238.9 against 3413.9), but G1 2^26 518.3 against 510.0 and 2^24 155
-against 138; the threshold lies between 2^26 and 2^27. The cost model prices all 2^(c-1) buckets of a window
-alike and would switch near 2^24.5, too early."""
+(15 live: bit 255 is 0). Measured on an H100 (2026-12-05, GPU tree 2a4bee4, one call, median of 5-7; bench/RESULTS_msm.md,
+"Window width", raw RESULTS_msm_window_sweep_2a4bee4.json), c = 20 against c = 16: G1 2^22 37.93 / 32.09 ms,
+2^23 59.96 / 59.43 (a tie; G2 181.14 / 184.93), 2^24 108.39 / 113.76 (G2 325.14 / 357.61), 2^25 203.86 / 222.78,
+2^26 393.04 / 440.47 (G2 1190.72 / 1395.95); at 2^27, 938.8 / 1001.4 (H200, 2026-12-03). The G1 difference,
+linear in n between 2^23 and 2^24, crosses zero near 9.1 M points; the threshold, 12.6 M (2^23.6), lies between
+the tie and the first measured win, below msm_h's 2^24 - 1 points. (On 2026-12-03 the crossover lay between 2^26 and
+2^27: the piece sums that serve c = 20's fuller buckets got faster since, bench/RESULTS_msm.md.) c = 18 and 19
+(top windows of 4 and 9 bits, 3 and 8 live) were slower than both at 2^24 and 2^25."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""

@@ -132,18 +132,19 @@ def special_scalars(kind, n, rng):
 
 def test_window_choice_keeps_the_top_window_full():
     """kernel_window_bits picks divisors of 256 (so c * W = 256 and the top window holds c - 1 scalar bits) or the
-    measured c = 10 (top window bits 250..254), c = 16 at the benchmarked 2^20, 2^24 and 2^26, and the measured wide
-    window c = 20 (top window 16 bits) only for msm_h at 2^27 (2^27 - 1 points); with c = 17 the top window's digits
+    measured c = 10 (top window bits 250..254), c = 16 at the benchmarked 2^20 and up to 2^23, and the measured wide
+    window c = 20 (top window 16 bits) from 3 * 2^22 points: the benchmarked 2^24 and 2^26, msm_h's 2^24 - 1 and
+    2^27 - 1 points (gpu/msm.py WIDE_WINDOW_MIN_POINTS has the measurements); with c = 17 the top window's digits
     of random scalars are only 0 or 1 (the skew that the restriction avoids), with c = 10 they spread over 0..32."""
     from gpu.msm import kernel_window_bits
     from reference.msm import num_windows, signed_digits
 
-    for log2 in range(0, 27):
+    for log2 in range(0, 28):
         c = kernel_window_bits(1 << log2)
-        assert c * num_windows(c) == 256 or c == 10, (log2, c)
+        assert c * num_windows(c) == 256 or c in (10, 20), (log2, c)
     assert [kernel_window_bits(n) for n in (10_000, 130_000, 500_000)] == [8, 10, 10]
-    assert kernel_window_bits(1 << 20) == kernel_window_bits(1 << 24) == kernel_window_bits(1 << 26) == 16
-    assert kernel_window_bits((1 << 27) - 1) == 20
+    assert kernel_window_bits(1 << 20) == kernel_window_bits(1 << 23) == kernel_window_bits(3 * 2**22 - 1) == 16
+    assert [kernel_window_bits(n) for n in (3 * 2**22, (1 << 24) - 1, 1 << 24, 1 << 26, (1 << 27) - 1)] == [20] * 5
     rng = random.Random("top-window")
     top17 = {signed_digits(rng.randrange(R), 17)[-1] for _ in range(200)}
     assert top17 <= {0, 1}
