@@ -136,6 +136,14 @@ def run_bench_script(name: str, *argv: str):
                           text=True, timeout=120)
 
 
+def assert_usage_errors(name: str, cases) -> None:
+    """bench/<name> refuses each (argv, message) of ``cases`` as a usage error: exit 2, the message on stderr, before
+    it looks for a GPU (so on a machine without one too)."""
+    for argv, message in cases:
+        done = run_bench_script(name, *argv)
+        assert done.returncode == 2 and message in done.stderr, (argv, done.returncode, done.stderr[-400:])
+
+
 @pytest.fixture
 def kernel_emulation():
     """``with kernel_emulation("msm.cu", ...):`` runs gpu/'s drivers on the host builds of those kernel files

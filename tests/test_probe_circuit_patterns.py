@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, curve_order, eq, multiply
 
-from conftest import bench_module, run_bench_script
+from conftest import assert_usage_errors, bench_module
 from gpu.points import G1_GROUP, backend, download_points
 
 probe = bench_module("probe_circuit_patterns")
@@ -52,8 +52,8 @@ def test_the_pattern_pass_sums_every_circuits_selection_weighted_by_its_bit(emul
 
 
 def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
-    for argv, message in ((["--circuits", "17"], "--circuits must lie in 1..16"),
-                          (["--densities", "0.7"], "every --densities value must lie in (0, 0.5]"),
-                          (["--log2-points", "30"], "need 12 <= --log2-points <= 28")):
-        done = run_bench_script("probe_circuit_patterns.py", *argv)
-        assert done.returncode == 2 and message in done.stderr
+    assert_usage_errors("probe_circuit_patterns.py", [
+        (["--circuits", "17"], "--circuits must lie in 1..16"),
+        (["--densities", "0.7"], "every --densities value must lie in (0, 0.5]"),
+        (["--log2-points", "30"], "need 12 <= --log2-points <= 28"),
+    ])

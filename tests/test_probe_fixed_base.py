@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from py_ecc.optimized_bls12_381 import G1, curve_order, eq, multiply
 
-from conftest import bench_module, run_bench_script
+from conftest import assert_usage_errors, bench_module
 from gpu.points import G1_GROUP, backend, download_points
 
 probe = bench_module("probe_fixed_base")
@@ -45,8 +45,8 @@ def test_the_folded_pass_sums_every_windows_digits_in_its_sets_buckets(emulated,
 
 
 def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
-    for argv, message in ((["--bits", "40"], "every --bits value must lie in 2..26"),
-                          (["--log2-points", "30"], "need 12 <= --log2-points <= 28"),
-                          (["--copies", "0"], "--copies must be at least 1")):
-        done = run_bench_script("probe_fixed_base.py", *argv)
-        assert done.returncode == 2 and message in done.stderr
+    assert_usage_errors("probe_fixed_base.py", [
+        (["--bits", "40"], "every --bits value must lie in 2..26"),
+        (["--log2-points", "30"], "need 12 <= --log2-points <= 28"),
+        (["--copies", "0"], "--copies must be at least 1"),
+    ])

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, Z1, add, eq, multiply, neg
 
-from conftest import bench_module, probe_gather_index, probe_host_library, run_bench_script
+from conftest import assert_usage_errors, bench_module, probe_gather_index, probe_host_library, run_bench_script
 from gpu.limbs import FQ, ints_to_limbs, limbs_to_ints
 from gpu.points import G1_GROUP, points_to_words, xyzz_words_to_points
 
@@ -107,9 +107,10 @@ def test_field_pieces_equal_pythons_integers(madd_library):
 
 
 def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
-    for argv, message in ((["--log2-points", "30"], "every --log2-points in 8..24"), (["--steps", "1"], "--steps >= 2")):
-        done = run_bench_script("probe_fp64_madd.py", *argv)
-        assert done.returncode == 2 and message in done.stderr
+    assert_usage_errors("probe_fp64_madd.py", [
+        (["--log2-points", "30"], "every --log2-points in 8..24"),
+        (["--steps", "1"], "--steps >= 2"),
+    ])
 
 
 @pytest.mark.gpu

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from py_ecc.optimized_bls12_381 import G1, Z1, eq
 
-from conftest import bench_module, captured_edge_case_piece_sum, probe_host_library, run_bench_script
+from conftest import assert_usage_errors, bench_module, captured_edge_case_piece_sum, probe_host_library, run_bench_script
 from gpu.points import G1_GROUP, xyzz_words_to_points
 
 probe = bench_module("probe_fp64_pieces")
@@ -47,9 +47,10 @@ def test_fp64_piece_sums_equal_msm_piece_sums_word_for_word(kernel_emulation, fp
 
 
 def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
-    for argv, message in ((["--log2-points", "30"], "every --log2-points in 10..27"), (["--repeats", "0"], "--repeats >= 1")):
-        done = run_bench_script("probe_fp64_pieces.py", *argv)
-        assert done.returncode == 2 and message in done.stderr
+    assert_usage_errors("probe_fp64_pieces.py", [
+        (["--log2-points", "30"], "every --log2-points in 10..27"),
+        (["--repeats", "0"], "--repeats >= 1"),
+    ])
 
 
 @pytest.mark.gpu

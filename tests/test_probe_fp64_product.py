@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from conftest import bench_module, probe_host_library, run_bench_script
+from conftest import assert_usage_errors, bench_module, probe_host_library, run_bench_script
 from gpu.limbs import FQ, FR
 
 probe = bench_module("probe_fp64_product")
@@ -104,9 +104,10 @@ def test_limb_conversion_round_trips(field):
 
 
 def test_the_probe_refuses_bad_arguments_before_looking_for_a_gpu():
-    for argv, message in ((["--log2-elements", "30"], "is not in 10 .. 26"), (["--chain", "0"], "--chain must be")):
-        done = run_bench_script("probe_fp64_product.py", *argv)
-        assert done.returncode == 2 and message in done.stderr
+    assert_usage_errors("probe_fp64_product.py", [
+        (["--log2-elements", "30"], "is not in 10 .. 26"),
+        (["--chain", "0"], "--chain must be"),
+    ])
 
 
 @pytest.mark.gpu
