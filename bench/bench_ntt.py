@@ -182,7 +182,6 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
 
     from gpu import ntt
     from gpu.device import free_device_memory
-    from gpu.field import apply_op
     from gpu.ntt_h import memory_needed, ntt_h
 
     n = 1 << log_n
@@ -207,8 +206,7 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     per_circuit = 3 * n * ELEMENT_BYTES + memory_needed(1, log_n)
     fit = int(free_device_memory() * MEMORY_MARGIN // per_circuit)
     for circuits in sorted({1, max(1, min(batch, fit))}):
-        a, b = (random_nonzero((circuits, n), 10 * log_n + k) for k in range(2))
-        c = apply_op("mul", a, b)  # rows that hold: ntt_h refuses a non-zero h_(n-1)
+        a, b, c = holding_inputs(circuits, log_n)
         times = timed_runs_ms(lambda: ntt_h(a, b, c, log_n), repeats)
         rows.append(row("ntt_h", log_n, circuits, times, *ntt_h_model(log_n, circuits, *tables_held(log_n)), ceilings))
         a = b = c = None
@@ -217,6 +215,15 @@ def bench_size(log_n: int, repeats: int, batch: int, rows: list, ceilings: dict)
     times = consumed_ntt_h_times(log_n, repeats)
     rows.append(row(CONSUMED_NTT_H, log_n, 1, times, *ntt_h_model(log_n, 1, *tables_held(log_n)), ceilings))
     cupy.get_default_memory_pool().free_all_blocks()
+
+
+def holding_inputs(circuits: int, log_n: int):
+    """ntt_h's a, b, c for ``circuits`` circuits: a and b random non-zero, c = a b, rows that hold (ntt_h refuses a
+    non-zero h_(n-1))."""
+    from gpu.field import apply_op
+
+    a, b = (random_nonzero((circuits, 1 << log_n), 10 * log_n + k) for k in range(2))
+    return a, b, apply_op("mul", a, b)
 
 
 def tables_held(log_n: int) -> tuple[bool, int]:
@@ -234,11 +241,9 @@ def consumed_ntt_h_times(log_n: int, repeats: int) -> list[float]:
     above keep their inputs (the work buffers come from CuPy's pool), a route the prover does not take."""
     import cupy
 
-    from gpu.field import apply_op
     from gpu.ntt_h import ntt_h
 
-    kept_a, kept_b = (random_nonzero((1, 1 << log_n), 10 * log_n + k) for k in range(2))
-    kept = (kept_a, kept_b, apply_op("mul", kept_a, kept_b))  # rows that hold, as above
+    kept = holding_inputs(1, log_n)
     work = tuple(cupy.empty_like(x) for x in kept)
 
     def refill():

@@ -132,8 +132,7 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     half_table = half_table_held(circuit.log_n)  # held after the runs only if their memory plan used it
     coset_tables = coset_tables_held(circuit.log_n)  # the same
     row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
-               total_ms=total,
-               per_circuit_ms=total / circuits,
+               total_ms=total, per_circuit_ms=total / circuits,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
                download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run])

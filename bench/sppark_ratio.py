@@ -18,6 +18,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_ntt import CONSUMED_NTT_H  # noqa: E402  (the row of ntt_h on the prover's route)
+
 SPPARK_TIME = re.compile(r"^sppark (\w+) log=(\d+) median_ms=([0-9.]+) min_ms=([0-9.]+) inputs=(device|host)$")
 SPPARK_CHECK = re.compile(r"^sppark (\w+) log=(\d+) inputs=(device|host) check=(ok|FAIL)$")
 SPPARK_FAILED = re.compile(r"^sppark (\w+) log=(\d+) FAILED inputs=(device|host)$")
@@ -27,10 +30,9 @@ ROWS = (("g1_msm", 20), ("g1_msm", 24), ("g1_msm", 26), ("g2_msm", 24), ("fr_ntt
 """The rows of the table: (sppark's op name, log2 size); ntt_h (one circuit) has no sppark counterpart."""
 LABELS = {"g1_msm": "G1 MSM", "g2_msm": "G2 MSM", "fr_ntt_fwd": "Fr NTT forward",
           "ntt_h": "ntt_h, one circuit, the prover's route"}
-PROVER_NTT_H = "ntt_h_consumed"
-"""bench_ntt.py's row of ntt_h as the prover calls it (its inputs consumed as work buffers; bench_ntt CONSUMED_NTT_H):
-the goal is the proof's ntt_h, so its row is judged on that route, not on bench_ntt's `ntt_h` rows (inputs kept), a
-route the prover does not take; a record without that row leaves the goal not judged."""
+"""The rows' labels. The ntt_h goal is the proof's ntt_h, so its row is judged on bench_ntt's CONSUMED_NTT_H row (its
+inputs consumed as work buffers, as the prover calls it), not on bench_ntt's `ntt_h` rows (inputs kept), a route the
+prover does not take; a record without that row leaves the goal not judged."""
 
 GOALS = {
     ("g1_msm", 24): (("max_ms", 80.0), ("min_speedup", 1.9)),
@@ -81,7 +83,7 @@ def parse_sppark(text: str) -> dict:
 
 def ours_from(msm: dict | None, ntt: dict | None) -> dict:
     """{(op, log2): median ms} from bench_msm.py's and bench_ntt.py's --json documents (either may be None); ntt_h's
-    from PROVER_NTT_H's row."""
+    from the CONSUMED_NTT_H row."""
     ours = {}
     for r in (msm or {}).get("rows", []):
         if r.get("op") == "msm":
@@ -89,7 +91,7 @@ def ours_from(msm: dict | None, ntt: dict | None) -> dict:
     for r in (ntt or {}).get("rows", []):
         if r.get("op") == "forward" and r.get("circuits") == 1:
             ours[("fr_ntt_fwd", r["log_n"])] = r["ms"]
-        elif r.get("op") == PROVER_NTT_H and r.get("circuits") == 1:
+        elif r.get("op") == CONSUMED_NTT_H and r.get("circuits") == 1:
             ours[("ntt_h", r["log_n"])] = r["ms"]
     return ours
 

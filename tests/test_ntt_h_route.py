@@ -144,8 +144,9 @@ def route(monkeypatch):
 @pytest.mark.parametrize("convention", [BELLMAN, SNARKJS], ids=["bellman", "snarkjs"])
 def test_ntt_h_route_gives_the_reference_h_without_copies(route, passes, consume, coset_tables, convention):
     """Two circuits at n = 2^3: h as reference/ntt_h.py computes it; inputs kept unless consumed; no transform in
-    place (none starts with a copy of its input); no more vectors allocated than memory_needed counts; consumed, h in none of a, b, c (the prover frees them), moved out
-    by one copy at most, none on bellman's route at an odd number of passes (the prover's at 2^21 and up)."""
+    place (none starts with a copy of its input); no more vectors allocated than memory_needed counts; consumed, h in
+    none of a, b, c (the prover frees them), moved out by one copy at most, none on bellman's route at an odd number of
+    passes (the prover's at 2^21 and up)."""
     log_n, circuits = 3, 2
     n = 1 << log_n
     rng = random.Random(passes * 100 + coset_tables * 10 + consume)
