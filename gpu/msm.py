@@ -85,10 +85,10 @@ WIDE_WINDOW_MIN_POINTS = 3 << 22
 "Window width", raw RESULTS_msm_window_sweep_2a4bee4.json), c = 20 against c = 16: G1 2^22 37.93 / 32.09 ms,
 2^23 59.96 / 59.43 (a tie; G2 181.14 / 184.93), 2^24 108.39 / 113.76 (G2 325.14 / 357.61), 2^25 203.86 / 222.78,
 2^26 393.04 / 440.47 (G2 1190.72 / 1395.95); at 2^27, 938.8 / 1001.4 (H200, 2026-12-03). The G1 difference,
-linear in n between 2^23 and 2^24, crosses zero near 9.1 M points; the threshold, 12.6 M (2^23.6), lies between
-the tie and the first measured win, below msm_h's 2^24 - 1 points. (On 2026-12-03 the crossover lay between 2^26 and
-2^27: the piece sums that serve c = 20's fuller buckets got faster since, bench/RESULTS_msm.md.) c = 18 and 19
-(top windows of 4 and 9 bits, 3 and 8 live) were slower than both at 2^24 and 2^25."""
+interpolated linearly between 2^23 and 2^24, crosses zero near 9.1 M points; the threshold, 12.6 M (2^23.6), lies
+between the tie and the first measured win, below msm_h's 2^24 - 1 points. (On 2026-12-03, on the H200, the crossover
+lay between 2^26 and 2^27; why it moved that far was not measured.) c = 18 and 19 (top windows of 4 and 9 bits, 3 and
+8 live) were slower than both at 2^24 and 2^25."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""

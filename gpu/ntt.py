@@ -217,17 +217,23 @@ def large_table_held(log_n: int, root_generator: int, kind) -> bool:
 
 
 def half_table_held(log_n: int, root_generator: int = ROOT_GENERATOR) -> bool:
+    """Whether the half table is cached (large_table_held)."""
     return large_table_held(log_n, root_generator, HALF)
 
 
+def large_table_size(log_n: int, kind) -> int:
+    """Device bytes of a large table of that kind: half_table_size for HALF, else (a scale's) scale_table_size."""
+    return half_table_size(log_n) if kind == HALF else scale_table_size(log_n)
+
+
+def large_table_bytes(log_n: int, root_generator: int, kind) -> int:
+    """Device bytes that table would add now: large_table_size, or 0 when it is held."""
+    return 0 if large_table_held(log_n, root_generator, kind) else large_table_size(log_n, kind)
+
+
 def half_table_bytes(log_n: int, root_generator: int = ROOT_GENERATOR) -> int:
-    """Device bytes that the half table would add now: half_table_size, or 0 when it is held."""
-    return 0 if half_table_held(log_n, root_generator) else half_table_size(log_n)
-
-
-def scale_table_bytes(log_n: int, scale: Scale, root_generator: int = ROOT_GENERATOR) -> int:
-    """Device bytes that scale's table would add now: scale_table_size, or 0 when it is held."""
-    return 0 if large_table_held(log_n, root_generator, scale) else scale_table_size(log_n)
+    """Device bytes that the half table would add now (large_table_bytes)."""
+    return large_table_bytes(log_n, root_generator, HALF)
 
 
 def large_tables_held_bytes() -> int:
@@ -247,15 +253,24 @@ def release_large_tables(keep=()) -> None:
         _LARGE_TABLES.pop(key, None)
 
 
-def table_fits(missing_bytes: int, other_bytes: int) -> bool:
-    """Whether a large table fits: it is cached (``missing_bytes`` 0), or its bytes fit in free device memory beside
-    ``other_bytes`` that the caller is about to allocate."""
-    return missing_bytes == 0 or other_bytes + missing_bytes <= device.free_device_memory()
+def tables_that_fit(table_bytes: list[int], room: int) -> int:
+    """How many of the large tables whose bytes are ``table_bytes`` fit in ``room`` bytes, taken in their order (the
+    most worth first) until one does not: the rule of every choice of large tables (use_half_table, gpu/ntt_h.py's own,
+    gpu/prover.py plan_batch's)."""
+    taken = 0
+    for size in table_bytes:
+        if size > room:
+            break
+        room -= size
+        taken += 1
+    return taken
 
 
 def use_half_table(log_n: int, other_bytes: int, root_generator: int = ROOT_GENERATOR) -> bool:
-    """Whether the half table fits (table_fits)."""
-    return table_fits(half_table_bytes(log_n, root_generator), other_bytes)
+    """Whether the half table fits (tables_that_fit) in free device memory beside ``other_bytes`` that the caller is
+    about to allocate; a held one takes no bytes more."""
+    room = device.free_device_memory() - other_bytes
+    return tables_that_fit([half_table_bytes(log_n, root_generator)], room) == 1
 
 
 @functools.lru_cache(maxsize=None)

@@ -43,8 +43,8 @@ from reference.field import R
 
 from . import device
 from .field import to_ints
-from .ntt import (Scale, half_table_bytes, kernel_module, large_table_held, scale_table, scale_table_bytes, table_bytes,
-                  table_fits, transform, transform_in_pair, use_half_table, vector_shape)
+from .ntt import (Scale, half_table_bytes, kernel_module, large_table_bytes, large_table_held, scale_table, table_bytes,
+                  tables_that_fit, transform, transform_in_pair, use_half_table, vector_shape)
 from .limbs import FR
 
 WORK_BUFFERS = 4
@@ -92,7 +92,7 @@ def coset_table_kinds(log_n: int, convention: DomainConvention = BELLMAN) -> tup
 
 def coset_tables_bytes(log_n: int, count: int, convention: DomainConvention = BELLMAN) -> int:
     """Device bytes the first ``count`` coset tables (coset_table_kinds) would add now: those not cached yet."""
-    return sum(scale_table_bytes(log_n, kind, convention.root_generator)
+    return sum(large_table_bytes(log_n, convention.root_generator, kind)
                for kind in coset_table_kinds(log_n, convention)[:count])
 
 
@@ -127,10 +127,11 @@ def require_memory(batch: int, log_n: int, consume: bool = False, half_table: bo
 
 
 def _coset_tables_that_fit(batch: int, log_n: int, consume: bool, convention: DomainConvention) -> int:
-    """How many coset tables (coset_table_kinds' first) fit beside the half table and the work buffers."""
-    others = memory_needed(batch, log_n, consume, True, convention)
-    return max(count for count in range(len(coset_table_kinds(log_n, convention)) + 1)
-               if table_fits(coset_tables_bytes(log_n, count, convention), others))
+    """How many coset tables (coset_table_kinds' first) fit in free device memory beside the half table and the work
+    buffers (tables_that_fit; a held one takes no bytes more)."""
+    room = device.free_device_memory() - memory_needed(batch, log_n, consume, True, convention)
+    kinds = coset_table_kinds(log_n, convention)
+    return tables_that_fit([large_table_bytes(log_n, convention.root_generator, kind) for kind in kinds], room)
 
 
 def _check_inputs(a, b, c, log_n: int) -> int:

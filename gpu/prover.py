@@ -214,16 +214,12 @@ def plan_batch(circuit: DeviceCircuit, queries: DeviceQueries, circuits: int, wi
     for block in sorted({min(circuits, b) for b in (circuits, 8, 4, 2, 1)}, reverse=True):
         needed = batch_bytes(circuit, queries, circuits, block, witnesses_resident, tail_points)
         if needed <= free:
-            half_table = half_table and needed + ntt.half_table_size(log_n) <= free
-            taken = [(log_n, root, ntt.HALF)] * half_table
-            needed += ntt.half_table_size(log_n) * half_table
-            for kind in coset_table_kinds(log_n, convention)[: coset_tables * half_table]:
-                if needed + ntt.scale_table_size(log_n) > free:
-                    break
-                taken.append((log_n, root, kind))
-                needed += ntt.scale_table_size(log_n)
-            ntt.release_large_tables(keep=taken)
-            return BatchPlan(circuits, block, needed, free, half_table, len(taken) - half_table)
+            # the half table, then the coset tables (none without it), as many as fit (held ones count as free above)
+            kinds = [ntt.HALF, *coset_table_kinds(log_n, convention)[:coset_tables]] if half_table else []
+            sizes = [ntt.large_table_size(log_n, kind) for kind in kinds]
+            taken = ntt.tables_that_fit(sizes, free - needed)
+            ntt.release_large_tables(keep=[(log_n, root, kind) for kind in kinds[:taken]])
+            return BatchPlan(circuits, block, needed + sum(sizes[:taken]), free, taken > 0, max(taken - 1, 0))
     largest = 0
     while largest < circuits and batch_bytes(circuit, queries, largest + 1, 1, witnesses_resident, tail_points) <= free:
         largest += 1
