@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))  # gpu_required
 
 import numpy as np  # noqa: E402
 
-from conformance.timing import Stats, entry, timing_document  # noqa: E402
+from conformance.timing import Stats, code_label, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 
@@ -338,7 +338,7 @@ def main(argv=None) -> int:
     text = (
         f"# GPU NTT and ntt_h benchmark\n\n"
         f"- date: {env['date'][:10]}\n- GPU: {gpu_name} (CUDA driver API {driver})\n"
-        f"- commit: `{env['commit']}`; ntt.cu built with {ntt.REGISTER_STAGES} DIF stages a register group (every pass but the last)\n"
+        f"- code: {code_label(env)}; ntt.cu built with {ntt.REGISTER_STAGES} DIF stages a register group (every pass but the last)\n"
         f"- method: bench/bench_ntt.py; CUDA events, {WARMUP_CALLS} warm-up calls, median of {args.repeats}; "
         f"random non-zero device-resident inputs (ntt_h: c = a b, rows that hold); output and scratch preallocated (ntt_h allocates its work "
         f"buffers from CuPy's pool; {CONSUMED_NTT_H}: the prover's route, a, b, c its work buffers, refilled before "

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # gpu_required
 
-from conformance.timing import Stats, commit as measured_commit, entry, timing_document  # noqa: E402
+from conformance.timing import Stats, code_label, commit as measured_commit, entry, gpu_sources, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.device import release_cached_blocks  # noqa: E402
@@ -285,7 +285,8 @@ def main(argv=None) -> int:
     props = cupy.cuda.runtime.getDeviceProperties(0)
     commit = measured_commit()  # '+dirty' where the tree differs from HEAD: a patched copy never passes for HEAD
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "gpu": props["name"].decode(), "commit": commit or "unknown", "seed": args.seed}
+            "gpu": props["name"].decode(), "commit": commit or "unknown", "gpu_sources": gpu_sources(),
+            "seed": args.seed}
     say(f"{meta}")
     sizes = []
     for log_n in args.log_n:
@@ -301,7 +302,8 @@ def main(argv=None) -> int:
         cupy.get_default_memory_pool().free_all_blocks()
         if args.json:
             record = timing_document("bench_prove", "bench/bench_prove.py " + " ".join(sys.argv[1:]),
-                                     timing_entries(sizes, args.seed), timing_environment(with_gpu=True))
+                                     timing_entries(sizes, args.seed),
+                                     timing_environment(with_gpu=True, sources=meta["gpu_sources"]))
             args.json.write_text(json.dumps({"meta": meta, "sizes": sizes, "timings": record}, indent=1))
     print_table(meta, sizes)
     if args.check and not any(batch.get("checks") for entry in sizes for batch in entry["batches"]):
@@ -311,7 +313,7 @@ def main(argv=None) -> int:
 
 
 def print_table(meta: dict, sizes: list[dict]) -> None:
-    print(f"\nGPU {meta['gpu']}, commit {meta['commit']}, {meta['date']}")
+    print(f"\nGPU {meta['gpu']}, {code_label(meta)}, {meta['date']}")
     header = "| n | circuits | " + " | ".join(PHASES) + " | total ms | ms/circuit | witness upload ms | peak GiB |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))

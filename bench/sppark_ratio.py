@@ -18,8 +18,10 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/
 from bench_ntt import CONSUMED_NTT_H  # noqa: E402  (the row of ntt_h on the prover's route)
+from conformance.timing import code_label  # noqa: E402
 
 SPPARK_TIME = re.compile(r"^sppark (\w+) log=(\d+) median_ms=([0-9.]+) min_ms=([0-9.]+) inputs=(device|host)$")
 SPPARK_CHECK = re.compile(r"^sppark (\w+) log=(\d+) inputs=(device|host) check=(ok|FAIL)$")
@@ -160,7 +162,7 @@ def markdown(rows: list[dict], env: dict, notes: list[str] = ()) -> str:
         f"- date: {env.get('date', '?')}",
         f"- GPU: {gpu.get('name', '?')} (driver {gpu.get('driver', '?')}, CUDA driver API {gpu.get('cuda_driver_api', '?')}, "
         f"CuPy {gpu.get('cupy', '?')})",
-        f"- commit: `{env.get('commit') or 'unknown'}`",
+        f"- code: {code_label(env)}",
         "- method: bench/bench_vs_sppark.sh; device-resident inputs, uniform random scalars < r; median of 5 after "
         "warm-up (ours: CUDA events around the Python call; sppark: wall clock around one synchronised library call, "
         "its bucket allocation included). Speedup = sppark / ours (> 1: we are faster).",

@@ -13,6 +13,6 @@ comparison), ``oracles`` (independent checks), ``independent_library`` (the arkw
 ``generated`` (gate cases generated on the GPU at sizes the bundled vectors never reach, judged by oracles),
 ``seeded`` (vectors with exact expected values built from a seed when the gate runs), ``gpu_coverage``
 (kernels launched and lines run in the gate), ``report`` / ``chart`` (outputs;
-charts by matplotlib), ``timing`` / ``compare_timings`` (timing records and their noise-aware comparison), ``fingerprint`` (the CI gate on gpu/ changes), ``faults`` (planted faults that prove the
+charts by matplotlib), ``timing`` / ``compare_timings`` (timing records and their noise-aware comparison), ``sources`` (the GPU prover's source files and their digest), ``fingerprint`` (the CI gate on gpu/ changes), ``faults`` (planted faults that prove the
 suite can fail), ``backends`` (reference, GPU adapters).
 """

@@ -33,7 +33,8 @@ from .backends import make_backend
 from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, check_generated, split_names
-from .fingerprint import GATE_REPORT, REPO_ROOT, fingerprint, gate_verdict
+from .fingerprint import GATE_REPORT, gate_verdict
+from .sources import REPO_ROOT, fingerprint
 from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
@@ -154,7 +155,8 @@ def _add_pool_parser(sub) -> None:
         "pool",
         help="pool the timed runs of several rounds of one tree into one timing record (A-B-B-A comparisons)",
         description="Writes OUT: one timing record whose entries hold the runs of every ROUND in order (the rounds: "
-        "timing records of one tool, machine model, commit, cases and entries; bench/ab.sh AB_ORDER=abba makes them). "
+        "timing records of one tool, machine model, commit and GPU sources, cases and entries; bench/ab.sh AB_ORDER=abba "
+        "makes them). "
         "Exit 0, 2 bad input or rounds that cannot be pooled.",
     )
     c.add_argument("out", metavar="OUT", help="the pooled timing record to write (JSON)")
@@ -324,7 +326,9 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
     info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
     document["seeded_vectors"] = seeded_records
-    document["timings"] = conformance_timings(document, environment(with_gpu=any(n.startswith(GPU) for n in facts if facts[n]["available"])))
+    with_gpu = any(n.startswith(GPU) for n in facts if facts[n]["available"])
+    # the sources' digest as the report's gpu_fingerprint took it, before the runs: one digest a report
+    document["timings"] = conformance_timings(document, environment(with_gpu=with_gpu, sources=fingerprint_before["sha256"]))
     try:
         _write_report_files(document, Path(args.report), say, inputs=[f for _, v in vectors for f in v.source_files])
     except OSError as exc:

@@ -16,18 +16,19 @@ INCOMPLETE (exit 1) when none is but some entry is not judged, unless ``--allow-
 Runs are comparable when they come from the same tool on the same machine model (GPU model, or CPU model for
 CPU-only runs) and time the same cases with the same shapes and the same (backend, phase) entries; otherwise
 ``compare`` refuses them (InvalidInputError 'mismatch', exit 2) unless asked to compare the common entries anyway.
-Other environment differences (driver, CUDA, CuPy, clocks, commit) are listed, not refused: they are often what
+Other environment differences (driver, CUDA, CuPy, clocks, commit, the GPU sources' digest) are listed, not refused: they are often what
 is being compared.
 """
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from reference.errors import InvalidInputError
 
-from .timing import Stats, entry, entry_key, load_timings, machine_label, timing_document
+from .timing import Stats, code_label, entry, entry_key, load_timings, machine_label, timing_document
 
 SCHEMA_NAME = "groth16-timing-comparison"
 SCHEMA_VERSION = 1
@@ -37,9 +38,13 @@ TIMER_RESOLUTION_S = 1e-6
 """The smallest difference called real: CUDA events resolve about 0.5 microseconds, perf_counter better."""
 SLOWER, FASTER, WITHIN_NOISE, NOT_JUDGED = "slower", "faster", "within noise", "not judged"
 VERDICTS = (SLOWER, FASTER, WITHIN_NOISE, NOT_JUDGED)
-COMPARED_ENVIRONMENT = ("commit", "date", "python", "cpu")
+COMPARED_ENVIRONMENT = ("commit", "gpu_sources", "date", "python", "cpu")
 COMPARED_GPU = ("driver", "cuda_driver_api", "cuda_runtime", "cupy", "clocks_mhz", "pstate")
 """Environment facts whose differences are listed (not refused)."""
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+"""A gpu_sources value: conformance/sources.py's digest as hexdigest() writes it."""
+ONE_TREE = ("commit", "gpu_sources")
+"""Environment facts that rounds pooled into one record must share: the same code."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +197,8 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
 
 def load_record(path) -> dict:
     """load_timings, and the fields compare and pool read that it leaves unchecked: environment.gpu (null, or an object
-    naming the GPU model: machine_label reads gpu["name"]) and command (pool joins the rounds' commands). A record where
+    naming the GPU model: machine_label reads gpu["name"]), environment.gpu_sources (code_label prints its first digits)
+    and command (pool joins the rounds' commands). A record where
     they have another type is refused, naming the file, instead of failing with a traceback."""
     doc = load_timings(path)
     gpu = doc["environment"].get("gpu")
@@ -201,6 +207,10 @@ def load_record(path) -> dict:
                                 "is the GPU model as a non-empty string")
     if not isinstance(doc.get("command"), str):
         raise InvalidInputError(f"{path}: command", "expected a string")
+    sources = doc["environment"].get("gpu_sources")
+    if sources is not None and not (isinstance(sources, str) and SHA256_HEX.fullmatch(sources)):
+        raise InvalidInputError(f"{path}: environment.gpu_sources", "expected null or absent (records made before it), "
+                                "or the sources' sha256 as 64 lowercase hex digits")
     return doc
 
 
@@ -213,8 +223,8 @@ def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slo
 def pooled_document(paths) -> dict:
     """One timing record holding the timed runs of several rounds of one tree (bench/ab.sh AB_ORDER=abba runs A B B A
     and pools each tree's two rounds): each entry's runs in the rounds' order, their warm-ups counted together. The
-    rounds must be comparable (``mismatches``: one tool, machine model, cases, shapes and entries) and of one commit,
-    and no round may be given twice (the same runs twice).
+    rounds must be comparable (``mismatches``: one tool, machine model, cases, shapes and entries) and of one tree
+    (ONE_TREE), and no round may be given twice (the same runs twice).
     A drift between rounds (clocks, heat, the machine's other work) then widens both sides' spread, which the noise
     rule reads as noise, instead of landing on whichever tree ran second."""
     if len(paths) < 2:
@@ -228,9 +238,10 @@ def pooled_document(paths) -> dict:
     first = rounds[0]
     for path, other in zip(paths[1:], rounds[1:]):
         problems = mismatches(first, other)
-        commits = first["environment"].get("commit"), other["environment"].get("commit")
-        if commits[0] != commits[1]:
-            problems.append(f"commit: {commits[0]} and {commits[1]} (rounds of one tree only)")
+        for key in ONE_TREE:
+            values = first["environment"].get(key), other["environment"].get(key)
+            if values[0] != values[1]:
+                problems.append(f"{key}: {values[0]} and {values[1]} (rounds of one tree only)")
         if problems:
             raise InvalidInputError(str(path), f"cannot be pooled with {paths[0]}: " + "; ".join(problems))
     by_key = [{entry_key(e): e["stats"] for e in other["entries"]} for other in rounds]
@@ -311,7 +322,7 @@ def _aligned(header: list[str], rows: list[list[str]]) -> str:
 
 def _run_label(doc: dict, path: str) -> str:
     env = doc["environment"]
-    return f"{path}: {doc['tool']}, {machine_label(env)}, commit {env.get('commit')}, {env.get('date')}"
+    return f"{path}: {doc['tool']}, {machine_label(env)}, {code_label(env)}, {env.get('date')}"
 
 
 def terminal_text(comparison: Comparison) -> str:
@@ -346,7 +357,8 @@ def _stats_json(s: Stats) -> dict:
 def comparison_json(comparison: Comparison, chart_name: str | None = None, chart_note: str | None = None) -> dict:
     def run(doc, path):
         env = doc["environment"]
-        return {"path": path, "tool": doc["tool"], "machine": machine_label(env), "commit": env.get("commit"), "date": env.get("date")}
+        return {"path": path, "tool": doc["tool"], "machine": machine_label(env), "commit": env.get("commit"),
+                "gpu_sources": env.get("gpu_sources"), "date": env.get("date")}
 
     return {
         "schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION,

@@ -468,7 +468,7 @@ def patched_gpu_tree(fault: SourceFault | None, root=None):
     import tempfile
     from pathlib import Path
 
-    from .fingerprint import REPO_ROOT
+    from .sources import REPO_ROOT
 
     root = Path(root or REPO_ROOT)
     with tempfile.TemporaryDirectory(prefix="gpu-fault-") as folder:
@@ -555,7 +555,7 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
     import sys
     from pathlib import Path
 
-    from .fingerprint import REPO_ROOT
+    from .sources import REPO_ROOT
     from .report import REPORT_FILES
 
     name, expected = (fault.name, fault.phases) if fault else ("none (clean copy)", ())

@@ -53,7 +53,7 @@ from pathlib import Path
 from reference.errors import InvalidInputError
 from reference.prover import PHASES
 
-from .fingerprint import REPO_ROOT, import_closure, sources_digest
+from .sources import REPO_ROOT, import_closure, sources_digest
 from .phases import Problem
 from .runner import ERROR, SKIPPED, UNAVAILABLE, BackendResult, PhaseResult, VectorResult, _describe_error, check_vector
 

@@ -2,7 +2,7 @@
 
 A record holds, per (case, backend, phase), the seconds of N timed runs and their statistics (median, min, max,
 spread = max - min), plus the environment the runs came from (GPU model, driver, CUDA and CuPy versions, clocks
-where readable; CPU and Python; commit; date). ``python -m conformance run`` embeds one in report.json,
+where readable; CPU and Python; commit and the digest of the GPU prover's sources; date). ``python -m conformance run`` embeds one in report.json,
 ``python -m gpu prove --timings-json`` writes one, bench/ scripts add one to their JSON; ``python -m conformance
 compare`` (conformance/compare_timings.py) reads any of them with ``load_timings``.
 """
@@ -19,9 +19,10 @@ from pathlib import Path
 from reference.errors import InvalidInputError
 from reference.safe_files import parse_json, read_regular_file
 
+from .sources import REPO_ROOT, fingerprint
+
 SCHEMA_NAME = "groth16-timings"
 SCHEMA_VERSION = 1
-REPO_ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("phase", "host", "copy")
 """What an entry times: a prover phase (device work), a host-side stage (reading, staging, pinning, encoding;
 wall clock), or one host<->device copy (CUDA events)."""
@@ -155,17 +156,43 @@ def gpu_facts(device_index: int = 0) -> dict | None:
     }
 
 
-def environment(with_gpu: bool = True, device_index: int = 0) -> dict:
-    """Where the runs happened: date, commit, Python, platform, CPU, and the GPU (None on a CPU-only run)."""
+def gpu_sources() -> str | None:
+    """The sha256 of the GPU prover's sources as they are on disk (conformance/sources.py fingerprint, the digest a gate
+    report records as gpu_fingerprint), or None where they cannot be read: it names the code measured even where the
+    commit cannot (a device copy whose git history is stale, uncommitted changes), and matches a timing record to the
+    gate report of the same code. A source that cannot be read or parsed leaves the record without it rather than
+    losing the run."""
+    try:
+        return fingerprint()["sha256"]
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def environment(with_gpu: bool = True, device_index: int = 0, sources: str | None = None) -> dict:
+    """Where the runs happened: date, commit, the GPU prover's sources (``sources`` where the caller took the digest
+    already, e.g. before the runs; else gpu_sources()), Python, platform, CPU, and the GPU (None on a CPU-only run)."""
     return {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "commit": commit(),
+        "gpu_sources": sources or gpu_sources(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "gpu": gpu_facts(device_index) if with_gpu else None,
     }
+
+
+SOURCES_LABEL_HEX = 12
+"""Hex digits of gpu_sources a printed label shows (as a short commit hash; the records keep all 64)."""
+
+
+def code_label(env: dict) -> str:
+    """The code measured, for a printed header: 'commit X, GPU sources Y' (Y: gpu_sources' first SOURCES_LABEL_HEX hex
+    digits, which a gate report's 'gpu/ fingerprint' line begins with)."""
+    sources = env.get("gpu_sources")
+    shown = sources[:SOURCES_LABEL_HEX] if isinstance(sources, str) and sources else "unknown"
+    return f"commit {env.get('commit') or 'unknown'}, GPU sources {shown}"
 
 
 def machine_label(env: dict) -> str:
@@ -283,7 +310,7 @@ def timings_markdown(timings: dict) -> str:
         rows.setdefault((e["backend"], e["phase"]), []).append(e)
     lines = ["## Timing statistics", "",
              f"Per backend and phase over the vectors that passed (machine: {machine_label(timings['environment'])}, "
-             f"commit {timings['environment'].get('commit')}). Compare two reports with `python -m conformance compare "
+             f"{code_label(timings['environment'])}). Compare two reports with `python -m conformance compare "
              "BASELINE/report.json NEW/report.json` (docs/PERFORMANCE.md).", "",
              "| backend | phase | vectors | sum of medians (s) | largest spread (s) | timed runs per vector |", "|---|---|---|---|---|---|"]
     for (backend, phase), entries in rows.items():

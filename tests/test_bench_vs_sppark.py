@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {"date": "2026-12-03T09:00:00+00:00", "commit": "abc123def456",
+ENV = {"date": "2026-12-03T09:00:00+00:00", "commit": "abc123def456", "gpu_sources": "0123456789ab" + "f" * 52,
        "gpu": {"name": "NVIDIA H200", "driver": "580.159.04", "cuda_driver_api": 13000, "cupy": "14.2.0"}}
 
 SPPARK_LOG = """\
@@ -151,7 +151,7 @@ def test_main_writes_markdown_and_json(tmp_path):
                        "--ntt", str(tmp_path / "ntt.json"), "--env", str(tmp_path / "env.json"), "--note", "compile 12 s",
                        "--md", str(tmp_path / "ratio.md"), "--json", str(tmp_path / "ratio.json")]) == 0
     text = (tmp_path / "ratio.md").read_text()
-    assert "NVIDIA H200 (driver 580.159.04" in text and "`abc123def456`" in text and "- compile 12 s" in text
+    assert "NVIDIA H200 (driver 580.159.04" in text and "- code: commit abc123def456, GPU sources 0123456789ab\n" in text and "- compile 12 s" in text
     assert "| G1 MSM | 2^24 | 70.00 | 154.40 | 2.21x | <= 80 ms and >= 1.9x sppark | met |" in text
     assert "| G1 MSM | 2^26 | — | 567.00 (check FAILED) | — |" in text
     doc = json.loads((tmp_path / "ratio.json").read_text())

@@ -16,14 +16,56 @@ from conformance.fingerprint import (
     REFRESH_COMMAND,
     STALE,
     UP_TO_DATE,
-    fingerprint,
     gate_verdict,
 )
+from conformance.sources import fingerprint
 
 
 def test_committed_gpu_report_covers_gpu_sources():
     verdict = gate_verdict()
     assert verdict.passed, verdict.message
+
+
+def test_a_timing_record_names_the_digest_of_the_gpu_sources_on_disk():
+    """timing.environment's gpu_sources is the sha256 a gate report records, recomputed here from the files' bytes;
+    code_label prints its first 12 hex digits beside the commit."""
+    from conformance.sources import REPO_ROOT, gpu_source_files
+    from conformance.timing import code_label, environment
+
+    lines = "".join(f"{p.relative_to(REPO_ROOT).as_posix()} {hashlib.sha256(p.read_bytes()).hexdigest()}\n"
+                    for p in gpu_source_files())
+    env = environment(with_gpu=False)
+    assert env["gpu_sources"] == hashlib.sha256(lines.encode()).hexdigest()
+    assert code_label(env) == f"commit {env['commit'] or 'unknown'}, GPU sources {env['gpu_sources'][:12]}"
+    assert code_label({}) == "commit unknown, GPU sources unknown"
+
+
+@pytest.mark.parametrize("failure", [SyntaxError("bad source"), OSError("unreadable"), ValueError("null byte")])
+def test_sources_that_cannot_be_read_leave_the_record_without_a_digest_not_the_run_without_a_record(monkeypatch,
+                                                                                                   failure):
+    import conformance.timing as timing
+
+    def broken():
+        raise failure
+
+    monkeypatch.setattr(timing, "fingerprint", broken)
+    env = timing.environment(with_gpu=False)
+    assert env["gpu_sources"] is None and env["python"]
+    assert timing.code_label(env).endswith("GPU sources unknown")
+    assert timing.environment(with_gpu=False, sources="a" * 64)["gpu_sources"] == "a" * 64  # a digest taken before
+
+
+def test_naming_the_sources_draws_only_their_finder_into_the_fingerprint():
+    """The GPU prover imports conformance/timing.py, which imports conformance/sources.py: that module, and no module of
+    the gate's harness (which CI tests), joins the fingerprint; sources.py imports nothing of the repository's."""
+    from conformance.sources import REPO_ROOT, _imported_names, _module_file, gpu_source_files
+
+    files = {p.relative_to(REPO_ROOT).as_posix() for p in gpu_source_files()}
+    assert {"conformance/timing.py", "conformance/sources.py"} <= files
+    assert not files & {"conformance/fingerprint.py", "conformance/runner.py", "conformance/compare.py",
+                        "conformance/compare_timings.py"}
+    sources = REPO_ROOT / "conformance" / "sources.py"
+    assert [name for name in _imported_names(sources, REPO_ROOT) if _module_file(name, REPO_ROOT)] == []
 
 
 @pytest.fixture

@@ -358,7 +358,7 @@ def _copy_of_the_repository(files, root):
     """``root``, a folder holding a copy of these repository files at their paths (a repository a SeededCache can key)."""
     import shutil
 
-    from conformance.fingerprint import REPO_ROOT
+    from conformance.sources import REPO_ROOT
 
     for path in files:
         target = root / path.relative_to(REPO_ROOT)
@@ -389,7 +389,7 @@ def test_the_cache_key_is_kept_by_a_change_to_the_gpu_prover_and_changed_by_one_
     """A kernel change must not rebuild the gate's vectors (conformance/seeded.py BUILDER_FILE): an edit to
     gpu/batch_add.py, which seeded.py reaches through the harness's imports, keeps the key; one to seeded.py changes it."""
     import conformance.seeded as seeded
-    from conformance.fingerprint import REPO_ROOT, import_closure
+    from conformance.sources import REPO_ROOT, import_closure
 
     harness = import_closure({REPO_ROOT / seeded.BUILDER_FILE})
     assert REPO_ROOT / "gpu" / "batch_add.py" in harness  # else this test no longer tests what it says

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from conformance import gpu_coverage as gc
-from conformance.fingerprint import GATE_REPORT, fingerprint
+from conformance.fingerprint import GATE_REPORT
+from conformance.sources import fingerprint
 from conformance.gpu_coverage import ALLOWLIST, KernelParseError, UnlaunchedKernelsError
 from gpu import device
 from reference.errors import InvalidInputError

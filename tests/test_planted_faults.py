@@ -148,7 +148,7 @@ def test_faults_only_is_refused_where_it_would_select_nothing(argv, message, cap
 def test_every_gpu_fault_patch_applies_once_and_changes_the_code():
     """Each GPU fault's text occurs exactly once in its gpu/ file (else the patch would miss or be ambiguous)."""
     from conformance.faults import GPU_FAULTS, patch_text
-    from conformance.fingerprint import REPO_ROOT
+    from conformance.sources import REPO_ROOT
     from reference.prover import PHASES
 
     assert {"gpu-assemble-r-s-swapped", "gpu-tail-index-off-by-one", "gpu-bitmap-bits-reversed", "gpu-ntt-twiddle-off-by-one",
@@ -166,7 +166,7 @@ def test_the_patched_copy_is_the_gpu_package_a_run_imports_and_the_repository_st
     import sys
 
     from conformance.faults import GPU_FAULTS, patched_gpu_tree
-    from conformance.fingerprint import REPO_ROOT
+    from conformance.sources import REPO_ROOT
 
     fault = GPU_FAULTS["gpu-assemble-r-s-swapped"]
     before = (REPO_ROOT / fault.path).read_text()

@@ -13,7 +13,8 @@ from conformance.timing import Stats, check_timing_document, entry, load_timings
 from reference.cli import run_main
 from reference.errors import InvalidInputError
 
-H200 = {"date": "2026-12-03T00:00:00+00:00", "commit": "abc", "python": "3.12.3", "cpu": "x86", "gpu": {"name": "NVIDIA H200", "driver": "580.159.04"}}
+H200 = {"date": "2026-12-03T00:00:00+00:00", "commit": "abc", "gpu_sources": "e" * 64, "python": "3.12.3", "cpu": "x86",
+        "gpu": {"name": "NVIDIA H200", "driver": "580.159.04"}}
 SHAPE = {"log_n": 10, "circuits": 2, "mode": "isolated"}
 PHASES = ("evaluate", "ntt_h", "msm_h")
 
@@ -138,10 +139,11 @@ def test_a_phase_timed_in_one_run_only_is_a_mismatch():
     assert [r.phase for r in c.rows] == ["evaluate", "ntt_h"] and c.only_in_baseline == [("porep-log10", "gpu", "msm_h")]
 
 
-def test_other_driver_and_commit_are_listed_not_refused():
-    newer = dict(H200, commit="def", gpu=dict(H200["gpu"], driver="590.1"))
+def test_other_driver_commit_and_gpu_sources_are_listed_not_refused():
+    newer = dict(H200, commit="def", gpu_sources="f" * 64, gpu=dict(H200["gpu"], driver="590.1"))
     c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(BASE, env=newer), "n"))
-    assert "commit: abc -> def" in c.environment_differences and "gpu driver: 580.159.04 -> 590.1" in c.environment_differences
+    assert c.environment_differences == ["commit: abc -> def", f"gpu_sources: {'e' * 64} -> {'f' * 64}",
+                                         "gpu driver: 580.159.04 -> 590.1"]
 
 
 def _broken(mutate):
@@ -176,6 +178,27 @@ def test_malformed_timing_files_are_refused_naming_the_field(tmp_path, capsys, d
     assert err.startswith("error: ") and message in err and "Traceback" not in err
     with pytest.raises(InvalidInputError):
         load_timings(path)
+
+
+@pytest.mark.parametrize("sources", [123, True, "ABC", "E" * 64, "e" * 63, {"sha256": "e" * 64}])
+def test_a_gpu_sources_that_is_no_digest_is_refused_naming_the_field(tmp_path, capsys, sources):
+    good = write(tmp_path, "good.json", record(BASE))
+    bad = write(tmp_path, "bad.json", record(BASE, env={**H200, "gpu_sources": sources}))
+    assert run_main(main, ["compare", good, bad]) == 2
+    err = capsys.readouterr().err
+    assert "environment.gpu_sources: expected null or absent" in err and "Traceback" not in err
+
+
+def test_records_without_gpu_sources_still_compare_and_pool(tmp_path, capsys):
+    """Records older than gpu_sources (absent) or whose sources could not be read (null) compare and pool; their label
+    says 'unknown'."""
+    old = {k: v for k, v in H200.items() if k != "gpu_sources"}
+    first, second = write(tmp_path, "a.json", record(BASE, env=old)), write(tmp_path, "b.json", record(BASE, env=old))
+    assert run_main(main, ["compare", first, second]) == 0
+    assert "commit abc, GPU sources unknown" in capsys.readouterr().out
+    unread = [write(tmp_path, f"r{k}.json", record({p: [t * (1 + k / 100) for t in runs] for p, runs in BASE.items()},
+                                                   env={**H200, "gpu_sources": None})) for k in range(2)]
+    assert run_main(main, ["pool", str(tmp_path / "pooled.json"), *unread]) == 0
 
 
 def test_missing_file_and_negative_gate_are_bad_input(tmp_path, capsys):
@@ -265,10 +288,16 @@ def test_conformance_run_writes_a_timing_record_that_compares_with_itself(tmp_pa
     timings = load_timings(report / "report.json")
     assert [(e["backend"], e["phase"]) for e in timings["entries"]] == [("reference", "evaluate"), ("reference", "ntt_h")]
     assert timings["environment"]["gpu"] is None and timings["environment"]["python"]
+    # the record names the code by the digest the report's gpu_fingerprint took before the runs: one digest a report
+    sources = json.loads((report / "report.json").read_text())["gpu_fingerprint"]["sha256"]
+    assert timings["environment"]["gpu_sources"] == sources
+    assert f"GPU sources {sources[:12]}" in (report / "report.md").read_text()
     assert "## Timing statistics" in (report / "report.md").read_text()
     capsys.readouterr()
     assert main(["compare", str(report / "report.json"), str(report / "report.json")]) == 0
-    assert "not judged: 2" in capsys.readouterr().out  # one reference run each: no noise estimate, no verdict
+    out = capsys.readouterr().out
+    assert "not judged: 2" in out  # one reference run each: no noise estimate, no verdict
+    assert f"GPU sources {sources[:12]}" in out  # each run's label names its code
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +397,7 @@ def test_pooled_rounds_hold_every_run_in_order_with_the_statistics_of_all_of_the
 
 @pytest.mark.parametrize(("second", "message"), [
     (record(BASE, env={**H200, "commit": "def"}), "r1.json: commit: abc and def (rounds of one tree only)"),
+    (record(BASE, env={**H200, "gpu_sources": "f" * 64}), f"r1.json: gpu_sources: {'e' * 64} and {'f' * 64} (rounds of one tree only)"),
     (record(BASE, env={**H200, "gpu": {"name": "NVIDIA A100"}}), "r1.json: machine: baseline GPU NVIDIA H200, new GPU NVIDIA A100"),
     (record({"evaluate": BASE["evaluate"]}), "r1.json: timed phases: 2 (case, backend, phase) entries are in one run only"),
 ])

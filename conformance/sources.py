@@ -1,0 +1,111 @@
+"""The GPU prover's sources and their digest: the *fingerprint* that a gate report records (conformance/fingerprint.py)
+and a timing record names (conformance/timing.py ``gpu_sources``).
+
+The fingerprint is the sha256 of every file the GPU prover imports or compiles, and one sha256 over the sorted list of
+"<path> <file sha256>" lines. The files are found, not listed by hand (``gpu_source_files``): every gpu/ source (*.py,
+and the *.cu / *.cuh kernels and headers NVRTC compiles; caches excluded), then every repository module reachable from
+them through their import statements (module-level or inside functions, absolute or relative), with the __init__.py
+of each package on the way: reference/ modules such as the domain conventions, vectors/ modules such as the PoRep
+array circuits. Beside them, ``GPU_ONLY_FILES``: the harness files only a GPU run executes (the GPU backend's adapter,
+which drives the GPU prover and hands its outputs to the comparison). CI, without a GPU, never runs them, so a change
+to one is as unchecked as a change to gpu/; their own imports are the harness that CI tests with the reference
+backend, and are not followed. This module imports nothing of the repository's, so that the timing records' module,
+which the GPU prover imports, can name the digest without drawing the gate's harness into it.
+"""
+import ast
+import hashlib
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+GPU_DIR_NAME = "gpu"
+GPU_SOURCE_SUFFIXES = (".py", ".cu", ".cuh")
+IGNORED_DIRS = ("__pycache__",)
+GPU_ONLY_FILES = (Path("conformance") / "backends" / "gpu.py",)
+"""Harness files only a GPU run executes, fingerprinted as files (module docstring), relative to the repository root."""
+
+
+def _gpu_files(root: Path) -> list[Path]:
+    """gpu/**/*.py, *.cu, *.cuh under root (caches excluded)."""
+    gpu_dir = root / GPU_DIR_NAME
+    if not gpu_dir.is_dir():
+        return []
+    return [
+        p for p in gpu_dir.rglob("*")
+        if p.is_file() and p.suffix in GPU_SOURCE_SUFFIXES and not any(part in IGNORED_DIRS for part in p.relative_to(root).parts)
+    ]
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_file(name: str, root: Path) -> Path | None:
+    """The repository file of module ``name`` (a.b -> a/b.py or a/b/__init__.py), or None (not ours)."""
+    base = root.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported_names(path: Path, root: Path) -> set[str]:
+    """Every module name the file's import statements can load: ``import a.b`` gives a and a.b; ``from .x import
+    y`` gives the package, x and x.y (y may be a submodule), resolved against the file's own package."""
+    package = _module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            bases = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            anchor = package[: len(package) - node.level + 1] if node.level else []
+            base = ".".join(anchor + ([node.module] if node.module else []))
+            bases = [base] + [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+        else:
+            continue
+        for name in bases:
+            parts = name.split(".")
+            names.update(".".join(parts[: k + 1]) for k in range(len(parts)))
+    return names
+
+
+def import_closure(files, root: Path = REPO_ROOT) -> set[Path]:
+    """``files`` and every repository module their import statements reach, transitively (with each package's
+    __init__.py on the way); only the .py files among ``files`` are read for imports."""
+    found = set(files)
+    pending = [p for p in found if p.suffix == ".py"]
+    while pending:
+        for name in _imported_names(pending.pop(), root):
+            module = _module_file(name, root)
+            if module is not None and module not in found:
+                found.add(module)
+                pending.append(module)
+    return found
+
+
+def sources_digest(files, root: Path = REPO_ROOT) -> dict:
+    """{"sha256": combined digest, "files": {"<path>": file sha256}} of ``files``: combined = sha256 of the lines
+    "<path> <file sha256>\\n" in sorted path order, so a renamed, added or removed file changes it as much as an
+    edited one."""
+    digests = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    return {"sha256": combined_digest(digests), "files": digests}
+
+
+def combined_digest(digests: dict) -> str:
+    """sha256 of the lines "<path> <file sha256>\\n" of {path: file sha256}, in sorted path order."""
+    return hashlib.sha256("".join(f"{path} {digest}\n" for path, digest in sorted(digests.items())).encode()).hexdigest()
+
+
+def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
+    """Every file the GPU prover imports or compiles, and GPU_ONLY_FILES (module docstring), sorted by
+    repository-relative POSIX path."""
+    found = import_closure(_gpu_files(root), root)
+    found.update(root / path for path in GPU_ONLY_FILES if (root / path).is_file())
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def fingerprint(root: Path = REPO_ROOT) -> dict:
+    """sources_digest of the GPU prover's sources (gpu_source_files)."""
+    return sources_digest(gpu_source_files(root), root)
