@@ -33,7 +33,7 @@ from .backends import make_backend
 from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, check_generated, split_names
-from .fingerprint import GATE_REPORT, gate_verdict
+from .fingerprint import GATE_REPORT, gate_verdict, imported_gpu_root, is_repository_root
 from .sources import REPO_ROOT, fingerprint
 from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
@@ -183,6 +183,9 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append(f"--repeat must be at least {DEFAULT_REPEAT}, so that every GPU phase's runs are compared")
     if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
+    if not is_repository_root(imported_gpu_root()):  # the gate vouches for this repository's gpu/, not another one
+        problems.append(f"the GPU prover must be this repository's {REPO_ROOT / 'gpu'} (Python imports "
+                        f"{imported_gpu_root() / 'gpu'}: run from the repository's root)")
     if problems:
         raise InvalidInputError("--record-gate", "; ".join(problems))
 
@@ -275,7 +278,11 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         others = ", ".join(b.name for b in running) or "nothing"
         print(f"No usable CUDA device ({reason}): checking {others} only.", file=sys.stderr)
 
-    fingerprint_before = fingerprint()
+    gpu_root = imported_gpu_root()
+    if not is_repository_root(gpu_root):
+        print(f"note: the GPU prover is imported from {gpu_root / 'gpu'}, not from this repository: the report's "
+              "gpu/ fingerprint names those sources", file=sys.stderr)
+    fingerprint_before = fingerprint(gpu_root)  # the sources the GPU backend runs (conformance/fingerprint.py)
     info = RunInfo(
         command="python -m conformance " + shlex.join(argv),
         mode=args.mode,

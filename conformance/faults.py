@@ -461,18 +461,24 @@ def patch_text(text: str, fault: SourceFault) -> str:
 
 @contextlib.contextmanager
 def patched_gpu_tree(fault: SourceFault | None, root=None):
-    """A temporary folder holding a copy of gpu/ with ``fault`` applied (None: a clean copy); the repository is
-    untouched. Run Python with this folder as the working directory (first on sys.path) and the repository on
-    PYTHONPATH, and `import gpu` loads the copy, kernels included."""
+    """A temporary folder holding a copy of gpu/ with ``fault`` applied (None: a clean copy) and links to the
+    repository's other packages; the repository is untouched. Run Python with this folder as the working directory
+    (first on sys.path), and `import gpu` loads the copy, kernels included, the other packages the repository's own.
+    The folder is the whole tree a run there imports, so a report's fingerprint of it (conformance/fingerprint.py
+    imported_gpu_root) names the code that ran: the clean copy's equals the repository's, a fault's differs in the
+    patched file only."""
     import shutil
     import tempfile
     from pathlib import Path
 
-    from .sources import REPO_ROOT
+    from .sources import GPU_DIR_NAME, REPO_ROOT
 
     root = Path(root or REPO_ROOT)
     with tempfile.TemporaryDirectory(prefix="gpu-fault-") as folder:
-        shutil.copytree(root / "gpu", Path(folder) / "gpu", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(root / GPU_DIR_NAME, Path(folder) / GPU_DIR_NAME, ignore=shutil.ignore_patterns("__pycache__"))
+        for package in root.iterdir():  # reference/, vectors/, conformance/: as they are
+            if package.name != GPU_DIR_NAME and (package / "__init__.py").is_file():
+                (Path(folder) / package.name).symlink_to(package.resolve(), target_is_directory=True)
         if fault is not None:
             target = Path(folder) / fault.path
             target.write_text(patch_text(target.read_text(), fault))

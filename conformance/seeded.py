@@ -199,7 +199,7 @@ CACHE_FORMAT = "conformance-seeded-cache-v1"
 """Part of every cache key: bump it when what a cache file holds changes shape."""
 GENERATOR_FILES = (Path("vectors") / "generate.py", Path("vectors") / "format.py")
 """The files ``build`` runs; they and every repository module they import key the cache (SeededCache.key)."""
-BUILDER_FILE = Path(__file__).relative_to(REPO_ROOT)
+BUILDER_FILE = Path(__file__).resolve().relative_to(REPO_ROOT)  # (resolved as REPO_ROOT: a fault run links conformance/)
 """This module, which holds ``build`` and the cache's format: its own bytes key the cache too, but not what it imports
 (the harness and, through its GPU backend, gpu/), so that a kernel change does not rebuild the gate's 2^20 vector
 (minutes of device time: it happened, 2026-12-05, and the gate did not fit its call)."""

@@ -179,6 +179,49 @@ def test_the_patched_copy_is_the_gpu_package_a_run_imports_and_the_repository_st
     assert (REPO_ROOT / fault.path).read_text() == before and not folder.exists()
 
 
+def test_the_folder_a_fault_runs_from_fingerprints_as_the_code_it_holds():
+    """The folder is the whole tree a run there imports: the clean copy's fingerprint equals the repository's, file
+    for file, and a fault's differs in the patched file only, so a fault run's report names the code that ran."""
+    from conformance.faults import GPU_FAULTS, patched_gpu_tree
+    from conformance.fingerprint import compare_fingerprints
+    from conformance.sources import fingerprint
+
+    with patched_gpu_tree(None) as folder:
+        assert fingerprint(folder) == fingerprint()
+    fault = GPU_FAULTS["gpu-ntt-twiddle-off-by-one"]
+    with patched_gpu_tree(fault) as folder:
+        changes = compare_fingerprints(fingerprint(), fingerprint(folder))
+    assert (changes.changed, changes.added, changes.removed) == ([fault.path], [], [])
+
+
+def test_a_run_from_a_patched_copy_records_the_copy_and_cannot_record_the_gate(tmp_path):
+    """`conformance run` fingerprints the gpu/ that Python imports, not the repository's by assumption; from a copy it
+    says so, and it refuses --record-gate (exit 2) there: the gate vouches for the repository's gpu/."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conformance.faults import GPU_FAULTS, patched_gpu_tree
+    from conformance.fingerprint import imported_gpu_root, is_repository_root
+    from conformance.sources import REPO_ROOT, fingerprint
+    from vectors.bundled import DATA_DIR
+
+    assert is_repository_root(imported_gpu_root())  # this process: the repository's own
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    with patched_gpu_tree(GPU_FAULTS["gpu-assemble-r-s-swapped"]) as folder:
+        run = [sys.executable, "-m", "conformance", "run", "--quiet"]
+        done = subprocess.run([*run, str(DATA_DIR / "porep-log03.json"), "--backends", "reference", "--report",
+                               str(tmp_path / "report")], cwd=folder, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert "the GPU prover is imported from" in done.stderr
+        recorded = json.loads((tmp_path / "report" / "report.json").read_text())["gpu_fingerprint"]
+        assert recorded == fingerprint(folder) and recorded["sha256"] != fingerprint()["sha256"]
+        refused = subprocess.run([*run, "--record-gate"], cwd=folder, env=env, capture_output=True, text=True)
+    assert refused.returncode == 2 and "--record-gate: " in refused.stderr
+    assert f"the GPU prover must be this repository's {REPO_ROOT / 'gpu'}" in refused.stderr
+
+
 def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
     from conformance.faults import FaultRow, _first_gpu_failure, gpu_fault_table
 
