@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.timing import Stats, entry, environment, timing_document  # noqa: E402
+from conformance.timing import Stats, code_label, entry, environment, timing_document  # noqa: E402
 from gpu.limbs import FR  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP  # noqa: E402
 from gpu.staging import PAGEABLE, PINNED_COPY, STAGINGS, StageTimer, break_even_uploads, upload_arrays  # noqa: E402
@@ -136,8 +136,8 @@ def summary_rows(size: dict) -> list[dict]:
 def markdown(sizes: list[dict], env: dict) -> str:
     gpu = env.get("gpu") or {}
     lines = ["# Staging: pinning cost against upload gain (bench/bench_staging.py)", "",
-             f"{gpu.get('name')}, driver {gpu.get('driver')}, CuPy {gpu.get('cupy')}, CPU {env.get('cpu')}, commit "
-             f"{env.get('commit')}, {env.get('date')}. Arrays: the five key queries and one circuit's witnesses of the "
+             f"{gpu.get('name')}, driver {gpu.get('driver')}, CuPy {gpu.get('cupy')}, CPU {env.get('cpu')}, "
+             f"{code_label(env)}, {env.get('date')}. Arrays: the five key queries and one circuit's witnesses of the "
              "PoRep-shaped circuit at each size, uploaded one at a time. Seconds are medians over the runs, summed over "
              "the arrays. Pin cost = pin + unpin; gain = pageable h2d - this mode's h2d; break-even = uploads of the same "
              "pinned buffer that pay back pinning it once (a one-shot upload pays when total < pageable total).", "",
@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     runs = args.runs if len(args.runs) == len(args.log_n) else [args.runs[0]] * len(args.log_n)
     say = lambda message: print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)  # stdout: the table
     env = environment(with_gpu=True)
-    say(f"{env['gpu']['name'] if env['gpu'] else 'no GPU'}, commit {env['commit']}")
+    say(f"{env['gpu']['name'] if env['gpu'] else 'no GPU'}, {code_label(env)}")
     sizes = [measure(log_n, r, say) for log_n, r in zip(args.log_n, runs)]
     args.out.mkdir(parents=True, exist_ok=True)
     record = timing_document("bench_staging", "bench/bench_staging.py " + " ".join(argv or sys.argv[1:]),

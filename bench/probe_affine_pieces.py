@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer, the random inputs
 
 import gpu.msm  # noqa: E402
+from conformance.timing import code_label  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, THREADS_PER_BLOCK, Group, backend, u32  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
@@ -168,7 +169,7 @@ def probe_size(log2_points: int, group_name: str, lanes_list, inversions, repeat
 def table(rows: list[dict], env: dict) -> str:
     gpu_info = env.get("gpu") or {}
     lines = [f"### Batched affine piece sums against msm_piece_sum, same arguments ({gpu_info.get('name', '?')}, "
-             f"commit {env.get('commit')}, {env.get('date')})", "",
+             f"{code_label(env)}, {env.get('date')})", "",
              "| points | group | c | pieces | msm_piece_sum ms | lanes | inversion | affine ms | affine / msm_piece_sum "
              "| mismatches |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:

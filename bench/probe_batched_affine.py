@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
 from bench_msm import cuda_time_ms  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.device import launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
@@ -114,7 +114,7 @@ def fit(rows: list[dict], inversion: str) -> tuple[float, float]:
 def table(rows: list[dict], env: dict, group_name: str, inversions, rates: dict | None) -> str:
     gpu = env.get("gpu") or {}
     lines = [f"### Batched affine against mixed XYZZ {group_name.upper()} additions ({gpu.get('name', '?')}, "
-             f"commit {env.get('commit')}, {env.get('date')})", ""]
+             f"{code_label(env)}, {env.get('date')})", ""]
     header = ["k", "additions", "XYZZ ms", "XYZZ ns / addition"]
     for inversion in inversions:
         header += [f"affine ({inversion}) ms", f"ns / addition ({inversion})", f"/ XYZZ ({inversion})"]

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm's timer, p
 from py_ecc.optimized_bls12_381 import G1, Z1, add, eq, multiply  # noqa: E402
 
 from bench_msm import cuda_time_ms  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.batch_add import U32_WORD_BITS, BatchAdder  # noqa: E402
 from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, backend, download_points  # noqa: E402
@@ -142,7 +142,7 @@ def main() -> int:
 def markdown(rows: list[dict], env: dict, log2_points: int, circuits: int) -> str:
     gpu = env.get("gpu") or {}
     lines = [f"### batch_add of {circuits} circuits over 2^{log2_points} G1 bases: BatchAdder against one pass over "
-             f"the bases' {circuits}-bit patterns ({gpu.get('name', '?')}, commit {env.get('commit')}, {env.get('date')})",
+             f"the bases' {circuits}-bit patterns ({gpu.get('name', '?')}, {code_label(env)}, {env.get('date')})",
              "", "| density | BatchAdder ms | its additions | pattern pass ms | bases with a pattern | pattern / BatchAdder |",
              "|---|---|---|---|---|---|"]
     for row in rows:

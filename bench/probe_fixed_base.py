@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
 from bench_msm import cuda_time_ms, random_scalars  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.limbs import FR_LIMBS, LIMB_BITS  # noqa: E402
@@ -208,7 +208,7 @@ def markdown(rows: list[dict], env: dict, group_name: str, log2_points: int, reg
              regular_ms: float) -> str:
     gpu = env.get("gpu") or {}
     lines = [f"### {group_name.upper()} MSM of 2^{log2_points} bases over a fixed-base table, one set of buckets "
-             f"({gpu.get('name', '?')}, commit {env.get('commit')}, {env.get('date')})", "",
+             f"({gpu.get('name', '?')}, {code_label(env)}, {env.get('date')})", "",
              f"Regular MSM (c = {regular_bits}, {num_windows(regular_bits)} windows): {regular_ms:.2f} ms.", "",
              "| c | windows | copies | sets | table points | table GiB | folded ms | folded / regular |",
              "|---|---|---|---|---|---|---|---|"]

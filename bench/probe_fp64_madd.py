@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 from py_ecc.optimized_bls12_381 import G1, curve_order, multiply  # noqa: E402
 
 from bench_msm import cuda_time_ms  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.device import launch  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, backend, u32  # noqa: E402
@@ -79,8 +79,8 @@ def probe_size(log2_points: int, threads: int, steps: int, repeats: int, modules
 
 def table(results: list[dict], env: dict, attributes: dict) -> str:
     gpu = env.get("gpu") or {}
-    lines = [f"### G1 mixed XYZZ additions, ec.cuh against FP64 products ({gpu.get('name', '?')}, commit "
-             f"{env.get('commit')}, {env.get('date')})", "",
+    lines = [f"### G1 mixed XYZZ additions, ec.cuh against FP64 products ({gpu.get('name', '?')}, "
+             f"{code_label(env)}, {env.get('date')})", "",
              "| bases | kernel | registers, local memory | ms | ns / addition | / ec.cuh | sums equal ec.cuh's |", "|---|---|---|---|---|---|---|"]
     for result in results:
         ec = result["rows"]["ec.cuh"]["ns_per_addition"]

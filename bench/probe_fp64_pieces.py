@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other probes' pieces, bench_msm, probe_build
 
 import gpu.msm  # noqa: E402
+from conformance.timing import code_label  # noqa: E402
 from gpu.points import G1_GROUP, backend  # noqa: E402
 from probe_affine_pieces import captured_msm_piece_sum  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
@@ -65,7 +66,7 @@ def probe_size(log2_points: int, repeats: int, modules: dict, seed: int) -> dict
 def table(rows: list[dict], env: dict, attributes: dict) -> str:
     gpu_info = env.get("gpu") or {}
     lines = [f"### msm_piece_sum's G1 bucket additions on FP64 products, same arguments ({gpu_info.get('name', '?')}, "
-             f"commit {env.get('commit')}, {env.get('date')})", "",
+             f"{code_label(env)}, {env.get('date')})", "",
              "| points | c | pieces | msm_piece_sum ms | FP64 build | registers, local memory | FP64 ms "
              "| FP64 / msm_piece_sum | mismatches |", "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer; probe_build
 
 from bench_msm import cuda_time_ms  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.device import launch  # noqa: E402
 from gpu.limbs import FQ, FR, FieldSpec  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
@@ -110,7 +110,7 @@ def probe_field(field: FieldSpec, elements: int, distinct: int, chain: int, repe
 def table(results: list[dict], env: dict, sms: int, clock_hz: float) -> str:
     gpu = env.get("gpu") or {}
     lines = [f"### Montgomery products, field.cuh against the FP64 pipe ({gpu.get('name', '?')}, {sms} SMs at "
-             f"{clock_hz / 1e9:.2f} GHz boost, commit {env.get('commit')}, {env.get('date')})", "",
+             f"{clock_hz / 1e9:.2f} GHz boost, {code_label(env)}, {env.get('date')})", "",
              "| field | product | ms | G products/s | clocks an SM a product | time / field.cuh |", "|---|---|---|---|---|---|"]
     for result in results:
         for name, row in result["rows"].items():

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-event timer
 
 from bench_msm import cuda_time_ms  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 
@@ -78,8 +78,8 @@ def main() -> int:
                      "tera_ops_per_s": total / (ms * 1e-3) / 1e12,
                      "ops_per_sm_per_clock": total / (ms * 1e-3) / sms / clock_hz})
     gpu = env.get("gpu") or {}
-    lines = [f"### Pipe issue rates ({gpu.get('name', '?')}, {sms} SMs at {clock_hz / 1e9:.2f} GHz boost, commit "
-             f"{env.get('commit')}, {env.get('date')})", "",
+    lines = [f"### Pipe issue rates ({gpu.get('name', '?')}, {sms} SMs at {clock_hz / 1e9:.2f} GHz boost, "
+             f"{code_label(env)}, {env.get('date')})", "",
              "| kernel | pipes | ms | operations | T ops/s | ops an SM a clock |", "|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['kernel']} | {' + '.join(row['pipes'])} | {row['ms']:.3f} | {row['operations']:,} | "

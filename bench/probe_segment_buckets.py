@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm, probe_fixed_base, gpu_required
 
 from bench_msm import bases_for, cuda_time_ms, random_scalars  # noqa: E402
-from conformance.timing import environment as timing_environment  # noqa: E402
+from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
@@ -75,7 +75,7 @@ def probe(group_name: str, log2: int, lengths: list[int], repeats: int) -> list[
 
 def markdown(rows: list[dict], env: dict) -> str:
     gpu = env.get("gpu") or {}
-    lines = [f"### MSM by segment length of the window reduction ({gpu.get('name', '?')}, commit {env.get('commit')}, "
+    lines = [f"### MSM by segment length of the window reduction ({gpu.get('name', '?')}, {code_label(env)}, "
              f"{env.get('date')})", "",
              "| group | points | c | segment buckets | median ms | vs the first length |", "|---|---|---|---|---|---|"]
     base = {}

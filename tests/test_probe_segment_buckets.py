@@ -54,7 +54,9 @@ def test_the_probe_runs_its_lengths_against_each_other(emulated, monkeypatch):
     rows = probe.probe("g1", 10, [2, 4, 1024], repeats=3)
     assert [(r["segment_buckets"], r["window_bits"]) for r in rows] == [(2, c), (4, c), (1024, c)]
     assert msm.SEGMENT_BUCKETS == before
-    assert f"| G1 | 2^10 | {c} | 4 | 1.00 | +0.00 ms |" in probe.markdown(rows, {"commit": "abc"})
+    text = probe.markdown(rows, {"commit": "abc", "gpu_sources": "8305a7027ec3" + "0" * 52})
+    assert f"| G1 | 2^10 | {c} | 4 | 1.00 | +0.00 ms |" in text
+    assert "commit abc, GPU sources 8305a7027ec3" in text.splitlines()[0]  # the code measured, by content too
 
 
 def test_a_length_whose_msm_differs_is_an_error(emulated, monkeypatch, capsys):
