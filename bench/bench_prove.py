@@ -14,7 +14,8 @@ of each phase over the runs (``--json`` also holds every run, and the timing rec
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
 BENCH_COMMIT names the commit measured where the checkout has no git history (the device copy). ``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
 prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
-the timed runs (its pool keeps what it allocated), keys and circuit included.
+the timed runs (its pool keeps what it allocated), keys and circuit included; and the pool after each phase of the
+last timed run (PoolByPhase): which phase raised the peak.
 """
 from __future__ import annotations
 
@@ -52,6 +53,33 @@ GOAL_MS_2_27 = 1000.0
 
 def say(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def cupy_pool_bytes() -> tuple[int, int]:
+    """(bytes of live arrays, bytes CuPy's default pool holds: those plus its cached free blocks)."""
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    return pool.used_bytes(), pool.total_bytes()
+
+
+class PoolByPhase(GpuPhaseTimer):
+    """GpuPhaseTimer that also reads the memory pool at each phase's end boundary (where the timer synchronises):
+    ``pool[phase]`` = {"used_bytes", "held_bytes"}, the largest over the phase's calls (one a block of circuits). A
+    run's pool only grows from its start (prove_on_device releases the cached blocks) to its end, so the held bytes
+    after a phase are the run's peak so far: the first phase after which they reach the peak is the one that set it."""
+
+    def __init__(self, progress=None, pool_bytes=cupy_pool_bytes):
+        super().__init__(progress)
+        self._pool_bytes = pool_bytes
+        self.pool: dict[str, dict[str, int]] = {}
+
+    def run(self, phase: str, fn, *args):
+        result = super().run(phase, fn, *args)
+        used, held = self._pool_bytes()
+        seen = self.pool.get(phase, {"used_bytes": 0, "held_bytes": 0})
+        self.pool[phase] = {"used_bytes": max(seen["used_bytes"], used), "held_bytes": max(seen["held_bytes"], held)}
+        return result
 
 
 def cuda_ms(fn):
@@ -123,7 +151,8 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     reference_proofs = [proof_to_json(p) for p in warm.proofs]
     per_run = []
     for _ in range(runs):
-        result = prove_on_device(circuit, key, z, rs, timer=GpuPhaseTimer(), plan=plan)
+        timer = PoolByPhase()
+        result = prove_on_device(circuit, key, z, rs, timer=timer, plan=plan)
         if [proof_to_json(p) for p in result.proofs] != reference_proofs:
             raise SystemExit(f"2^{circuit.log_n} x {circuits}: repeated runs gave different proofs")
         per_run.append(result.ms)
@@ -135,7 +164,8 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
                total_ms=total, per_circuit_ms=total / circuits,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
-               download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run])
+               download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run],
+               pool_by_phase={p: timer.pool[p] for p in PHASES if p in timer.pool})  # the last timed run's
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB, NTT half table {'used' if half_table else 'not used'}, coset tables "
         f"{coset_tables}; "
@@ -325,6 +355,22 @@ def print_table(meta: dict, sizes: list[dict]) -> None:
             cells = " | ".join(f"{b['phases_ms'][p]:.1f}" for p in PHASES)
             print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {b['per_circuit_ms']:.1f} | "
                   f"{b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} |")
+    print_pool_table(sizes)
+
+
+def print_pool_table(sizes: list[dict]) -> None:
+    """CuPy's pool after each phase of each batch's last timed run, GiB: live arrays / held (PoolByPhase)."""
+    batches = [b for size in sizes for b in size["batches"] if b.get("pool_by_phase")]
+    if not batches:
+        return
+    print("\nPool after each phase, last timed run (GiB: live arrays / held, the held bytes being the run's peak so far)")
+    header = "| n | circuits | " + " | ".join(PHASES) + " |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for b in batches:
+        cells = " | ".join(f"{b['pool_by_phase'][p]['used_bytes'] / GIB:.1f} / {b['pool_by_phase'][p]['held_bytes'] / GIB:.1f}"
+                           if p in b["pool_by_phase"] else "-" for p in PHASES)
+        print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} |")
 
 
 if __name__ == "__main__":
