@@ -1,20 +1,12 @@
 """bench/bench_prove.py's pool readings by phase (PoolByPhase) and their table, on the CPU with a stand-in pool and
 clock: which phase set a run's peak is read from these, so they must keep each phase's largest reading."""
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import bench_module
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_prove", ROOT / "bench" / "bench_prove.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+bench = bench_module("bench_prove")
 
 
 def test_each_phase_keeps_its_largest_reading_over_its_calls(monkeypatch):
-    bench = _bench()
     readings = iter([(5, 10), (7, 12), (6, 14), (4, 14)])  # (live, held) after each call, two blocks of two phases
     timer = bench.PoolByPhase(pool_bytes=lambda: next(readings))
     monkeypatch.setattr(timer, "clock", lambda fn, args: (fn(*args), 1.5))
@@ -25,7 +17,6 @@ def test_each_phase_keeps_its_largest_reading_over_its_calls(monkeypatch):
 
 
 def test_the_table_gives_live_and_held_gib_in_phase_order(capsys):
-    bench = _bench()
     gib = bench.GIB
     pool = {phase: {"used_bytes": gib, "held_bytes": 2 * gib} for phase in bench.PHASES}
     pool["ntt_h"] = {"used_bytes": 3 * gib // 2, "held_bytes": int(136.2 * gib)}
