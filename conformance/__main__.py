@@ -183,9 +183,10 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append(f"--repeat must be at least {DEFAULT_REPEAT}, so that every GPU phase's runs are compared")
     if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
-    if not is_repository_root(imported_gpu_root()):  # the gate vouches for this repository's gpu/, not another one
+    gpu_root = imported_gpu_root()
+    if not is_repository_root(gpu_root):  # the gate vouches for this repository's gpu/, not another one
         problems.append(f"the GPU prover must be this repository's {REPO_ROOT / 'gpu'} (Python imports "
-                        f"{imported_gpu_root() / 'gpu'}: run from the repository's root)")
+                        f"{gpu_root / 'gpu'}: run from the repository's root)")
     if problems:
         raise InvalidInputError("--record-gate", "; ".join(problems))
 

@@ -58,6 +58,7 @@ def imported_gpu_root() -> Path:
 
 
 def is_repository_root(root: Path) -> bool:
+    """Whether ``root`` is this repository's folder (REPO_ROOT is resolved: links and relative paths compare)."""
     return root.resolve() == REPO_ROOT
 
 
