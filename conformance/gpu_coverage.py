@@ -21,6 +21,8 @@ from pathlib import Path
 
 from reference.errors import InvalidInputError, ToolkitError
 
+from .fingerprint import imported_gpu_root
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GPU_DIR = REPO_ROOT / "gpu"
 KERNEL_DIR = GPU_DIR / "kernels"
@@ -258,18 +260,22 @@ class CoverageRecorder:
     cov: object
     imported_before: list[str]
     launches: set = field(default_factory=set)
+    gpu_dir: Path = GPU_DIR
+    """The gpu/ recorded: the one Python imports (a planted fault's copy runs its own, conformance/faults.py)."""
 
     @classmethod
     def start(cls, option: str = "--coverage") -> "CoverageRecorder":
         """Read the kernels and the allow-list (refusing a bad one now, not after the run), then start
-        both records. Raises InvalidInputError, naming ``option``, when coverage.py is not installed."""
-        defined = defined_kernels()
+        both records, of the gpu/ that Python imports (conformance/fingerprint.py imported_gpu_root, as the report's
+        fingerprint). Raises InvalidInputError, naming ``option``, when coverage.py is not installed."""
+        gpu_dir = imported_gpu_root() / GPU_DIR.name
+        defined = defined_kernels(gpu_dir / KERNEL_DIR.name)
         allowed = load_allowlist(REPO_ROOT / ALLOWLIST, kernel_ids(defined))
         imported_before = _gpu_modules_imported()
-        cov = start_line_coverage(option=option)
+        cov = start_line_coverage(gpu_dir, option=option)
         from gpu import device  # after coverage started: its module lines count
 
-        return cls(allowed, defined, cov, imported_before, device.record_launches())
+        return cls(allowed, defined, cov, imported_before, device.record_launches(), gpu_dir)
 
     def stop(self) -> None:
         from gpu import device
@@ -280,10 +286,10 @@ class CoverageRecorder:
     def section(self) -> dict:
         """The report's ``coverage`` object (REPORT_SCHEMA.md); stops the records."""
         self.stop()
-        launched, others = launched_kernel_ids(self.launches, self.defined)
+        launched, others = launched_kernel_ids(self.launches, self.defined, self.gpu_dir / KERNEL_DIR.name)
         return {
             "kernels": kernel_section(kernel_ids(self.defined), launched, others, self.allowed),
-            "lines": line_section(self.cov, imported_before=self.imported_before),
+            "lines": line_section(self.cov, self.gpu_dir, imported_before=self.imported_before),
         }
 
 

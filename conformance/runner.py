@@ -20,6 +20,7 @@ from reference.prover import PHASES
 from . import oracles
 from .backends.base import Backend, PhaseNotImplemented
 from .compare import FAILED_RUN, Mismatch, first_difference
+from .fingerprint import imported_gpu_root
 from .phases import PROVER, PROVER_ORDER, Problem, expected_output, plan_inputs
 
 PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE = (
@@ -104,19 +105,27 @@ class VectorResult:
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def _our_path(filename: str) -> str | None:
+    """The frame's file relative to this run's own code (gpu/prep.py), or None for a library's: the repository, and
+    the folder whose gpu/ Python imports (a planted fault's patched copy, conformance/faults.py)."""
+    path = Path(filename).resolve()
+    for root in (REPO_ROOT, imported_gpu_root().resolve()):
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return None
+
+
 def _describe_error(exc: BaseException) -> str:
-    """'ExceptionType: message (at gpu/prep.py:87, in packing.py:56)': the innermost frame of this
-    repository (where to look) and, if deeper, the innermost frame overall (a library's)."""
+    """'ExceptionType: message (at gpu/prep.py:87, in packing.py:56)': the innermost frame of our own code (where
+    to look) and, if deeper, the innermost frame overall (a library's); '(in packing.py:56)' when no frame is ours."""
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return f"{type(exc).__name__}: {exc}"
-    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(REPO_ROOT)]
-    places = []
-    if ours:
-        places.append(f"{Path(ours[-1].filename).resolve().relative_to(REPO_ROOT).as_posix()}:{ours[-1].lineno}")
-    if not ours or ours[-1] is not frames[-1]:
+    ours = [(f, path) for f in frames if (path := _our_path(f.filename)) is not None]
+    places = [f"at {ours[-1][1]}:{ours[-1][0].lineno}"] if ours else []
+    if not ours or ours[-1][0] is not frames[-1]:
         places.append(f"in {Path(frames[-1].filename).name}:{frames[-1].lineno}")
-    return f"{type(exc).__name__}: {exc} (at {', '.join(places)})"
+    return f"{type(exc).__name__}: {exc} ({', '.join(places)})"
 
 
 def check_phase(

@@ -457,3 +457,23 @@ def test_a_backend_that_raises_is_an_error_naming_where(problem_of):
     outcome = result.backends["crashing"]
     assert outcome.status == ERROR and result.failed
     assert outcome.message.startswith("RuntimeError: CUDA error: an illegal memory access was encountered (at tests/test_conformance.py:")
+
+
+def _raised_in(filename: str) -> BaseException:
+    """A ValueError whose traceback holds only frames of ``filename`` (line 2), not this test's."""
+    try:
+        exec(compile("def f():\n    raise ValueError('bad')\nf()\n", filename, "exec"), {})
+    except ValueError as exc:
+        return exc.with_traceback(exc.__traceback__.tb_next)
+
+
+def test_an_error_names_its_place_in_our_code_including_a_fault_s_copy_of_gpu(tmp_path, monkeypatch):
+    """A frame of the gpu/ that Python imports is our code even where it is a planted fault's copy, named as the
+    repository's would be; a library's frame alone reads '(in file:line)'."""
+    from conformance import runner
+
+    in_copy = str(tmp_path / "gpu" / "boom.py")
+    assert runner._describe_error(_raised_in(in_copy)) == "ValueError: bad (in boom.py:2)"  # not the imported gpu/
+    monkeypatch.setattr(runner, "imported_gpu_root", lambda: tmp_path)
+    assert runner._describe_error(_raised_in(in_copy)) == "ValueError: bad (at gpu/boom.py:2)"
+    assert runner._describe_error(_raised_in("/elsewhere/lib/boom.py")) == "ValueError: bad (in boom.py:2)"

@@ -222,6 +222,29 @@ def test_a_run_from_a_patched_copy_records_the_copy_and_cannot_record_the_gate(t
     assert f"the GPU prover must be this repository's {REPO_ROOT / 'gpu'}" in refused.stderr
 
 
+def test_coverage_from_a_patched_copy_records_the_copy(tmp_path):
+    """--coverage measures the gpu/ that runs: from a fault's folder, the copy's lines (the repository's own gpu/ does
+    not run there: measuring it would report none run)."""
+    pytest.importorskip("coverage")
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conformance.faults import patched_gpu_tree
+    from conformance.sources import REPO_ROOT
+    from vectors.bundled import DATA_DIR
+
+    with patched_gpu_tree(None) as folder:
+        done = subprocess.run([sys.executable, "-m", "conformance", "run", str(DATA_DIR / "porep-log03.json"),
+                               "--backends", "reference", "--phases", "ntt_h", "--coverage", "--report",
+                               str(tmp_path), "--quiet"], cwd=folder, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+                              capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = json.loads((tmp_path / "report.json").read_text())["coverage"]["lines"]
+    assert lines["files"]["gpu/device.py"]["run"] > 0  # imported after the record started, from the copy
+
+
 def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
     from conformance.faults import FaultRow, _first_gpu_failure, gpu_fault_table
 
