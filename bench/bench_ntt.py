@@ -50,7 +50,9 @@ HALF_LIMB_BITS = 16
 MS_PER_S = 1000.0
 TOOL = "bench_ntt"
 CONSUMED_NTT_H = "ntt_h_consumed"
-"""The row of ntt_h on the prover's route (consumed_ntt_h_times), one circuit."""
+"""The row of ntt_h on the prover's route (consumed_ntt_h_times), one circuit, with the large tables that fit (as
+the prover's memory plan takes them for one circuit: at 2^27 the half table and both coset tables; ten circuits take
+no coset table, bench/RESULTS_prove.md)."""
 
 
 def random_nonzero(shape: tuple, seed: int):
@@ -294,6 +296,20 @@ def timing_record(rows: list, command: str, env: dict) -> dict:
     return timing_document(TOOL, command, timing_entries(rows), env)
 
 
+def _sizes(parser, text: str) -> list[int]:
+    """--sizes as distinct log2 sizes the NTT takes (gpu/ntt.py MIN_LOG_N..MAX_LOG_N), or a usage error (exit 2): a
+    repeated size would write two records of one case, which compare refuses."""
+    from gpu.ntt import MAX_LOG_N, MIN_LOG_N
+
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        parser.error(f"--sizes: expected comma-separated integers, got {text!r}")
+    if not all(MIN_LOG_N <= size <= MAX_LOG_N for size in sizes) or len(set(sizes)) != len(sizes):
+        parser.error(f"--sizes: distinct log2 sizes in {MIN_LOG_N}..{MAX_LOG_N}, got {text!r}")
+    return sizes
+
+
 def main(argv=None) -> int:
     """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -308,7 +324,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.repeats < 5:
         parser.error("--repeats must be at least 5")
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = _sizes(parser, args.sizes)
     require_gpu()
     import cupy
 

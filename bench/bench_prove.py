@@ -302,6 +302,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.devices and (args.check or args.key_transfer):  # the multi-GPU run has neither: it would check nothing
         parser.error("--check and --key-transfer are for the single-device run; --devices times throughput only")
+    if args.runs < 1 or min(args.circuits) < 1 or not all(2 <= log_n <= 27 for log_n in args.log_n):
+        parser.error("--runs and --circuits must be at least 1, --log-n in 2..27")
     require_gpu()
     import cupy
 

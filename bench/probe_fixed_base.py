@@ -144,6 +144,7 @@ def parse_run_arguments(parser, check_log2_points: int = CHECK_LOG2_POINTS):
     args = parser.parse_args()
     if not check_log2_points <= args.log2_points <= 28 or args.repeats < 1:
         parser.error(f"need {check_log2_points} <= --log2-points <= 28 and --repeats >= 1")
+    refuse_missing_output_folders(parser, args)
     return args
 
 
@@ -190,6 +191,14 @@ def main() -> int:
     write_outputs(args, env, text, group=args.group, log2_points=args.log2_points,
                   regular={"window_bits": regular_bits, "median_ms": regular_ms, "runs_ms": regular_runs}, rows=rows)
     return 0
+
+
+def refuse_missing_output_folders(parser, args) -> None:
+    """A usage error (exit 2) now, before any GPU work, when --json or --md lies in a folder that does not exist:
+    write_outputs writes after the runs, whose results would otherwise be lost."""
+    for option, path in (("--json", args.json), ("--md", args.md)):
+        if path is not None and not path.parent.is_dir():
+            parser.error(f"{option}: the folder {path.parent} does not exist")
 
 
 def write_outputs(args, env: dict, text: str, **fields) -> None:

@@ -33,7 +33,7 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
-from probe_fixed_base import write_outputs  # noqa: E402
+from probe_fixed_base import refuse_missing_output_folders, write_outputs  # noqa: E402
 
 GROUPS = {"g1": G1_GROUP, "g2": G2_GROUP}
 
@@ -102,6 +102,7 @@ def main() -> int:
         parser.error(f"--buckets: powers of two from 2, got {args.buckets}")
     if args.repeats < 3:
         parser.error("--repeats must be at least 3")
+    refuse_missing_output_folders(parser, args)
     require_gpu()
     rows = [row for group, log2 in args.sizes for row in probe(group, log2, args.buckets, args.repeats)]
     env = timing_environment(with_gpu=True)

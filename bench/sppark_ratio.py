@@ -181,16 +181,53 @@ def markdown(rows: list[dict], env: dict, notes: list[str] = ()) -> str:
     return "\n".join(head + lines) + "\n"
 
 
-def _load(path: Path | None, notes: list[str]):
-    """The JSON document at ``path``, or None (and a note saying why) when it is missing or unreadable: the table
-    is still written, its rows from that file 'not measured'."""
+ROW_FIELDS = {"msm": (("group", str), ("log2", int), ("median_ms", float)),
+              "ntt": (("log_n", int), ("circuits", int), ("ms", float))}
+"""The fields ours_from reads of each row it uses, by document (bench_msm.py's, bench_ntt.py's), and their types."""
+
+
+def _problem(document, kind: str) -> str | None:
+    """What keeps ours_from from reading a bench_msm (kind "msm") or bench_ntt ("ntt") document, or None."""
+    rows = document.get("rows") if isinstance(document, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return "rows: expected a list of objects"
+    for r in rows:
+        if r.get("op") in ("msm", "forward", CONSUMED_NTT_H):
+            for name, expected in ROW_FIELDS[kind]:
+                if not _is(r.get(name), expected):
+                    return f"rows: {r.get('op')} row's {name}: expected {expected.__name__}, got {r.get(name)!r}"
+    return None
+
+
+def _is(value, expected: type) -> bool:
+    """isinstance, where float takes any JSON number and neither int nor float takes a bool."""
+    if isinstance(value, bool):
+        return expected is bool
+    return isinstance(value, (int, float)) if expected is float else isinstance(value, expected)
+
+
+def _load(path: Path | None, notes: list[str], kind: str | None = None):
+    """The JSON document at ``path``, or None (and a note saying why) when it is missing, unreadable or not of the
+    shape ours_from (kind "msm" or "ntt") or the header (kind None: an object, its gpu an object or null) reads: the
+    table is still written, its rows from that file 'not measured'."""
     if path is None:
         return None
     try:
-        return json.loads(path.read_text())
+        document = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         notes.append(f"{path.name} not read ({type(exc).__name__}): its rows are not measured")
         return None
+    if kind is None:  # the environment: the header's facts
+        if isinstance(document, dict) and isinstance(document.get("gpu") or {}, dict):
+            return document
+        notes.append(f"{path.name} not read (expected an object whose gpu is an object or null): the header's facts "
+                     "are unknown")
+        return None
+    problem = _problem(document, kind)
+    if problem:
+        notes.append(f"{path.name} not read ({problem}): its rows are not measured")
+        return None
+    return document
 
 
 def main(argv=None) -> int:
@@ -203,12 +240,15 @@ def main(argv=None) -> int:
     parser.add_argument("--md", type=Path, required=True, help="write the ratio table (markdown) here")
     parser.add_argument("--json", type=Path, required=True, help="write the rows, the notes and every measured result (JSON) here")
     args = parser.parse_args(argv)
+    for option, path in (("--md", args.md), ("--json", args.json)):
+        if not path.parent.is_dir():
+            parser.error(f"{option}: the folder {path.parent} does not exist")
     sppark_text = args.sppark.read_text(errors="replace") if args.sppark.is_file() else ""
     sppark = parse_sppark(sppark_text)
     notes = list(args.note) + [line[2:] for line in sppark_text.splitlines() if line.startswith("# device:")][:1]
     if not sppark:
         notes.append(f"{args.sppark.name}: no sppark result lines: its rows are not measured")
-    ours = ours_from(_load(args.msm, notes), _load(args.ntt, notes))
+    ours = ours_from(_load(args.msm, notes, "msm"), _load(args.ntt, notes, "ntt"))
     env = _load(args.env, notes) or {}
     rows = ratio_rows(ours, sppark)
     text = markdown(rows, env, notes)

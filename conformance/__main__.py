@@ -34,7 +34,7 @@ from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, check_generated, split_names
 from .fingerprint import GATE_REPORT, gate_verdict, imported_gpu_root, is_repository_root
-from .sources import REPO_ROOT, fingerprint
+from .sources import GPU_DIR_NAME, REPO_ROOT, fingerprint
 from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
@@ -185,8 +185,8 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
     gpu_root = imported_gpu_root()
     if not is_repository_root(gpu_root):  # the gate vouches for this repository's gpu/, not another one
-        problems.append(f"the GPU prover must be this repository's {REPO_ROOT / 'gpu'} (Python imports "
-                        f"{gpu_root / 'gpu'}: run from the repository's root)")
+        problems.append(f"the GPU prover must be this repository's {REPO_ROOT / GPU_DIR_NAME} (Python imports "
+                        f"{gpu_root / GPU_DIR_NAME}: run from the repository's root)")
     if problems:
         raise InvalidInputError("--record-gate", "; ".join(problems))
 
@@ -281,7 +281,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
 
     gpu_root = imported_gpu_root()
     if not is_repository_root(gpu_root):
-        print(f"note: the GPU prover is imported from {gpu_root / 'gpu'}, not from this repository: the report's "
+        print(f"note: the GPU prover is imported from {gpu_root / GPU_DIR_NAME}, not from this repository: the report's "
               "gpu/ fingerprint names those sources", file=sys.stderr)
     fingerprint_before = fingerprint(gpu_root)  # the sources the GPU backend runs (conformance/fingerprint.py)
     info = RunInfo(

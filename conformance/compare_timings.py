@@ -159,12 +159,16 @@ def mismatches(baseline: dict, new: dict) -> list[str]:
     return problems
 
 
+def _differing(a: dict, b: dict, keys) -> list[tuple[str, object, object]]:
+    """(key, a's value, b's value) for each of ``keys`` on which the two dicts differ."""
+    return [(key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)]
+
+
 def _environment_differences(baseline: dict, new: dict) -> list[str]:
     env_b, env_n = baseline["environment"], new["environment"]
-    lines = [f"{key}: {env_b.get(key)} -> {env_n.get(key)}" for key in COMPARED_ENVIRONMENT if env_b.get(key) != env_n.get(key)]
-    gpu_b, gpu_n = env_b.get("gpu") or {}, env_n.get("gpu") or {}
-    lines += [f"gpu {key}: {gpu_b.get(key)} -> {gpu_n.get(key)}" for key in COMPARED_GPU if gpu_b.get(key) != gpu_n.get(key)]
-    return lines
+    lines = [f"{key}: {old} -> {now}" for key, old, now in _differing(env_b, env_n, COMPARED_ENVIRONMENT)]
+    gpu = _differing(env_b.get("gpu") or {}, env_n.get("gpu") or {}, COMPARED_GPU)
+    return lines + [f"gpu {key}: {old} -> {now}" for key, old, now in gpu]
 
 
 def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
@@ -237,11 +241,9 @@ def pooled_document(paths) -> dict:
                                     "its runs twice (and reach the runs a verdict needs without timing anything more)")
     first = rounds[0]
     for path, other in zip(paths[1:], rounds[1:]):
-        problems = mismatches(first, other)
-        for key in ONE_TREE:
-            values = first["environment"].get(key), other["environment"].get(key)
-            if values[0] != values[1]:
-                problems.append(f"{key}: {values[0]} and {values[1]} (rounds of one tree only)")
+        problems = mismatches(first, other) + [
+            f"{key}: {a} and {b} (rounds of one tree only)"
+            for key, a, b in _differing(first["environment"], other["environment"], ONE_TREE)]
         if problems:
             raise InvalidInputError(str(path), f"cannot be pooled with {paths[0]}: " + "; ".join(problems))
     by_key = [{entry_key(e): e["stats"] for e in other["entries"]} for other in rounds]

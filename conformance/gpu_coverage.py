@@ -22,9 +22,9 @@ from pathlib import Path
 from reference.errors import InvalidInputError, ToolkitError
 
 from .fingerprint import imported_gpu_root
+from .sources import GPU_DIR_NAME, REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-GPU_DIR = REPO_ROOT / "gpu"
+GPU_DIR = REPO_ROOT / GPU_DIR_NAME
 KERNEL_DIR = GPU_DIR / "kernels"
 KERNEL_SUFFIXES = (".cu", ".cuh")
 ALLOWLIST = Path("conformance") / "kernel_allowlist.toml"

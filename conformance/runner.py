@@ -21,6 +21,7 @@ from . import oracles
 from .backends.base import Backend, PhaseNotImplemented
 from .compare import FAILED_RUN, Mismatch, first_difference
 from .fingerprint import imported_gpu_root
+from .sources import REPO_ROOT
 from .phases import PROVER, PROVER_ORDER, Problem, expected_output, plan_inputs
 
 PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE = (
@@ -100,9 +101,6 @@ class VectorResult:
     @property
     def failed(self) -> bool:
         return any(p.failed for p in self.phases)
-
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _our_path(filename: str) -> str | None:

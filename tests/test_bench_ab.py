@@ -2,7 +2,6 @@
 bench/bench_ntt.py or bench/bench_prove.py writes given rows (as timing records made by the script's own record
 builder: timing_record, or bench_prove's timing_entries), the comparison's verdicts checked against the runs' values;
 the usage errors. (On the device the trees are real checkouts.)"""
-import importlib.util
 import json
 import os
 import shutil
@@ -10,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import bench_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "ab_msm.sh"
@@ -30,10 +30,7 @@ open(args[args.index("--json") + 1], "w").write({document!r})
 
 
 def _bench(tool: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{tool}", ROOT / "bench" / f"bench_{tool}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module(f"bench_{tool}")
 
 
 def _tree(tmp_path: Path, name: str, rows: list, tool: str = "msm") -> Path:

@@ -46,3 +46,19 @@ def test_every_bench_option_is_explained_with_its_default(script):
     done = subprocess.run([sys.executable, "-c", CAPTURE, str(ROOT / "bench" / script)], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
+
+
+def test_the_gpu_benchmarks_refuse_bad_sizes_and_counts_before_looking_for_a_gpu():
+    """bench_ntt's --sizes and bench_prove's counts are usage errors (exit 2) on any machine, not a ValueError, a
+    StatisticsError after the runs, or a timing record with one case twice."""
+    from conftest import assert_usage_errors
+
+    assert_usage_errors("bench_ntt.py", [
+        (["t.md", "--sizes", "24,x"], "--sizes: expected comma-separated integers"),
+        (["t.md", "--sizes", "24,24"], "--sizes: distinct log2 sizes in 1..27"),
+        (["t.md", "--sizes", "28"], "--sizes: distinct log2 sizes in 1..27"),
+    ])
+    assert_usage_errors("bench_prove.py", [(["--runs", "0"], "--runs and --circuits must be at least 1"),
+                                           (["--log-n", "28"], "--log-n in 2..27")])
+    assert_usage_errors("probe_fixed_base.py", [(["--md", "/nonexistent-folder/t.md"],
+                                                 "--md: the folder /nonexistent-folder does not exist")])

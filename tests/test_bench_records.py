@@ -2,7 +2,6 @@
 ``python -m conformance compare`` reads: the records built by the scripts' own functions from synthetic rows (times
 in ms, as CUDA events give them), written to files, and compared: identical runs within noise, a row 30% slower with
 tight spreads named slower (and gated), a batch of another size refused as a mismatch."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from conformance.__main__ import main
 from conformance.compare_timings import NOT_JUDGED, SLOWER, WITHIN_NOISE, compare_files
 from reference.cli import run_main
+from conftest import bench_module
 
 ROOT = Path(__file__).resolve().parents[1]
 H200 = {"date": "2026-12-03T00:00:00+00:00", "commit": "abc", "python": "3.12.3", "cpu": "x86",
@@ -20,10 +20,7 @@ CEILINGS = {"copy": 4e12, "fr_mul": 1e11}
 
 
 def _bench(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module(name)
 
 
 def _write(tmp_path, name: str, bench, rows: list) -> str:

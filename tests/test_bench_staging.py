@@ -1,19 +1,16 @@
 """bench/bench_staging.py's arithmetic on the CPU: the array sizes it uploads (against the key sizes measured by
 bench_prove at 2^27, RESULTS_prove.json) and the table's pin cost, gain and break-even from synthetic stage times."""
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from conftest import bench_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_staging", ROOT / "bench" / "bench_staging.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("bench_staging")
 
 
 def test_array_sizes_match_the_keys_measured_at_2_27():

@@ -1,13 +1,13 @@
 """bench/bench_vs_sppark.sh's pieces that need no GPU: sppark's output parsed, the bench JSON read, the ratio table
 and its goal verdicts (issue 18's goal table, values computed by hand here), the per-kernel tables (CUDA-event
 breakdown and an Nsight Compute CSV), and the driver's argument checks. One GPU test times real launches."""
-import importlib.util
 import json
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from conftest import bench_module
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"date": "2026-12-03T09:00:00+00:00", "commit": "abc123def456", "gpu_sources": "0123456789ab" + "f" * 52,
@@ -34,10 +34,7 @@ sppark fr_ntt_fwd log=27 inputs=device check=ok
 
 
 def _bench(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module(name)
 
 
 ratio = _bench("sppark_ratio")
@@ -167,6 +164,24 @@ def test_missing_or_broken_inputs_give_a_table_of_unmeasured_rows_and_say_why(tm
     doc = json.loads((tmp_path / "r.json").read_text())
     assert {r["verdict"] for r in doc["rows"]} == {"no goal", "not judged (ours not measured)"}
     assert [n.split(" ")[0] for n in doc["notes"]] == ["none.log:", "none.json", "env.json"]
+
+
+def test_documents_of_another_shape_are_notes_not_tracebacks(tmp_path):
+    """A bench document whose rows ours_from cannot read, or an environment that is no object, leaves its rows not
+    measured with a note naming the field; an output folder that does not exist is a usage error before any output."""
+    (tmp_path / "msm.json").write_text(json.dumps({"rows": [{"op": "msm", "group": "g1", "log2": 24, "median_ms": "fast"}]}))
+    (tmp_path / "ntt.json").write_text("[]")
+    (tmp_path / "env.json").write_text(json.dumps({"gpu": "H200"}))
+    args = ["--sppark", str(tmp_path / "none.log"), "--msm", str(tmp_path / "msm.json"), "--ntt", str(tmp_path / "ntt.json"),
+            "--env", str(tmp_path / "env.json"), "--json", str(tmp_path / "r.json")]
+    assert ratio.main([*args, "--md", str(tmp_path / "r.md")]) == 0
+    notes = json.loads((tmp_path / "r.json").read_text())["notes"]
+    assert "msm.json not read (rows: msm row's median_ms: expected float, got 'fast'): its rows are not measured" in notes
+    assert "ntt.json not read (rows: expected a list of objects): its rows are not measured" in notes
+    assert any(n.startswith("env.json not read") for n in notes)
+    with pytest.raises(SystemExit) as exit_:
+        ratio.main([*args, "--md", str(tmp_path / "missing" / "r.md")])
+    assert exit_.value.code == 2
 
 
 def test_kernel_breakdown_sorts_by_time_and_names_the_rest_of_the_call():

@@ -152,6 +152,8 @@ def test_ntt_h_counts_and_fits_its_coset_tables(monkeypatch, current_device):
     assert fit(snarkjs_base + 2 * table, SNARKJS) == 1
     monkeypatch.setattr(ntt, "_LARGE_TABLES", {(0, 27, ntt.ROOT_GENERATOR, coset_table_kinds(27)[0]): None})
     assert fit(base + table) == 2, "a held table costs nothing: the second fits in the room left"
+    monkeypatch.setattr(ntt, "_LARGE_TABLES", {(0, 27, ntt.ROOT_GENERATOR, coset_table_kinds(27)[1]): None})
+    assert fit(base + table - 1) == 0, "in order: the first does not fit, so the held second is not taken either"
 
     circuit, queries = _fake(27, 130_000_000)
     with pytest.raises(InvalidInputError):

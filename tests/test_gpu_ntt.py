@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference.domain import SNARKJS, EvaluationDomain
+from reference.domain import BELLMAN, SNARKJS, EvaluationDomain
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.field import R
 from vectors.bundled import SNARKJS_INTEROP
+from test_ntt_h_route import readable, route  # noqa: F401  (route: the fixture that runs gpu/ntt_h.py on stand-in transforms)
 
 ROOT = Path(__file__).resolve().parent.parent
 EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
@@ -104,44 +105,11 @@ def sparse_terms(n: int, count: int, rng: random.Random) -> dict:
 # ---------------------------------------------------------------- CPU: the algebra ntt_h fuses
 
 
-def _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, ntt):
-    """gpu/ntt_h.py's bellman route with the factors it fuses: A, B on the coset; c's INTT alone; then
-    coset_INTT(A B) / Z(g) - INTT(c) / Z(g). ``intt_raw(x)``: sum_j x_j omega^(-ij) (no 1/n); ``ntt``: the forward DFT."""
-    from gpu.ntt_h import ntt_h_scales
-
-    scales = ntt_h_scales(log_n)
-    apply = lambda scale, xs: [x * scale.constant * pow(scale.base, i, R) % R for i, x in enumerate(xs)]  # noqa: E731
-    a_values, b_values = (ntt(apply(scales.to_coset, intt_raw(x))) for x in (a, b))
-    c_scaled = apply(scales.c_coefficients, intt_raw(c))
-    h = apply(scales.from_coset, intt_raw([x * y % R for x, y in zip(a_values, b_values)]))
-    return [(x - y) % R for x, y in zip(h, c_scaled)]
-
-
 def _bellman_ntt_h_by_seven_transforms(a, b, c, domain):
     """reference/ntt_h.py's seven transforms, without its check of h_(n-1): every one of the n coefficients."""
     a_c, b_c, c_c = (domain.coset_ntt(domain.intt(x)) for x in (a, b, c))
     z_inv = pow(domain.z_at(domain.g), -1, R)
     return domain.coset_intt([(x * y - z) * z_inv % R for x, y, z in zip(a_c, b_c, c_c)])
-
-
-def test_six_transforms_give_the_reference_ntt_h():
-    """The route gpu/ntt_h.py takes (six transforms: c is never put on the coset) with the factors it fuses, replayed
-    with reference NTTs: equal to reference/ntt_h.py for satisfying rows, and to all n coefficients of its seven
-    transforms for rows that are not (h_(n-1) != 0 there, which the reference refuses)."""
-    from reference.evaluate import Evaluations
-    from reference.ntt_h import ntt_h as reference_ntt_h
-
-    rng = random.Random(SEED)
-    for log_n in (1, 2, 5, 8):
-        n = 1 << log_n
-        domain = EvaluationDomain(log_n)
-        intt_raw = lambda x: domain.ntt(x[:1] + x[1:][::-1])  # noqa: E731  (sum_j x_j omega^(-ij) = sum_j x_(-j) omega^(ij))
-        a, b, junk = random_ints(n, rng), random_ints(n, rng), random_ints(n, rng)
-        c = [x * y % R for x, y in zip(a, b)]  # a satisfying row set: the reference refuses a non-zero h_(n-1)
-        h = _bellman_ntt_h_by_six_transforms(a, b, c, log_n, intt_raw, domain.ntt)
-        assert h[n - 1] == 0 and h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain))
-        unsatisfied = _bellman_ntt_h_by_six_transforms(a, b, junk, log_n, intt_raw, domain.ntt)
-        assert unsatisfied == _bellman_ntt_h_by_seven_transforms(a, b, junk, domain) and unsatisfied[n - 1] != 0
 
 
 def test_snarkjs_scales_put_values_on_the_odd_powers_of_omega_2n():
@@ -266,74 +234,58 @@ def test_emulated_kernels_match_reference_domain(emulator, half_table):
         assert run(inverse=True, out_scale=(2, domain.n_inv, domain.g_inv)) == both(domain.coset_intt), log_n
 
 
-@pytest.mark.parametrize("coset_tables", [0, 1], ids=["coset-factor-products", "coset-table"])
-def test_emulated_snarkjs_ntt_h_matches_reference(emulator, coset_tables):
-    """gpu/ntt_h.py's snarkjs path (INTT with g^i/n fused, NTT, a*b - c), with the ntt.cu kernels run on the CPU on
-    root-5 twiddles, against reference/ntt_h.py with the SNARKJS domain (n coset values); g^i / n from its two small
-    tables or from the coset table (fr_scale_table, shared by the three vectors)."""
-    from gpu.ntt_h import ntt_h_scales
+def emulated_dft(binary, max_log_radix):
+    """The transform of tests/test_ntt_h_route.py's stand-ins (StandInTransforms' ``dft``) computed by the ntt.cu
+    kernels in host emulation: one emulate call a transform, the batch's vectors at once."""
+    def flat(vectors):
+        return [v for vector in vectors for v in readable(vector)]
+
+    def scale(s):
+        return (0, 0, 0) if s is None else (s.mode, s.constant, s.base)
+
+    def dft(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus, half_table):
+        batch, n, _ = x.shape
+        factor = None if out_factor is None else flat(out_factor[None] if out_factor.ndim == 2 else out_factor)
+        y = emulate(binary, n.bit_length() - 1, flat(x), max_log_radix, inverse=inverse, in_scale=scale(in_scale),
+                    out_scale=scale(out_scale), root_generator=root_generator, half_table=bool(half_table),
+                    out_factor=factor, out_minus=None if out_minus is None else flat(out_minus))
+        return np.array(y, dtype=object).reshape(batch, n, 1)
+
+    return dft
+
+
+@pytest.mark.parametrize("convention, coset_tables", [(BELLMAN, 0), (BELLMAN, 1), (BELLMAN, 2), (SNARKJS, 0), (SNARKJS, 1)],
+                         ids=["bellman-coset-factor-products", "bellman-one-coset-table", "bellman-two-coset-tables",
+                              "snarkjs-coset-factor-products", "snarkjs-coset-table"])
+def test_ntt_h_on_the_emulated_kernels_matches_reference(emulator, route, convention, coset_tables):
+    """gpu/ntt_h.py's ntt_h itself, its inputs consumed as the prover hands them over, its transforms run by the ntt.cu
+    kernels in host emulation with the build's number of passes (tests/test_ntt_h_route.py's route fixture): its
+    products and subtractions fused into the last passes, its coset factors from tables or from two small tables'
+    products; against reference/ntt_h.py (rows that hold) and, bellman, all n coefficients of the reference's seven
+    transforms (rows that do not: h_(n-1) != 0, which the prover refuses)."""
     from reference.evaluate import Evaluations
     from reference.ntt_h import ntt_h as reference_ntt_h
 
     config, binary = emulator
     max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
-    rng = random.Random(SEED + 300 + max_log_radix)
+    rng = random.Random(SEED + 400 + max_log_radix + coset_tables)
+    dft = emulated_dft(binary, max_log_radix)
     for log_n in range(1, min(largest, EMULATED_NTT_H_MAX_LOG_N) + 1):
         n = 1 << log_n
-        a, b, c = (random_ints(n, rng) for _ in range(3))
-        to_coset = ntt_h_scales(log_n, SNARKJS).to_coset
-        root_5 = dict(root_generator=SNARKJS_ROOT_GENERATOR)
-        factor = (dict(out_factor_table=(to_coset.constant, to_coset.base)) if coset_tables
-                  else dict(out_scale=(2, to_coset.constant, to_coset.base)))
-        coefficients = emulate(binary, log_n, a + b + c, max_log_radix, inverse=True, **factor, **root_5,
-                               half_table=True)
-        on_coset = emulate(binary, log_n, coefficients, max_log_radix, **root_5, half_table=True)
-        a_, b_, c_ = (on_coset[k * n : (k + 1) * n] for k in range(3))
-        e = [(x * y - z) % R for x, y, z in zip(a_, b_, c_)]
-        assert e == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, SNARKJS))), log_n
-
-
-def _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix, coset_tables=0):
-    """gpu/ntt_h.py's bellman route, every transform with its fused factors run by the ntt.cu kernels on the CPU:
-    A and B on the coset (g^i / n in the INTT's last pass), B's NTT multiplying its outputs by A's (out_factor), c's
-    INTT scaled by 1 / (n Z(g)), and the final INTT scaled by g^-i / (n Z(g)) less c's (out_minus); the first
-    ``coset_tables`` of those two coset factors (gpu/ntt_h.py coset_table_kinds) from a table made by fr_scale_table,
-    the others from two small tables."""
-    from gpu.ntt_h import coset_table_kinds, ntt_h_scales
-
-    scales = ntt_h_scales(log_n)
-    run = lambda x, **kw: emulate(binary, log_n, x, max_log_radix, half_table=True, **kw)  # noqa: E731
-    factors = lambda scale: (scale.mode, scale.constant, scale.base)  # noqa: E731
-    tabled = coset_table_kinds(log_n)[:coset_tables]
-    factor = lambda scale: (dict(out_factor_table=(scale.constant, scale.base)) if scale in tabled  # noqa: E731
-                            else dict(out_scale=factors(scale)))
-    to_coset = lambda x: run(x, inverse=True, **factor(scales.to_coset))  # noqa: E731
-    a_values = run(to_coset(a))
-    ab = run(to_coset(b), out_factor=a_values)
-    c_scaled = run(c, inverse=True, out_scale=factors(scales.c_coefficients))
-    return run(ab, inverse=True, **factor(scales.from_coset), out_minus=c_scaled)
-
-
-@pytest.mark.parametrize("coset_tables", [0, 1, 2], ids=["coset-factor-products", "one-coset-table", "two-coset-tables"])
-def test_emulated_bellman_ntt_h_matches_reference(emulator, coset_tables):
-    """gpu/ntt_h.py's bellman route (module docstring: six transforms, its product and subtraction fused into their
-    last passes), the ntt.cu kernels run on the CPU, against reference/ntt_h.py (satisfying rows) and against all n
-    coefficients of the reference's seven transforms (rows that are not); the coset factors either way."""
-    from reference.evaluate import Evaluations
-    from reference.ntt_h import ntt_h as reference_ntt_h
-
-    config, binary = emulator
-    max_log_radix, _, largest, _ = EMULATOR_CONFIGS[config]
-    rng = random.Random(SEED + 400 + max_log_radix)
-    for log_n in range(1, min(largest, EMULATED_NTT_H_MAX_LOG_N) + 1):
-        n = 1 << log_n
-        domain = EvaluationDomain(log_n)
+        domain = EvaluationDomain(log_n, convention)
         a, b, junk = (random_ints(n, rng) for _ in range(3))
         c = [x * y % R for x, y in zip(a, b)]
-        h = _emulated_bellman_ntt_h(binary, a, b, c, log_n, max_log_radix, coset_tables)
-        assert h[n - 1] == 0 and h[: n - 1] == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain)), log_n
-        unsatisfied = _emulated_bellman_ntt_h(binary, a, b, junk, log_n, max_log_radix, coset_tables)
-        assert unsatisfied == _bellman_ntt_h_by_seven_transforms(a, b, junk, domain) and unsatisfied[n - 1] != 0, log_n
+
+        def h_of(c_rows, unsatisfied=False):
+            arrays = [np.array([[[v] for v in x]], dtype=object) for x in (a, b, c_rows)]
+            h = route(*arrays, log_n, convention, -(-log_n // max_log_radix), dft=dft, unsatisfied=unsatisfied,
+                      consume=True, half_table=True, coset_tables=coset_tables)[0]
+            return list(h[0, :, 0])
+
+        assert h_of(c) == list(reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), domain)), log_n
+        if convention is BELLMAN:
+            unsatisfied = h_of(junk, unsatisfied=True)
+            assert unsatisfied == _bellman_ntt_h_by_seven_transforms(a, b, junk, domain) and unsatisfied[n - 1] != 0, log_n
 
 
 def test_emulated_last_pass_multiplies_and_subtracts_vectors(emulator):

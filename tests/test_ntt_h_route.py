@@ -5,8 +5,9 @@ definition) that behave as gpu/ntt.py's launches do with their buffers: a result
 transform_in_pair say it does (by the parity of the passes), the other buffer of the pair or the scratch is left
 holding garbage, and a transform whose first pass would overwrite its input starts with a copy (counted). The buffers
 are numpy object arrays (batch, n, 1). So a route that reads a buffer after another transform used it as scratch, or
-hands a factor that overlaps a pair, fails here, where the emulator tests (tests/test_gpu_ntt.py) run the kernels
-along a route of their own. Expected values: reference/ntt_h.py.
+hands a factor that overlaps a pair, fails here. tests/test_gpu_ntt.py runs this same route (the ``route`` fixture)
+with the transforms computed by the ntt.cu kernels in host emulation instead of these DFTs. Expected values:
+reference/ntt_h.py.
 """
 import random
 import sys
@@ -26,12 +27,14 @@ GARBAGE = "garbage"
 
 
 class StandInTransforms:
-    """transform and transform_in_pair of gpu/ntt.py over object arrays, with ``passes`` passes; ``copies``: the
-    inputs copied because the first pass would have overwritten them (gpu/ntt.py _launch_passes)."""
+    """transform and transform_in_pair of gpu/ntt.py over object arrays, with ``passes`` passes, each vector transformed
+    by ``dft`` (dfts' arguments; default dfts); ``copies``: the inputs copied because the first pass would have
+    overwritten them (gpu/ntt.py _launch_passes)."""
 
-    def __init__(self, passes: int):
+    def __init__(self, passes: int, dft=None):
         self.passes = passes
         self.copies = 0
+        self.dft = dft or dfts
 
     def transform(self, x, *, inverse=False, in_scale=None, out_scale=None, out=None, scratch=None,
                   root_generator, half_table=None, out_factor=None):
@@ -41,7 +44,7 @@ class StandInTransforms:
         assert out_factor is None or not (np.shares_memory(out_factor, out) or np.shares_memory(out_factor, scratch))
         first_target = out if (self.passes - 1) % 2 == 0 else scratch
         self.copies += self.passes > 1 and np.shares_memory(x, first_target)
-        y = dfts(x, inverse, root_generator, in_scale, out_scale, out_factor, None)
+        y = self.dft(x, inverse, root_generator, in_scale, out_scale, out_factor, None, half_table)
         scratch[...] = GARBAGE
         out[...] = y
         return out
@@ -52,7 +55,7 @@ class StandInTransforms:
         for extra in (out_factor, out_minus):
             assert extra is None or not (np.shares_memory(extra, x) or np.shares_memory(extra, other))
         dst, scratch = (other, x) if self.passes % 2 else (x, other)
-        y = dfts(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus)
+        y = self.dft(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus, half_table)
         scratch[...] = GARBAGE
         dst[...] = y
         return dst
@@ -67,8 +70,9 @@ def factors(scale, n: int) -> list[int]:
     return [scale.constant * pow(scale.base, i, R) % R for i in range(n)]
 
 
-def dfts(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus):
-    """Every vector of x transformed as gpu/ntt.py defines it; out_factor one vector for all or one for each."""
+def dfts(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus, half_table=None):
+    """Every vector of x transformed as gpu/ntt.py defines it; out_factor one vector for all or one for each
+    (``half_table``: where the kernels read twiddles, the same values)."""
     batch, n, _ = x.shape
     w = pow(root_generator, (R - 1) // n, R)
     w = pow(w, -1, R) if inverse else w
@@ -122,18 +126,30 @@ def route(monkeypatch):
         e[...] = (e * x - y) % R
 
     monkeypatch.setattr(ntt_h_module, "_elementwise", fr_mul_sub)
-    monkeypatch.setattr(ntt_h_module, "check_top_coefficients",
-                        lambda h, first=0: None if all(v == 0 for v in h[:, -1, 0]) else pytest.fail("h_(n-1) != 0"))
+    checked = []  # the full inverse transforms check_top_coefficients was handed (h_(n-1) included)
 
-    def run(a, b, c, log_n, convention, passes, **kwargs):
-        """(h, inputs copied by in-place transforms, copies ntt_h made itself, vectors it allocated)."""
-        stand_ins = StandInTransforms(passes)
+    def check_top_coefficients(h, first=0):
+        checked.append(h.copy())
+        if not all(v == 0 for v in h[:, -1, 0]) and not accept_unsatisfied:
+            pytest.fail("h_(n-1) != 0")
+
+    monkeypatch.setattr(ntt_h_module, "check_top_coefficients", check_top_coefficients)
+    accept_unsatisfied = False
+
+    def run(a, b, c, log_n, convention, passes, dft=None, unsatisfied=False, **kwargs):
+        """(h, inputs copied by in-place transforms, copies ntt_h made itself, vectors it allocated). ``dft``: the
+        stand-ins' transform of each vector (StandInTransforms). ``unsatisfied``: rows that do not hold, h_(n-1) != 0
+        accepted; h is then the full inverse transform ntt_h checked (bellman), n coefficients."""
+        nonlocal accept_unsatisfied
+        accept_unsatisfied = unsatisfied
+        stand_ins = StandInTransforms(passes, dft)
         monkeypatch.setattr(ntt_h_module, "transform", stand_ins.transform)
         monkeypatch.setattr(ntt_h_module, "transform_in_pair", stand_ins.transform_in_pair)
         copies.clear()
         allocations.clear()
+        checked.clear()
         h = ntt_h_module.ntt_h(a, b, c, log_n, convention, **kwargs)
-        return h, stand_ins.copies, len(copies), len(allocations)
+        return checked[-1] if unsatisfied else h, stand_ins.copies, len(copies), len(allocations)
 
     return run
 
@@ -165,3 +181,24 @@ def test_ntt_h_route_gives_the_reference_h_without_copies(route, passes, consume
         assert copies == (0 if convention is BELLMAN and passes % 2 else 1)
     else:
         assert [[list(x[k, :, 0]) for k in range(circuits)] for x in arrays] == [a, b, c] and copies == 0
+
+
+def test_ntt_h_takes_no_coset_table_without_the_half_table_and_refuses_a_negative_count(route, monkeypatch):
+    """ntt_h's own choice (coset_tables=None) takes no coset table when the half table is not used (as the prover's
+    plan: none without it), and the same h; a negative count is refused by ntt_h itself, not sliced into 'all but
+    one'."""
+    import gpu.ntt_h as ntt_h_module
+    from reference.errors import InvalidInputError
+
+    made = []
+    monkeypatch.setattr(ntt_h_module, "scale_table", lambda *args: made.append(args))
+    log_n, n = 3, 8
+    rng = random.Random(7)
+    a, b = ([rng.randrange(R) for _ in range(n)] for _ in range(2))
+    c = [x * y % R for x, y in zip(a, b)]
+    arrays = [np.array([[[v] for v in x]], dtype=object) for x in (a, b, c)]
+    h = route(*arrays, log_n, BELLMAN, 2, half_table=False, coset_tables=None)[0]
+    expected = reference_ntt_h(Evaluations(tuple(a), tuple(b), tuple(c)), EvaluationDomain(log_n, BELLMAN))
+    assert list(h[0, :, 0]) == list(expected) and made == []
+    with pytest.raises(InvalidInputError, match="coset_tables"):
+        route(*arrays, log_n, BELLMAN, 2, half_table=True, coset_tables=-1)
