@@ -35,6 +35,8 @@ EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
 SEED = 20261202
 PASS_ARGUMENTS = 19
 """ntt.cu ntt_pass's parameters; ntt_pass_fused has three more (out_factor, out_minus, factor_shared)."""
+TWIDDLE_MODE_ARGUMENT = 10
+"""Position of tw_mode among a pass's launch arguments (gpu/ntt.py _launch_passes)."""
 SMALL_LOG_NS = range(1, 15)
 NAIVE_MAX_LOG_N = 7
 LARGE_LOG_NS = [15, 17, 20, 22, 24, 26, 27]
@@ -359,25 +361,34 @@ def test_transforms_match_reference_domain(log_n):
         assert got == [y for vec in batch for y in getattr(domain, ref_name)(vec)], gpu_name
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("log_n", [4, 11, 21])
-def test_transform_in_pair_multiplies_and_subtracts_in_its_last_pass(log_n, monkeypatch):
-    """transform_in_pair's out_factor and out_minus (gpu/ntt_h.py's fused product and subtraction): y_j f_j - m_j per
-    vector of a batch of two, after the coset inverse's scale, against reference/domain.py and Python's products (one
-    pass, two, three), the last pass launched as ntt_pass_fused and a plain transform's as ntt_pass (by their
-    argument counts); f and m left unchanged; either overlapping the pair's buffers refused before any launch."""
-    from gpu import device, ntt
-    from gpu.field import to_device, to_ints
+@pytest.fixture
+def ntt_pass_launches(monkeypatch):
+    """The argument tuples of the NTT passes gpu/device.launch runs while the test lasts, in launch order: each
+    recorded, then launched as it was asked (a test reads a pass's kernel by its argument count, its twiddle mode and
+    factor_shared by position)."""
+    from gpu import device
 
-    last_pass = []
+    launches = []
     launch = device.launch
 
     def recording(kernel, grid, threads, args, what):
         if what.startswith("NTT pass"):
-            last_pass[:] = [len(args)]
+            launches.append(args)
         return launch(kernel, grid, threads, args, what)
 
     monkeypatch.setattr(device, "launch", recording)
+    return launches
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("log_n", [4, 11, 21])
+def test_transform_in_pair_multiplies_and_subtracts_in_its_last_pass(log_n, ntt_pass_launches):
+    """transform_in_pair's out_factor and out_minus (gpu/ntt_h.py's fused product and subtraction): y_j f_j - m_j per
+    vector of a batch of two, after the coset inverse's scale, against reference/domain.py and Python's products (one
+    pass, two, three), the last pass launched as ntt_pass_fused and a plain transform's as ntt_pass (by their
+    argument counts); f and m left unchanged; either overlapping the pair's buffers refused before any launch."""
+    from gpu import ntt
+    from gpu.field import to_device, to_ints
 
     n = 1 << log_n
     domain = EvaluationDomain(log_n)
@@ -390,10 +401,12 @@ def test_transform_in_pair_multiplies_and_subtracts_in_its_last_pass(log_n, monk
                                         out_minus=m))
     expected = [*domain.coset_intt(x_ints[:n]), *domain.coset_intt(x_ints[n:])]
     assert got == [(y * fy - my) % R for y, fy, my in zip(expected, f_ints, m_ints)]
-    assert last_pass == [PASS_ARGUMENTS + 3], "ntt_pass_fused: the plain arguments, out_factor, out_minus, factor_shared"
+    assert len(ntt_pass_launches[-1]) == PASS_ARGUMENTS + 3, (
+        "ntt_pass_fused: the plain arguments, out_factor, out_minus, factor_shared")
     assert to_ints(f) == f_ints and to_ints(m) == m_ints
     ntt.transform(x, inverse=True, out_scale=scale, half_table=False)
-    assert last_pass == [PASS_ARGUMENTS], "a plain transform's last pass is ntt_pass, without the fused arguments"
+    assert len(ntt_pass_launches[-1]) == PASS_ARGUMENTS, (
+        "a plain transform's last pass is ntt_pass, without the fused arguments")
     for name, clash in (("out_factor", dict(out_factor=f)), ("out_minus", dict(out_minus=other))):
         with pytest.raises(InvalidInputError, match=f"{name}: must not overlap x or other"):
             ntt.transform_in_pair(f, other, half_table=False, **clash)
@@ -402,22 +415,13 @@ def test_transform_in_pair_multiplies_and_subtracts_in_its_last_pass(log_n, monk
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("log_n", [11, 14, 21])
-def test_last_pass_twiddles_either_way(log_n, monkeypatch):
+def test_last_pass_twiddles_either_way(log_n, ntt_pass_launches):
     """The last pass's twiddles from the half table and from hi * lo (gpu/ntt.py): each launched as asked (the last
     pass's twiddle mode, recorded at its launch), the same outputs to the bit, and reference/domain.py's up to 2^14
     (2^21: three passes, the half table read after a middle pass's hi-only twiddles)."""
-    from gpu import device, ntt
+    from gpu import ntt
     from gpu.field import to_ints
 
-    modes = []
-    launch = device.launch
-
-    def recording(kernel, grid, threads, args, what):
-        if what.startswith("NTT pass"):
-            modes.append(int(args[10]))  # tw_mode
-        return launch(kernel, grid, threads, args, what)
-
-    monkeypatch.setattr(device, "launch", recording)
     n = 1 << log_n
     x = random_device_fr((2, n), SEED + 700 + log_n)
     domain = EvaluationDomain(log_n) if log_n <= 14 else None
@@ -426,9 +430,8 @@ def test_last_pass_twiddles_either_way(log_n, monkeypatch):
         routes = {}
         for half_table, mode in ((False, ntt.TWIDDLE_HI_LO),
                                  (True, ntt.TWIDDLE_HALF_INVERSE if inverse else ntt.TWIDDLE_HALF)):  # fmt: skip
-            modes.clear()
             routes[half_table] = ntt.transform(x, inverse=inverse, out_scale=scale, half_table=half_table)
-            assert modes[-1] == mode, (inverse, half_table)
+            assert int(ntt_pass_launches[-1][TWIDDLE_MODE_ARGUMENT]) == mode, (inverse, half_table)
         assert bool((routes[True] == routes[False]).all()), inverse
         if domain:
             values = to_ints(x)
@@ -438,24 +441,15 @@ def test_last_pass_twiddles_either_way(log_n, monkeypatch):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("log_n", [4, 11, 21])
-def test_scale_table_and_a_shared_factor(log_n, monkeypatch):
+def test_scale_table_and_a_shared_factor(log_n, ntt_pass_launches):
     """ntt.scale_table (fr_scale_table): c base^i for every i < n, against Python's pow (every entry up to 2^11,
     samples at 2^21); handed to transform as one out_factor for a batch of two, the last pass is ntt_pass_fused with
     factor_shared set, and the outputs equal the same transform with the scale made as lo * hi (SCALE_TABLE), to the
     bit, and reference/domain.py's coset inverse where n is small; the table is cached (one per scale, log n and root
     generator) until released."""
-    from gpu import device, ntt
+    from gpu import ntt
     from gpu.field import to_ints
 
-    shared_flags = []
-    launch = device.launch
-
-    def recording(kernel, grid, threads, args, what):
-        if what.startswith("NTT pass") and len(args) == PASS_ARGUMENTS + 3:
-            shared_flags.append(int(args[-1]))
-        return launch(kernel, grid, threads, args, what)
-
-    monkeypatch.setattr(device, "launch", recording)
     n = 1 << log_n
     scale = ntt.Scale(pow(n, -1, R), pow(ntt.COSET_GENERATOR, -1, R))
     ntt.release_large_tables()
@@ -468,8 +462,10 @@ def test_scale_table_and_a_shared_factor(log_n, monkeypatch):
     assert all(values[i] == scale.constant * pow(scale.base, i, R) % R for i in picks)
 
     x = random_device_fr((2, n), SEED + 900 + log_n)
+    ntt_pass_launches.clear()
     by_table = ntt.transform(x, inverse=True, out_factor=table, half_table=False)
-    assert shared_flags == [1], "ntt_pass_fused with factor_shared"
+    fused = [args for args in ntt_pass_launches if len(args) == PASS_ARGUMENTS + 3]
+    assert [int(args[-1]) for args in fused] == [1], "ntt_pass_fused with factor_shared"
     by_products = ntt.transform(x, inverse=True, out_scale=scale, half_table=False)
     assert bool((by_table == by_products).all())
     if log_n <= 14:
