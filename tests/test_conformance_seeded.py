@@ -11,6 +11,7 @@ from conformance.seeded import GATE_VECTORS, SEED, SeededVector, parse_name, spl
 from reference.cli import run_main
 from reference.errors import InvalidInputError
 from reference.prover import PHASES
+from vectors.bundled import DATA_DIR
 
 SMALL = "seeded:porep-log04-c2"
 
@@ -215,7 +216,7 @@ def test_a_run_builds_the_large_seeded_vectors_in_the_background_and_checks_them
     import conformance.seeded as seeded
 
     monkeypatch.setattr(seeded, "BACKGROUND_MIN_LOG_N", 4)
-    bundled = "vectors/data/porep-log05.json"
+    bundled = str(DATA_DIR / "porep-log05.json")  # absolute: the test runs from any folder
     assert main(["run", bundled, SMALL, "--backends", "reference", "--report", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     started = err.index(f"{SMALL}: generating a porep-shaped vector of 2^4 with 2 circuit(s) from seed {SEED!r} in a background process")
