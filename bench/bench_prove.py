@@ -14,8 +14,9 @@ of each phase over the runs (``--json`` also holds every run, and the timing rec
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
 BENCH_COMMIT names the commit measured where the checkout has no git history (the device copy). ``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
 prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
-the timed runs (its pool keeps what it allocated), keys and circuit included; and the pool after each phase of the
-last timed run (PoolByPhase): which phase raised the peak.
+the timed runs (its pool keeps what it allocated), keys and circuit included; the warm-up run's largest live bytes
+(LivePeak: the pool's high-water mark less its cached free blocks), beside the bytes the memory plan counted; and the
+pool after each phase of the last timed run (PoolByPhase): which phase raised the peak.
 """
 from __future__ import annotations
 
@@ -80,6 +81,36 @@ class PoolByPhase(GpuPhaseTimer):
         seen = self.pool.get(phase, {"used_bytes": 0, "held_bytes": 0})
         self.pool[phase] = {"used_bytes": max(seen["used_bytes"], used), "held_bytes": max(seen["held_bytes"], held)}
         return result
+
+
+class LivePeak:
+    """CuPy allocator over a memory pool that records the largest bytes of live arrays (the pool's used bytes after
+    each allocation), as a context that installs it: a run's high-water mark of what it holds, which the pool's held
+    bytes (``peak_bytes``) exceed by its cached free blocks. Python code runs at every allocation, so it measures
+    the warm-up run only, never a timed one."""
+
+    def __init__(self, pool, set_allocator=None):
+        self.pool = pool
+        self.peak = 0
+        self._set_allocator = set_allocator
+
+    def __call__(self, size: int):
+        memory = self.pool.malloc(size)
+        self.peak = max(self.peak, self.pool.used_bytes())
+        return memory
+
+    def __enter__(self):
+        if self._set_allocator is None:
+            import cupy
+
+            self._set_allocator = cupy.cuda.set_allocator
+        self.peak = self.pool.used_bytes()
+        self._set_allocator(self)
+        return self
+
+    def __exit__(self, *exc):
+        self._set_allocator(self.pool.malloc)
+        return False
 
 
 def cuda_ms(fn):
@@ -147,7 +178,8 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     pool.free_all_blocks()
     z, upload_ms = cuda_ms(lambda: cupy.asarray(built["host_z"][:circuits]))
     rs = built["rs"][:circuits]
-    warm = prove_on_device(circuit, key, z, rs, plan=plan)
+    with LivePeak(cupy.get_default_memory_pool()) as live:
+        warm = prove_on_device(circuit, key, z, rs, plan=plan)
     reference_proofs = [proof_to_json(p) for p in warm.proofs]
     per_run = []
     for _ in range(runs):
@@ -162,12 +194,14 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     coset_tables = coset_tables_held(circuit.log_n)  # the same
     row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
                total_ms=total, per_circuit_ms=total / circuits,
-               upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), runs=runs,
+               upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), live_peak_bytes=live.peak,
+               plan_bytes_needed=plan.bytes_needed, plan_bytes_free=plan.bytes_free, runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
                download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run],
                pool_by_phase={p: timer.pool[p] for p in PHASES if p in timer.pool})  # the last timed run's
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
-        f"peak {pool.total_bytes() / GIB:.1f} GiB, NTT half table {'used' if half_table else 'not used'}, coset tables "
+        f"peak {pool.total_bytes() / GIB:.1f} GiB (live arrays {live.peak / GIB:.1f}; the plan counted "
+        f"{plan.bytes_needed / GIB:.1f} of {plan.bytes_free / GIB:.1f} free), NTT half table {'used' if half_table else 'not used'}, coset tables "
         f"{coset_tables}; "
         + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
     if check:
@@ -346,7 +380,8 @@ def main(argv=None) -> int:
 
 def print_table(meta: dict, sizes: list[dict]) -> None:
     print(f"\nGPU {meta['gpu']}, {code_label(meta)}, {meta['date']}")
-    header = "| n | circuits | " + " | ".join(PHASES) + " | total ms | ms/circuit | witness upload ms | peak GiB |"
+    header = ("| n | circuits | " + " | ".join(PHASES)
+              + " | total ms | ms/circuit | witness upload ms | peak GiB | live peak GiB |")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for size in sizes:
@@ -356,8 +391,13 @@ def print_table(meta: dict, sizes: list[dict]) -> None:
                 continue
             cells = " | ".join(f"{b['phases_ms'][p]:.1f}" for p in PHASES)
             print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {b['per_circuit_ms']:.1f} | "
-                  f"{b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} |")
+                  f"{b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} | {live_peak_cell(b)} |")
     print_pool_table(sizes)
+
+
+def live_peak_cell(batch: dict) -> str:
+    """The warm-up run's largest live bytes (LivePeak) in GiB; '-' for a document written before it was measured."""
+    return f"{batch['live_peak_bytes'] / GIB:.1f}" if "live_peak_bytes" in batch else "-"
 
 
 def print_pool_table(sizes: list[dict]) -> None:

@@ -26,3 +26,43 @@ def test_the_table_gives_live_and_held_gib_in_phase_order(capsys):
     assert out[-1] == "| 2^27 | 10 | 1.0 / 2.0 | 1.5 / 136.2 | 1.0 / 2.0 | 1.0 / 2.0 | 1.0 / 2.0 | 1.0 / 2.0 | - |"
     bench.print_pool_table([{"batches": [{"fits": False}]}])  # nothing read: no table
     assert capsys.readouterr().out == ""
+
+
+class StandInPool:
+    """A pool whose live bytes follow its allocations and their frees, as CuPy's used_bytes does."""
+
+    def __init__(self, live: int):
+        self.live = live
+
+    def used_bytes(self) -> int:
+        return self.live
+
+    def malloc(self, size: int):
+        self.live += size
+        return ("memory", size)
+
+    def free(self, size: int):
+        self.live -= size
+
+
+def test_the_live_peak_is_the_largest_live_bytes_at_an_allocation_and_the_allocator_goes_back():
+    pool, installed = StandInPool(live=100), []
+    with bench.LivePeak(pool, set_allocator=installed.append) as live:
+        assert installed == [live] and live.peak == 100  # what was live before the run counts
+        assert live(30) == ("memory", 30)
+        pool.free(30)
+        live(50)  # 150 live: the peak, though less was allocated at once than the pool may hold
+        pool.free(50)
+        live(20)
+    assert live.peak == 150
+    assert installed[-1] == pool.malloc, "the pool's own allocator is back after the run"
+
+
+def test_the_table_gives_the_live_peak_beside_the_held_one(capsys):
+    gib = bench.GIB
+    batch = {"log_n": 27, "circuits": 10, "fits": True, "phases_ms": {p: 1.0 for p in bench.PHASES},
+             "total_ms": 7.0, "per_circuit_ms": 0.7, "upload_witnesses_ms": 2.0, "peak_bytes": int(136.2 * gib)}
+    meta = {"gpu": "NVIDIA H200", "commit": "abc1234", "date": "2026-12-05"}
+    bench.print_table(meta, [{"batches": [{**batch, "live_peak_bytes": int(120.5 * gib)}, batch]}])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2^27")]
+    assert rows[0].endswith("| 2.0 | 136.2 | 120.5 |") and rows[1].endswith("| 2.0 | 136.2 | - |")
