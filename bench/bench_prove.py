@@ -14,9 +14,10 @@ of each phase over the runs (``--json`` also holds every run, and the timing rec
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
 BENCH_COMMIT names the commit measured where the checkout has no git history (the device copy). ``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
 prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
-the timed runs (its pool keeps what it allocated), keys and circuit included; the warm-up run's largest live bytes
-(LivePeak: the pool's high-water mark less its cached free blocks), beside the bytes the memory plan counted; and the
-pool after each phase of the last timed run (PoolByPhase): which phase raised the peak.
+the timed runs (its pool keeps what it allocated), keys and circuit included; the warm-up run's live peak (LivePeak:
+the most bytes its arrays held at once, which the held bytes exceed by the pool's cached free blocks), beside the bytes
+the memory plan counted; and the pool after each phase of the last timed run (PoolByPhase): which phase raised the
+peak.
 """
 from __future__ import annotations
 
