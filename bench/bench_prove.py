@@ -66,10 +66,12 @@ def cupy_pool_bytes() -> tuple[int, int]:
 
 
 class PoolByPhase(GpuPhaseTimer):
-    """GpuPhaseTimer that also reads the memory pool at each phase's end boundary (where the timer synchronises):
-    ``pool[phase]`` = {"used_bytes", "held_bytes"}, the largest over the phase's calls (one a block of circuits). A
-    run's pool only grows from its start (prove_on_device releases the cached blocks) to its end, so the held bytes
-    after a phase are the run's peak so far: the first phase after which they reach the peak is the one that set it."""
+    """GpuPhaseTimer that also reads the memory pool around each phase call (the reads are host counters, outside the
+    timed interval): ``pool[phase]`` = {"used_bytes", "held_bytes"}, the largest after any of the phase's calls (one a
+    block of circuits), and "grown_bytes", by how much the phase's calls raised the held bytes in all. A run's pool only
+    grows from its start (prove_on_device releases the cached blocks), so the held peak is the sum of the phases'
+    growth; with several blocks, a phase's largest reading also counts what earlier blocks' other phases added, and only
+    the growth says which phase raised the peak."""
 
     def __init__(self, progress=None, pool_bytes=cupy_pool_bytes):
         super().__init__(progress)
@@ -77,10 +79,12 @@ class PoolByPhase(GpuPhaseTimer):
         self.pool: dict[str, dict[str, int]] = {}
 
     def run(self, phase: str, fn, *args):
+        _, held_before = self._pool_bytes()
         result = super().run(phase, fn, *args)
         used, held = self._pool_bytes()
-        seen = self.pool.get(phase, {"used_bytes": 0, "held_bytes": 0})
-        self.pool[phase] = {"used_bytes": max(seen["used_bytes"], used), "held_bytes": max(seen["held_bytes"], held)}
+        seen = self.pool.get(phase, {"used_bytes": 0, "held_bytes": 0, "grown_bytes": 0})
+        self.pool[phase] = {"used_bytes": max(seen["used_bytes"], used), "held_bytes": max(seen["held_bytes"], held),
+                            "grown_bytes": seen["grown_bytes"] + held - held_before}
         return result
 
 
@@ -90,10 +94,11 @@ class LivePeak:
     bytes (``peak_bytes``) exceed by its cached free blocks. Python code runs at every allocation, so it measures
     the warm-up run only, never a timed one."""
 
-    def __init__(self, pool, set_allocator=None):
+    def __init__(self, pool, set_allocator=None, get_allocator=None):
         self.pool = pool
         self.peak = 0
-        self._set_allocator = set_allocator
+        self._set_allocator, self._get_allocator = set_allocator, get_allocator
+        self._previous = None
 
     def __call__(self, size: int):
         memory = self.pool.malloc(size)
@@ -104,13 +109,14 @@ class LivePeak:
         if self._set_allocator is None:
             import cupy
 
-            self._set_allocator = cupy.cuda.set_allocator
+            self._set_allocator, self._get_allocator = cupy.cuda.set_allocator, cupy.cuda.get_allocator
+        self._previous = self._get_allocator()
         self.peak = self.pool.used_bytes()
         self._set_allocator(self)
         return self
 
     def __exit__(self, *exc):
-        self._set_allocator(self.pool.malloc)
+        self._set_allocator(self._previous)  # the allocator that was in place, whichever it was
         return False
 
 
@@ -401,18 +407,25 @@ def live_peak_cell(batch: dict) -> str:
     return f"{batch['live_peak_bytes'] / GIB:.1f}" if "live_peak_bytes" in batch else "-"
 
 
+def pool_cell(reading: dict) -> str:
+    """A phase's pool readings in GiB: live / held after it (the largest over its calls), and what its calls added
+    to the held bytes ('+?' for a document written before that was read)."""
+    grown = f"+{reading['grown_bytes'] / GIB:.1f}" if "grown_bytes" in reading else "+?"
+    return f"{reading['used_bytes'] / GIB:.1f} / {reading['held_bytes'] / GIB:.1f} ({grown})"
+
+
 def print_pool_table(sizes: list[dict]) -> None:
     """CuPy's pool after each phase of each batch's last timed run, GiB: live arrays / held (PoolByPhase)."""
     batches = [b for size in sizes for b in size["batches"] if b.get("pool_by_phase")]
     if not batches:
         return
-    print("\nPool after each phase, last timed run (GiB: live arrays / held, the held bytes being the run's peak so far)")
+    print("\nPool after each phase, last timed run (GiB: live arrays / held, largest over its calls (+ what its calls "
+          "added to the held bytes: the phase that raised the peak))")
     header = "| n | circuits | " + " | ".join(PHASES) + " |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for b in batches:
-        cells = " | ".join(f"{b['pool_by_phase'][p]['used_bytes'] / GIB:.1f} / {b['pool_by_phase'][p]['held_bytes'] / GIB:.1f}"
-                           if p in b["pool_by_phase"] else "-" for p in PHASES)
+        cells = " | ".join(pool_cell(b["pool_by_phase"][p]) if p in b["pool_by_phase"] else "-" for p in PHASES)
         print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} |")
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Why a batch addition costs more an addition than the MSM's bucket additions (the same madd-2008-s loop into an XYZZ
 # running sum): Nsight Compute's sections for batch_add_chunks_g1 at 2^27 bases, density 1/2, one row (bench_msm's
-# batch rows: its first launches are the sum T of all bases, then the row) and for msm_piece_sum_g1 in msm_h at 2^24
+# batch rows' first two launches: the sum T of all bases and then the row when the random row has more than half of its
+# bits set, else the row twice; the grid in the CSV tells which) and for msm_piece_sum_g1 in msm_h at 2^24
 # (kernel_times.py, as ncu_pipes.sh). On the device machine, after the wheel prelude:
 #   bash bench/ncu_batch_add.sh "$OUT"
 # -> ncu-batch-add-2p27.csv, ncu-piece-sum-2p24.csv (ncu's details page, every section below), and their .log
@@ -24,6 +25,8 @@ profile() {  # name, kernel regex, launches, then the command that launches it (
   local rc=$?
   echo "$name rc=$rc"
   [ $rc -eq 0 ] || status=$rc
+  # ncu exits 0 when no launch matched: a profile without the kernel is a failure too
+  grep -q "$kernels" "$out/ncu-$name.csv" || { echo "$name: no $kernels launch profiled" >&2; status=1; }
 }
 profile batch-add-2p27 "batch_add_chunks_g1" 2 \
   python3 bench/bench_msm.py --msm-sizes --g2-sizes --batch-sizes 27 --repeats 1 --budget-s 60

@@ -283,7 +283,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
     if not is_repository_root(gpu_root):
         print(f"note: the GPU prover is imported from {gpu_root / GPU_DIR_NAME}, not from this repository: the report's "
               "gpu/ fingerprint names those sources", file=sys.stderr)
-    fingerprint_before = fingerprint(gpu_root)  # the sources the GPU backend runs (conformance/fingerprint.py)
+    fingerprint_before = fingerprint(gpu_root)  # the sources the GPU backend runs (conformance/sources.py)
     info = RunInfo(
         command="python -m conformance " + shlex.join(argv),
         mode=args.mode,

@@ -215,8 +215,10 @@ def test_a_run_from_a_patched_copy_records_the_copy_and_cannot_record_the_gate(t
                                str(tmp_path / "report")], cwd=folder, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert "the GPU prover is imported from" in done.stderr
-        recorded = json.loads((tmp_path / "report" / "report.json").read_text())["gpu_fingerprint"]
+        document = json.loads((tmp_path / "report" / "report.json").read_text())
+        recorded = document["gpu_fingerprint"]
         assert recorded == fingerprint(folder) and recorded["sha256"] != fingerprint()["sha256"]
+        assert document["timings"]["environment"]["gpu_sources"] == recorded["sha256"], "the timings name the copy too"
         refused = subprocess.run([*run, "--record-gate"], cwd=folder, env=env, capture_output=True, text=True)
     assert refused.returncode == 2 and "--record-gate: " in refused.stderr
     assert f"the GPU prover must be this repository's {REPO_ROOT / 'gpu'}" in refused.stderr
