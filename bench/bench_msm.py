@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # sppark_ratio: issue 18's goal table
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # sppark_ratio: issue 18's goal table; output_folders
 
 from py_ecc.optimized_bls12_381 import G1, G2, curve_order, multiply  # noqa: E402
 
@@ -38,6 +38,7 @@ from gpu.msm import MsmEngine, kernel_window_bits, progression_bases  # noqa: E4
 from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from sppark_ratio import GOALS  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224
@@ -263,7 +264,7 @@ def main() -> None:
                         help="window widths c of the --sweep-log2 rows (default: 15 .. 20)")
     parser.add_argument("--sweep-circuits", type=int, default=1,
                         help="MSMs a sweep call computes as one batch (one job a circuit, as msm_h does) (default: 1)")
-    parser.add_argument("--json", type=Path, help="also write the rows (every run's time) and the timing record here")
+    add_output_arguments(parser, json_help="also write the rows (every run's time) and the timing record here", md_help=None)
     parser.add_argument("--compile-only", action="store_true", help="build the kernel modules and stop")
     args = parser.parse_args()
     if args.sweep_circuits < 1:

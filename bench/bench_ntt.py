@@ -25,13 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))  # gpu_required
+sys.path.insert(0, str(ROOT / "bench"))  # gpu_required, output_folders
 
 import numpy as np  # noqa: E402
 
 from conformance.timing import Stats, code_label, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import add_output_arguments, output_path  # noqa: E402
 
 DEFAULT_SIZES = (16, 20, 24, 26, 27)
 WARMUP_CALLS = 2
@@ -313,11 +314,11 @@ def _sizes(parser, text: str) -> list[int]:
 def main(argv=None) -> int:
     """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("output", type=Path, help="markdown file to write the table to")
+    parser.add_argument("output", type=output_path, help="markdown file to write the table to")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5) (default: 5)")
     parser.add_argument("--batch", type=int, default=4, help="circuits per call for the batched ntt_h rows (default: 4)")
-    parser.add_argument("--json", type=Path, help="also write the rows, ceilings and timing record (JSON) here")
+    add_output_arguments(parser, json_help="also write the rows, ceilings and timing record (JSON) here", md_help=None)
     parser.add_argument("--register-stages", type=int, choices=(1, 2, 3),
                         help="build ntt.cu with this many DIF stages a register group (gpu/ntt.py REGISTER_STAGES; "
                         "default: the module's), to time the grouping against one stage at a time")

@@ -31,18 +31,19 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # gpu_required
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gpu_required, output_folders
 
 from conformance.timing import Stats, code_label, commit as measured_commit, entry, gpu_sources, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.device import release_cached_blocks  # noqa: E402
 from gpu.keygen import generate_keys  # noqa: E402
-from gpu.ntt import half_table_held  # noqa: E402
+from gpu.ntt import MAX_LOG_N, half_table_held  # noqa: E402
 from gpu.ntt_h import coset_tables_held  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
 from reference.prover import PHASES  # noqa: E402
 from reference.setup import trapdoor_from_seed  # noqa: E402
@@ -330,21 +331,22 @@ def _devices(text: str) -> list[int]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27], help="domain sizes (log2), 2..27 (default: 20 24 27)")
+    parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27],
+                        help=f"domain sizes (log2), 2..{MAX_LOG_N} (default: 20 24 27)")
     parser.add_argument("--circuits", type=int, nargs="+", default=[1, 10], help="batch sizes to time at each size (default: 1 10)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per batch (median reported) (default: 3)")
     parser.add_argument("--seed", default="bench-prove", help="seed of the circuit, witnesses and test-only keys (default: bench-prove)")
     parser.add_argument("--check", action="store_true", help="pairing and trapdoor checks of circuits 0 and last")
     parser.add_argument("--key-transfer", action="store_true", help="also time uploading the keys from host memory")
-    parser.add_argument("--json", type=Path, help="write the results here")
+    add_output_arguments(parser, json_help="write the results here", md_help=None)
     parser.add_argument("--devices", type=_devices, metavar="D,D,...",
                         help="instead: the multi-GPU throughput of --circuits[-1] circuits over these devices (one block "
                         "each; a device may repeat to exercise the split on one GPU) against the first device alone")
     args = parser.parse_args(argv)
     if args.devices and (args.check or args.key_transfer):  # the multi-GPU run has neither: it would check nothing
         parser.error("--check and --key-transfer are for the single-device run; --devices times throughput only")
-    if args.runs < 1 or min(args.circuits) < 1 or not all(2 <= log_n <= 27 for log_n in args.log_n):
-        parser.error("--runs and --circuits must be at least 1, --log-n in 2..27")
+    if args.runs < 1 or min(args.circuits) < 1 or not all(2 <= log_n <= MAX_LOG_N for log_n in args.log_n):
+        parser.error(f"--runs and --circuits must be at least 1, --log-n in 2..{MAX_LOG_N}")
     require_gpu()
     import cupy
 

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))  # bench_msm, bench_ntt: the benchmarks' own input makers
 
 from reference.msm import MAX_WINDOW_BITS  # noqa: E402  (the widths gpu/msm.py accepts)
+from output_folders import add_output_arguments  # noqa: E402
 
 NVTX_RANGE = "kernel_times"
 OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"
@@ -430,8 +431,7 @@ def main(argv=None) -> int:
     parser.add_argument("--nvtx", action="store_true", help=f"mark the timed calls with the NVTX range {NVTX_RANGE!r}")
     parser.add_argument("--ncu-csv", type=Path, help="only tabulate this ncu CSV export (no GPU needed)")
     parser.add_argument("--title", default="all phases", help="what the --ncu-csv report profiled (its heading) (default: all phases)")
-    parser.add_argument("--json", type=Path, help="also write the tables as JSON here")
-    parser.add_argument("--md", type=Path, help="also write the tables as markdown here")
+    add_output_arguments(parser, json_help="also write the tables as JSON here", md_help="also write the tables as markdown here")
     args = parser.parse_args(argv)
     profilers = {"msm_h": profile_msm_h, "ntt_h": profile_ntt_h,
                  "tail_msm": lambda log2, repeats, nvtx: profile_tail_msm(log2, repeats, nvtx, args.tail_circuits,

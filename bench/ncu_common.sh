@@ -1,4 +1,4 @@
-# Sourced by the scripts that run Nsight Compute (ncu_ntt.sh, ncu_msm_scatter.sh, ncu_pipes.sh, bench_vs_sppark.sh):
+# Sourced by the scripts that run Nsight Compute (ncu_ntt.sh, ncu_msm_scatter.sh, ncu_pipes.sh, ncu_batch_add.sh, bench_vs_sppark.sh):
 # what they share. ncu_bin: the ncu binary, looked up on PATH, then in /opt/nvidia/nsight-compute and
 # /usr/local/cuda/bin; empty when there is none, which NCU_MISSING says. The checks below end a script with one line on
 # stderr and exit 2 (a usage error), before any device time is spent.

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 import gpu.msm  # noqa: E402
 from conformance.timing import code_label  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, THREADS_PER_BLOCK, Group, backend, u32  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "affine_pieces.cu"
@@ -193,8 +194,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed runs after one warm-up, median reported (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if not all(10 <= n <= 27 for n in args.log2_points) or min(args.lanes) < 1 or args.repeats < 1:
         parser.error("need every --log2-points in 10..27, every --lanes >= 1, --repeats >= 1")

@@ -38,6 +38,7 @@ from gpu.device import launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "batched_affine.cu"
@@ -156,8 +157,7 @@ def main() -> int:
     parser.add_argument("--waves", type=int, default=2, help="threads = waves x resident threads of the chip (default: 2)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if (not 2 <= args.log2_points <= 26 or args.steps < 2 or args.waves < 1 or args.repeats < 1 or min(args.ks) < 1
             or args.chain < 0):

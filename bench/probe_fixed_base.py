@@ -49,6 +49,7 @@ from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.limbs import FR_LIMBS, LIMB_BITS  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, launch, u32  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from reference.msm import num_windows  # noqa: E402
 
 GROUPS = {"g1": (G1_GROUP, G1), "g2": (G2_GROUP, G2)}
@@ -136,15 +137,14 @@ def check(bases, window_bits: int, copies: int | None, group, seed: int) -> bool
 
 def parse_run_arguments(parser, check_log2_points: int = CHECK_LOG2_POINTS):
     """The arguments of a probe's run over 2^--log2-points bases (--log2-points is the probe's own): --repeats,
-    --seed, --json, --md added, then all parsed; --log2-points from its check's size to 2^28, --repeats >= 1."""
+    --seed, --json, --md (output_folders: their folders checked) added, then all parsed; --log2-points from its check's
+    size to 2^28, --repeats >= 1."""
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if not check_log2_points <= args.log2_points <= 28 or args.repeats < 1:
         parser.error(f"need {check_log2_points} <= --log2-points <= 28 and --repeats >= 1")
-    refuse_missing_output_folders(parser, args)
     return args
 
 
@@ -191,14 +191,6 @@ def main() -> int:
     write_outputs(args, env, text, group=args.group, log2_points=args.log2_points,
                   regular={"window_bits": regular_bits, "median_ms": regular_ms, "runs_ms": regular_runs}, rows=rows)
     return 0
-
-
-def refuse_missing_output_folders(parser, args) -> None:
-    """A usage error (exit 2) now, before any GPU work, when --json or --md lies in a folder that does not exist:
-    write_outputs writes after the runs, whose results would otherwise be lost."""
-    for option, path in (("--json", args.json), ("--md", args.md)):
-        if path is not None and not path.parent.is_dir():
-            parser.error(f"{option}: the folder {path.parent} does not exist")
 
 
 def write_outputs(args, env: dict, text: str, **fields) -> None:

@@ -31,6 +31,7 @@ from gpu.device import launch  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, backend, u32  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "fp64_madd.cu"
@@ -102,8 +103,7 @@ def main() -> int:
     parser.add_argument("--waves", type=int, default=2, help="threads = waves x ec.cuh's resident threads (default 2)")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls after one warm-up, median reported (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bases' discrete logs (default 1)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if not all(8 <= n <= 24 for n in args.log2_points) or args.steps < 2 or args.waves < 1 or args.repeats < 1:
         parser.error("need every --log2-points in 8..24, --steps >= 2, --waves >= 1, --repeats >= 1")

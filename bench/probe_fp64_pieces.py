@@ -24,6 +24,7 @@ import gpu.msm  # noqa: E402
 from conformance.timing import code_label  # noqa: E402
 from gpu.points import G1_GROUP, backend  # noqa: E402
 from probe_affine_pieces import captured_msm_piece_sum  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 from probe_fp64_madd import VARIANTS, resources  # noqa: E402
 
@@ -84,8 +85,7 @@ def main() -> int:
                         help="G1 MSM sizes, 2^n points each (default: 24 26)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random inputs (default 1)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if not all(10 <= n <= 27 for n in args.log2_points) or args.repeats < 1:
         parser.error("need every --log2-points in 10..27, --repeats >= 1")

@@ -31,6 +31,7 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu.device import launch  # noqa: E402
 from gpu.limbs import FQ, FR, FieldSpec  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "fp64_product.cu"
@@ -130,8 +131,7 @@ def main() -> int:
     parser.add_argument("--chain", type=int, default=256, help="products a chain after its squaring (default 256, as bench_ntt)")
     parser.add_argument("--distinct", type=int, default=4096, help="distinct random values, repeated over the threads (default 4096)")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls after one warm-up, median reported (default 5)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if not 10 <= args.log2_elements <= 26:
         parser.error(f"--log2-elements: {args.log2_elements} is not in 10 .. 26")

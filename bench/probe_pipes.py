@@ -26,6 +26,7 @@ from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 
 PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
 THREADS_PER_BLOCK = 256
@@ -41,8 +42,7 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=4096, help="loop iterations of each chain, 8 chains a thread (default 4096)")
     parser.add_argument("--waves", type=int, default=4, help="blocks = waves x 8 a streaming multiprocessor (default 4)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if not 1 <= args.iterations < 1 << 31 or args.waves < 1 or args.repeats < 1:
         parser.error("--iterations must be in 1 .. 2^31 - 1 (the kernels' int), --waves and --repeats positive")

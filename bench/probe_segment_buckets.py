@@ -33,7 +33,8 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
-from probe_fixed_base import refuse_missing_output_folders, write_outputs  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
+from probe_fixed_base import write_outputs  # noqa: E402
 
 GROUPS = {"g1": G1_GROUP, "g2": G2_GROUP}
 
@@ -95,14 +96,12 @@ def main() -> int:
     parser.add_argument("--buckets", type=int, nargs="+", default=[32, 64, 128, 256],
                         help="segment lengths, powers of two from 2 (default: 32 64 128 256; the first is the baseline)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up (default %(default)s)")
-    parser.add_argument("--json", type=Path, help="also write the results (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser)
     args = parser.parse_args()
     if any(length < 2 or length & (length - 1) for length in args.buckets):
         parser.error(f"--buckets: powers of two from 2, got {args.buckets}")
     if args.repeats < 3:
         parser.error("--repeats must be at least 3")
-    refuse_missing_output_folders(parser, args)
     require_gpu()
     rows = [row for group, log2 in args.sizes for row in probe(group, log2, args.buckets, args.repeats)]
     env = timing_environment(with_gpu=True)

@@ -37,7 +37,8 @@ from bench_msm import bases_for, random_scalars  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from kernel_times import OUTSIDE, time_call  # noqa: E402
-from probe_fixed_base import refuse_missing_output_folders, write_outputs  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
+from probe_fixed_base import write_outputs  # noqa: E402
 from reference.msm import num_windows  # noqa: E402
 
 WIDEST = 24
@@ -117,8 +118,7 @@ def main() -> int:
     parser.add_argument("--widths", type=int, nargs="+", default=[20, 22],
                         help=f"window widths, 16..{WIDEST} (default: 20 22; the first is the baseline)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls a width after one warm-up (default 3)")
-    parser.add_argument("--json", type=Path, help="also write the breakdowns (JSON) here")
-    parser.add_argument("--md", type=Path, help="also write the table (markdown) here")
+    add_output_arguments(parser, json_help="also write the breakdowns (JSON) here")
     args = parser.parse_args()
     if not 16 <= args.log2 <= 27:
         parser.error(f"--log2: must be in 16..27, got {args.log2}")
@@ -126,7 +126,6 @@ def main() -> int:
         parser.error(f"--widths: distinct widths in 16..{WIDEST}, got {args.widths}")
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
-    refuse_missing_output_folders(parser, args)
     require_gpu()
     docs = probe(args.log2, args.widths, args.repeats)
     env = timing_environment(with_gpu=True)

@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/
 from bench_ntt import CONSUMED_NTT_H  # noqa: E402  (the row of ntt_h on the prover's route)
 from conformance.timing import code_label  # noqa: E402
+from output_folders import add_output_arguments  # noqa: E402
 
 SPPARK_TIME = re.compile(r"^sppark (\w+) log=(\d+) median_ms=([0-9.]+) min_ms=([0-9.]+) inputs=(device|host)$")
 SPPARK_CHECK = re.compile(r"^sppark (\w+) log=(\d+) inputs=(device|host) check=(ok|FAIL)$")
@@ -237,12 +238,9 @@ def main(argv=None) -> int:
     parser.add_argument("--ntt", type=Path, help="bench_ntt.py --json output")
     parser.add_argument("--env", type=Path, help="conformance.timing.environment() as JSON")
     parser.add_argument("--note", action="append", default=[], help="a line for the header (repeatable)")
-    parser.add_argument("--md", type=Path, required=True, help="write the ratio table (markdown) here")
-    parser.add_argument("--json", type=Path, required=True, help="write the rows, the notes and every measured result (JSON) here")
+    add_output_arguments(parser, json_help="write the rows, the notes and every measured result (JSON) here",
+                         md_help="write the ratio table (markdown) here", required=True)
     args = parser.parse_args(argv)
-    for option, path in (("--md", args.md), ("--json", args.json)):
-        if not path.parent.is_dir():
-            parser.error(f"{option}: the folder {path.parent} does not exist")
     sppark_text = args.sppark.read_text(errors="replace") if args.sppark.is_file() else ""
     sppark = parse_sppark(sppark_text)
     notes = list(args.note) + [line[2:] for line in sppark_text.splitlines() if line.startswith("# device:")][:1]

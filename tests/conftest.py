@@ -8,9 +8,14 @@ machine and for any CI that has a GPU.
 import contextlib
 import functools
 import importlib.util
+import sys
+import types
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from reference.field import R
 
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
@@ -64,8 +69,6 @@ def ec_host_module():
 def bench_module(name: str):
     """bench/<name>.py loaded by path (bench/ is not a package), registered in sys.modules first: dataclasses look
     their module up while a class is made."""
-    import sys
-
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, BENCH_DIR / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
@@ -106,7 +109,6 @@ def captured_edge_case_piece_sum(group, generator, identity, count: int, window_
     the slope), and base 4 the identity: every special case of a bucket addition happens."""
     import random
 
-    import numpy as np
     from py_ecc.optimized_bls12_381 import curve_order, multiply, neg
 
     from gpu.msm import MsmJob, msm_batch
@@ -130,7 +132,6 @@ def captured_edge_case_piece_sum(group, generator, identity, count: int, window_
 def run_bench_script(name: str, *argv: str):
     """bench/<name> run as a script in a fresh interpreter (what a user types): its CompletedProcess, text captured."""
     import subprocess
-    import sys
 
     return subprocess.run([sys.executable, str(BENCH_DIR / name), *argv], capture_output=True,
                           text=True, timeout=120)
@@ -163,3 +164,138 @@ def kernel_emulation():
             yield
 
     return emulate
+
+
+# gpu/ntt_h.py's route on stand-in transforms: the route fixture of tests/test_ntt_h_route.py (O(n^2) DFTs) and of
+# tests/test_gpu_ntt.py (the ntt.cu kernels in host emulation).
+
+GARBAGE = "garbage"
+"""What a stand-in transform leaves in its scratch: any read of it fails."""
+
+
+class StandInTransforms:
+    """transform and transform_in_pair of gpu/ntt.py over object arrays, with ``passes`` passes, each vector transformed
+    by ``dft`` (dfts' arguments; default dfts); ``copies``: the inputs copied because the first pass would have
+    overwritten them (gpu/ntt.py _launch_passes)."""
+
+    def __init__(self, passes: int, dft=None):
+        self.passes = passes
+        self.copies = 0
+        self.dft = dft or dfts
+
+    def transform(self, x, *, inverse=False, in_scale=None, out_scale=None, out=None, scratch=None,
+                  root_generator, half_table=None, out_factor=None):
+        out = empty_like(x) if out is None else out
+        scratch = empty_like(x) if scratch is None else scratch
+        assert not np.shares_memory(scratch, x) and not np.shares_memory(scratch, out)
+        assert out_factor is None or not (np.shares_memory(out_factor, out) or np.shares_memory(out_factor, scratch))
+        first_target = out if (self.passes - 1) % 2 == 0 else scratch
+        self.copies += self.passes > 1 and np.shares_memory(x, first_target)
+        y = self.dft(x, inverse, root_generator, in_scale, out_scale, out_factor, None, half_table)
+        scratch[...] = GARBAGE
+        out[...] = y
+        return out
+
+    def transform_in_pair(self, x, other, *, inverse=False, in_scale=None, out_scale=None, root_generator,
+                          half_table, out_factor=None, out_minus=None):
+        assert not np.shares_memory(x, other), "a pair of one buffer: its passes would run in place"
+        for extra in (out_factor, out_minus):
+            assert extra is None or not (np.shares_memory(extra, x) or np.shares_memory(extra, other))
+        dst, scratch = (other, x) if self.passes % 2 else (x, other)
+        y = self.dft(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus, half_table)
+        scratch[...] = GARBAGE
+        dst[...] = y
+        return dst
+
+
+def empty_like(x):
+    return np.full(x.shape, GARBAGE, dtype=object)
+
+
+def factors(scale, n: int) -> list[int]:
+    """gpu/ntt.py Scale: constant * base^i."""
+    return [scale.constant * pow(scale.base, i, R) % R for i in range(n)]
+
+
+def dfts(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus, half_table=None):
+    """Every vector of x transformed as gpu/ntt.py defines it; out_factor one vector for all or one for each
+    (``half_table``: where the kernels read twiddles, the same values)."""
+    batch, n, _ = x.shape
+    w = pow(root_generator, (R - 1) // n, R)
+    w = pow(w, -1, R) if inverse else w
+    s = factors(in_scale, n) if in_scale else [1] * n
+    t = factors(out_scale, n) if out_scale else [1] * n
+    y = np.empty(x.shape, dtype=object)
+    for k in range(batch):
+        values = readable(x[k])
+        f = readable(out_factor if out_factor is None or out_factor.ndim == 2 else out_factor[k])
+        m = readable(None if out_minus is None else out_minus[k])
+        for j in range(n):
+            v = sum(values[i] * s[i] * pow(w, i * j, R) for i in range(n)) * t[j]
+            v = v * (f[j] if f else 1) - (m[j] if m else 0)
+            y[k, j, 0] = v % R
+    return y
+
+
+def readable(vector):
+    if vector is None:
+        return None
+    values = list(vector[:, 0])
+    assert GARBAGE not in values, "a transform read a buffer another one left as scratch"
+    return values
+
+
+@pytest.fixture
+def route(monkeypatch):
+    """gpu.ntt_h with the stand-ins in place of the device, its transforms, its tables and its element-wise kernel."""
+    import gpu.ntt_h as ntt_h_module
+
+    copies, allocations = [], []
+
+    def copyto(dst, src):
+        copies.append(dst)
+        dst[...] = src
+
+    def allocate(x):
+        allocations.append(x.shape)
+        return empty_like(x)
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(empty_like=allocate, copyto=copyto))
+    monkeypatch.setattr(ntt_h_module, "device", types.SimpleNamespace(require_device=lambda: None,
+                                                                      launch_check=lambda *a, **k: None))
+    monkeypatch.setattr(ntt_h_module, "_check_inputs", lambda a, b, c, log_n: a.shape[0])
+    monkeypatch.setattr(ntt_h_module, "require_memory", lambda *a, **k: None)
+    monkeypatch.setattr(ntt_h_module, "scale_table",
+                        lambda log_n, kind, root: np.array([[v] for v in factors(kind, 1 << log_n)], dtype=object))
+
+    def fr_mul_sub(kernel, what, e, x, y):
+        assert kernel == "fr_mul_sub"
+        e[...] = (e * x - y) % R
+
+    monkeypatch.setattr(ntt_h_module, "_elementwise", fr_mul_sub)
+    checked = []  # the full inverse transforms check_top_coefficients was handed (h_(n-1) included)
+
+    def check_top_coefficients(h, first=0):
+        checked.append(h.copy())
+        if not all(v == 0 for v in h[:, -1, 0]) and not accept_unsatisfied:
+            pytest.fail("h_(n-1) != 0")
+
+    monkeypatch.setattr(ntt_h_module, "check_top_coefficients", check_top_coefficients)
+    accept_unsatisfied = False
+
+    def run(a, b, c, log_n, convention, passes, dft=None, unsatisfied=False, **kwargs):
+        """(h, inputs copied by in-place transforms, copies ntt_h made itself, vectors it allocated). ``dft``: the
+        stand-ins' transform of each vector (StandInTransforms). ``unsatisfied``: rows that do not hold, h_(n-1) != 0
+        accepted; h is then the full inverse transform ntt_h checked (bellman), n coefficients."""
+        nonlocal accept_unsatisfied
+        accept_unsatisfied = unsatisfied
+        stand_ins = StandInTransforms(passes, dft)
+        monkeypatch.setattr(ntt_h_module, "transform", stand_ins.transform)
+        monkeypatch.setattr(ntt_h_module, "transform_in_pair", stand_ins.transform_in_pair)
+        copies.clear()
+        allocations.clear()
+        checked.clear()
+        h = ntt_h_module.ntt_h(a, b, c, log_n, convention, **kwargs)
+        return checked[-1] if unsatisfied else h, stand_ins.copies, len(copies), len(allocations)
+
+    return run

@@ -29,12 +29,8 @@ open(args[args.index("--json") + 1], "w").write({document!r})
 """
 
 
-def _bench(tool: str):
-    return bench_module(f"bench_{tool}")
-
-
 def _tree(tmp_path: Path, name: str, rows: list, tool: str = "msm") -> Path:
-    record = _bench(tool).timing_record(rows, f"bench/bench_{tool}.py", ENV)
+    record = bench_module(f"bench_{tool}").timing_record(rows, f"bench/bench_{tool}.py", ENV)
     tree = tmp_path / name
     (tree / "bench").mkdir(parents=True)
     (tree / "bench" / f"bench_{tool}.py").write_text(STUB.format(document=json.dumps({"rows": rows, "timings": record})))
@@ -64,7 +60,7 @@ def test_ab_refuses_missing_arguments(tmp_path):
 
 def test_ab_compares_two_trees_ntt_rows_and_writes_each_table(tmp_path):
     """ab.sh ntt: bench_ntt.py gets its table's path first; ntt_h 10% slower with tight spreads is named slower."""
-    bench = _bench("ntt")
+    bench = bench_module("bench_ntt")
     rows = lambda ntt_h_ms: [bench.row("forward", 27, 1, [50.0, 50.1, 49.9, 50.0, 50.05], 1e9, 1e9, CEILINGS),
                              bench.row("ntt_h", 27, 1, [ntt_h_ms * f for f in (1.0, 1.001, 0.999, 1.0, 1.0)], 1e9,
                                        1e9, CEILINGS)]
@@ -82,7 +78,7 @@ def test_ab_compares_two_trees_ntt_rows_and_writes_each_table(tmp_path):
 def _prove_tree(tmp_path: Path, name: str, prep_runs_ms: list, assemble_runs_ms: list) -> Path:
     """A stub tree whose bench_prove.py writes one 2^20 x1 batch (bench_prove's own timing_entries): every phase at
     10 ms but prep and assemble at the given runs."""
-    bench = _bench("prove")
+    bench = bench_module("bench_prove")
     runs = {p: [10.0, 10.01, 9.99] for p in bench.PHASES}
     runs.update(prep=prep_runs_ms, assemble=assemble_runs_ms)
     batch = {"fits": True, "log_n": 20, "circuits": 1, "phase_runs_ms": runs, "upload_witnesses_ms": 5.0,
@@ -141,7 +137,7 @@ open(args[args.index("--json") + 1], "w").write(json.dumps({documents!r}[k]))
 
 def _rounds_tree(tmp_path: Path, name: str, runs_per_round: list) -> Path:
     """A stub tree whose bench_msm.py writes its k-th record on its k-th call (G1 2^24 with the given runs)."""
-    bench = _bench("msm")
+    bench = bench_module("bench_msm")
     documents = [{"timings": bench.timing_record([_msm("g1", 24, runs)], "bench/bench_msm.py", ENV)} for runs in runs_per_round]
     tree = tmp_path / name
     (tree / "bench").mkdir(parents=True)
@@ -192,7 +188,7 @@ open(args[args.index("--json") + 1], "w").write(json.dumps(document))
 def _ordered_tree(tmp_path: Path, name: str, runs: list) -> Path:
     """A stub tree whose bench_msm.py writes G1 2^24 with the given runs and appends its tree and record name to
     tmp_path/order.log, so that a test reads the order of the rounds."""
-    document = {"timings": _bench("msm").timing_record([_msm("g1", 24, runs)], "bench/bench_msm.py", ENV)}
+    document = {"timings": bench_module("bench_msm").timing_record([_msm("g1", 24, runs)], "bench/bench_msm.py", ENV)}
     tree = tmp_path / name
     (tree / "bench").mkdir(parents=True)
     (tree / "bench" / "bench_msm.py").write_text(ORDER_STUB.format(document=document))
@@ -288,14 +284,14 @@ def test_device_session_probes_step_passes_every_probe_its_arguments(tmp_path):
         assert text.startswith("error: gpu: the GPU phases need a CUDA device"), name
 
 
-NCU_SCRIPTS = [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", []), ("ncu_pipes.sh", ["24"])]
+NCU_SCRIPTS = [("ncu_ntt.sh", ["27"]), ("ncu_msm_scatter.sh", []), ("ncu_pipes.sh", ["24"]), ("ncu_batch_add.sh", [])]
+"""The scripts that run Nsight Compute, with their arguments after OUT_DIR."""
 
 
 @pytest.mark.parametrize("script, args", NCU_SCRIPTS)
 def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu(tmp_path, script, args):
-    """bench/ncu_ntt.sh, ncu_msm_scatter.sh and ncu_pipes.sh: a usage error, a missing folder, a bad size and a
-    machine without ncu (PATH without it, no /opt/nvidia/nsight-compute) each end in one line on stderr, exit 2,
-    nothing written."""
+    """The NCU_SCRIPTS: a usage error, a missing folder, a bad size and a machine without ncu (PATH without it, no
+    /opt/nvidia/nsight-compute) each end in one line on stderr, exit 2, nothing written."""
     path = ROOT / "bench" / script
 
     def run(*argv):

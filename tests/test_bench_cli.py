@@ -60,5 +60,34 @@ def test_the_gpu_benchmarks_refuse_bad_sizes_and_counts_before_looking_for_a_gpu
     ])
     assert_usage_errors("bench_prove.py", [(["--runs", "0"], "--runs and --circuits must be at least 1"),
                                            (["--log-n", "28"], "--log-n in 2..27")])
-    assert_usage_errors("probe_fixed_base.py", [(["--md", "/nonexistent-folder/t.md"],
-                                                 "--md: the folder /nonexistent-folder does not exist")])
+
+
+OUTPUTS = {
+    "bench_ntt.py": ("output", "--json"),
+    "bench_prove.py": ("--json",),
+    "bench_msm.py": ("--json",),
+    "kernel_times.py": ("--json", "--md"),
+    "sppark_ratio.py": ("--json", "--md"),
+    "probe_prep.py": ("--json",),
+    **{f"probe_{name}.py": ("--json", "--md")
+       for name in ("affine_pieces", "batched_affine", "circuit_patterns", "fixed_base", "fp64_madd", "fp64_pieces",
+                    "fp64_product", "pipes", "segment_buckets", "window_kernels")},
+}
+"""The scripts that write files after their runs (bench/output_folders.py), and their outputs ('output': bench_ntt's
+positional markdown file)."""
+
+
+@pytest.mark.parametrize("script, missing", [(s, o) for s, outputs in OUTPUTS.items() for o in outputs])
+def test_an_output_in_a_missing_folder_is_refused_before_any_work(tmp_path, script, missing):
+    """An output whose folder does not exist is a usage error (exit 2) when the arguments are parsed, with
+    the other outputs in a folder that exists: nothing printed, nothing written (they failed at the end, after the
+    runs' device time, or wrote the other output first)."""
+    folder = tmp_path / "missing"
+    argv = ["--sppark", str(tmp_path / "none.log")] if script == "sppark_ratio.py" else []
+    for output in OUTPUTS[script]:
+        path = str((folder if output == missing else tmp_path) / f"out{output.lstrip('-')}")
+        argv += [path] if output == "output" else [output, path]
+    done = run_bench_script(script, *argv)
+    error = f"error: argument {missing}: the folder {folder} does not exist\n"
+    assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(error), done.stderr[-400:]
+    assert not any(tmp_path.iterdir())

@@ -19,10 +19,6 @@ CEILINGS = {"copy": 4e12, "fr_mul": 1e11}
 """bench_ntt's measured ceilings (bytes/s, products/s): only its table's floors use them."""
 
 
-def _bench(name: str):
-    return bench_module(name)
-
-
 def _write(tmp_path, name: str, bench, rows: list) -> str:
     path = tmp_path / name
     path.write_text(json.dumps({"rows": rows, "timings": bench.timing_record(rows, "synthetic", H200)}))
@@ -49,7 +45,7 @@ def msm_rows(g1_2_20_ms: float) -> list[dict]:
 
 
 def test_bench_msm_record_holds_every_row_in_seconds():
-    bench = _bench("bench_msm")
+    bench = bench_module("bench_msm")
     record = bench.timing_record(msm_rows(18.0), "synthetic", H200)
     assert record["tool"] == "bench_msm" and record["environment"] == H200
     entries = {(e["case"], e["phase"]): e for e in record["entries"]}
@@ -68,7 +64,7 @@ def test_bench_msm_record_holds_every_row_in_seconds():
 
 
 def test_bench_msm_records_compare_identical_within_noise_and_30_percent_slower_as_slower(tmp_path):
-    bench = _bench("bench_msm")
+    bench = bench_module("bench_msm")
     base = _write(tmp_path, "base.json", bench, msm_rows(18.0))
     same = compare_files(base, _write(tmp_path, "same.json", bench, msm_rows(18.0)), max_slowdown_pct=0)
     assert _verdicts(same) == {("G1 2^20", "msm"): WITHIN_NOISE, ("G2 2^16 c=15", "msm"): WITHIN_NOISE,
@@ -101,7 +97,7 @@ def ntt_rows(bench, forward_2_20_ms: float, batch: int) -> list[dict]:
 
 
 def test_bench_ntt_record_and_comparison(tmp_path):
-    bench = _bench("bench_ntt")
+    bench = bench_module("bench_ntt")
     rows = ntt_rows(bench, 0.5, 4)
     assert rows[0]["ms"] == 0.5 and rows[0]["times_ms"] == pytest.approx([0.495, 0.5, 0.505, 0.4975, 0.5025])
     record = bench.timing_record(rows, "synthetic", H200)
@@ -128,7 +124,7 @@ def test_bench_ntt_setup_runs_before_every_call_outside_the_timed_interval():
     included, and its device work not in the times: a setup of 1 GiB copies against a call of one small copy."""
     import cupy
 
-    bench = _bench("bench_ntt")
+    bench = bench_module("bench_ntt")
     big, big_copy = cupy.ones(1 << 28, dtype=cupy.uint32), cupy.empty(1 << 28, dtype=cupy.uint32)
     small, small_copy = cupy.ones(1 << 10, dtype=cupy.uint32), cupy.empty(1 << 10, dtype=cupy.uint32)
     calls = []
@@ -150,7 +146,7 @@ def test_bench_ntt_setup_runs_before_every_call_outside_the_timed_interval():
 
 
 def test_bench_msm_table_shows_issue_18_goals_and_none_where_it_sets_none():
-    bench = _bench("bench_msm")
+    bench = bench_module("bench_msm")
     rows = [{"op": "msm", "group": "g1", "log2": log2, "median_ms": 1.0} for log2 in (20, 24, 26)]
     goals = [line.split("|")[-2].strip() for line in bench.table(rows).splitlines()[2:]]
     assert goals == ["", "80.0", "300.0"]  # issue 18: G1 MSM 2^24 <= 80 ms, 2^26 <= 300 ms; 2^20 has no goal

@@ -9,12 +9,8 @@ from conftest import bench_module
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _bench():
-    return bench_module("bench_staging")
-
-
 def test_array_sizes_match_the_keys_measured_at_2_27():
-    bench = _bench()
+    bench = bench_module("bench_staging")
     measured = next(s["key_transfer"]["queries"] for run in json.loads((ROOT / "bench" / "RESULTS_prove.json").read_text())["runs"]
                     for s in run["sizes"] if s.get("key_transfer"))
     sizes = bench.array_bytes(27)
@@ -24,7 +20,7 @@ def test_array_sizes_match_the_keys_measured_at_2_27():
 
 
 def test_summary_rows_pin_cost_gain_and_break_even():
-    bench = _bench()
+    bench = bench_module("bench_staging")
     size = {"log_n": 24, "runs": 3, "bytes": {"key_h": 2 << 30, "witnesses": 2 << 30}, "modes": {
         "pageable": {"key_h": {"h2d": [1.0, 1.2, 1.1]}, "witnesses": {"h2d": [1.0, 1.0, 1.0]}},
         "pinned-copy": {"key_h": {"pin": [0.5] * 3, "h2d": [0.2] * 3, "unpin": [0.1] * 3},

@@ -33,12 +33,8 @@ sppark fr_ntt_fwd log=27 inputs=device check=ok
 """
 
 
-def _bench(name: str):
-    return bench_module(name)
-
-
-ratio = _bench("sppark_ratio")
-kernel_times = _bench("kernel_times")
+ratio = bench_module("sppark_ratio")
+kernel_times = bench_module("kernel_times")
 
 
 def msm_doc(g1_24: float, g2_24: float) -> dict:
@@ -54,7 +50,7 @@ def msm_doc(g1_24: float, g2_24: float) -> dict:
 def ntt_doc(forward_27: float, ntt_h_27: float, prover_route: bool = True) -> dict:
     """bench_ntt.py --json rows, made by its own row() (ms = median of the runs): ntt_h_27 on the prover's route
     (CONSUMED_NTT_H, when ``prover_route``); the rows that keep their inputs take other times."""
-    ntt = _bench("bench_ntt")
+    ntt = bench_module("bench_ntt")
     ceilings = {"copy": 4e12, "fr_mul": 4e10}
     rows = [ntt.row("forward", 24, 1, [5.9, 6.0, 6.1, 5.98, 6.02], 1e9, 1e9, ceilings),
             ntt.row("forward", 27, 1, [forward_27] * 5, 1e9, 1e9, ceilings),

@@ -28,7 +28,7 @@ from reference.domain import BELLMAN, SNARKJS, EvaluationDomain
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.field import R
 from vectors.bundled import SNARKJS_INTEROP
-from test_ntt_h_route import readable, route  # noqa: F401  (route: the fixture that runs gpu/ntt_h.py on stand-in transforms)
+from conftest import readable
 
 ROOT = Path(__file__).resolve().parent.parent
 EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
@@ -237,8 +237,8 @@ def test_emulated_kernels_match_reference_domain(emulator, half_table):
 
 
 def emulated_dft(binary, max_log_radix):
-    """The transform of tests/test_ntt_h_route.py's stand-ins (StandInTransforms' ``dft``) computed by the ntt.cu
-    kernels in host emulation: one emulate call a transform, the batch's vectors at once."""
+    """The transform of conftest.py's stand-ins (StandInTransforms' ``dft``) computed by the ntt.cu kernels in host
+    emulation: one emulate call a transform, the batch's vectors at once."""
     def flat(vectors):
         return [v for vector in vectors for v in readable(vector)]
 
@@ -261,7 +261,7 @@ def emulated_dft(binary, max_log_radix):
                               "snarkjs-coset-factor-products", "snarkjs-coset-table"])
 def test_ntt_h_on_the_emulated_kernels_matches_reference(emulator, route, convention, coset_tables):
     """gpu/ntt_h.py's ntt_h itself, its inputs consumed as the prover hands them over, its transforms run by the ntt.cu
-    kernels in host emulation with the build's number of passes (tests/test_ntt_h_route.py's route fixture): its
+    kernels in host emulation with the build's number of passes (conftest.py's route fixture): its
     products and subtractions fused into the last passes, its coset factors from tables or from two small tables'
     products; against reference/ntt_h.py (rows that hold) and, bellman, all n coefficients of the reference's seven
     transforms (rows that do not: h_(n-1) != 0, which the prover refuses)."""

@@ -1,0 +1,26 @@
+"""The output files of the bench scripts (--json, --md), refused when they are parsed if their folder does not exist:
+the scripts write them after their runs (minutes of device time), whose results a missing folder would lose. The
+refusal is a usage error (exit 2) before any work. Light: no GPU or curve library is imported."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+JSON_HELP = "also write the results (JSON) here"
+MD_HELP = "also write the table (markdown) here"
+
+
+def output_path(text: str) -> Path:
+    """argparse type of a file a script writes: its Path, or a usage error when its folder does not exist."""
+    path = Path(text)
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder {path.parent} does not exist")
+    return path
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, json_help: str = JSON_HELP, md_help: str | None = MD_HELP,
+                         required: bool = False) -> None:
+    """--json and --md (md_help None: no --md) on ``parser``, each an output_path (None when not given)."""
+    parser.add_argument("--json", type=output_path, required=required, help=json_help)
+    if md_help is not None:
+        parser.add_argument("--md", type=output_path, required=required, help=md_help)
