@@ -39,7 +39,8 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "bench").glob("*.py") if p.name != "gpu_required.py"))
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "bench").glob("*.py")
+                                          if p.name not in ("gpu_required.py", "output_folders.py")))  # no parser
 def test_every_bench_option_is_explained_with_its_default(script):
     """--help of each bench/ script explains every option and states every default (about 40 options had no text, or
     no default, before)."""
@@ -75,6 +76,22 @@ OUTPUTS = {
 }
 """The scripts that write files after their runs (bench/output_folders.py), and their outputs ('output': bench_ntt's
 positional markdown file)."""
+
+
+def test_the_output_table_names_every_script_that_declares_outputs():
+    """A script that declares its outputs through bench/output_folders.py (or probe_fixed_base's parse_run_arguments)
+    joins OUTPUTS, so that the test below checks it too."""
+    declares = ("add_output_arguments(", "parse_run_arguments(")  # the latter: probe_fixed_base's, which calls it
+    declaring = {p.name for p in (ROOT / "bench").glob("*.py")
+                 if p.name != "output_folders.py" and any(call in p.read_text() for call in declares)}
+    assert declaring == set(OUTPUTS)
+
+
+def test_sppark_ratio_requires_both_outputs():
+    """Its tables are its only result: without --md or --json it is a usage error, not a None written to."""
+    for given, missing in (("--json", "--md"), ("--md", "--json")):
+        done = run_bench_script("sppark_ratio.py", "--sppark", "none.log", given, "out.x")
+        assert done.returncode == 2 and f"the following arguments are required: {missing}" in done.stderr
 
 
 @pytest.mark.parametrize("script, missing", [(s, o) for s, outputs in OUTPUTS.items() for o in outputs])
