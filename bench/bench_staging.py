@@ -40,6 +40,7 @@ from vectors.porep_arrays import porep_sizes  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import output_folder  # noqa: E402
 
 GIB = 1 << 30
 WORD_BYTES = 4
@@ -166,7 +167,8 @@ def timing_entries(sizes: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for staging.md and staging.json")
+    parser.add_argument("--out", type=output_folder, required=True,
+                        help="folder for staging.md and staging.json (made if missing)")
     parser.add_argument("--log-n", type=int, nargs="+", default=[24, 27], help="sizes (log2 of the domain) (default: 24 27)")
     parser.add_argument("--runs", type=int, nargs="+", default=[3, 1], help="runs per size (one number for all, or one each) (default: 3 1)")
     args = parser.parse_args(argv)

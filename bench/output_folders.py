@@ -4,6 +4,7 @@ refusal is a usage error (exit 2) before any work. Light: no GPU or curve librar
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 JSON_HELP = "also write the results (JSON) here"
@@ -15,6 +16,18 @@ def output_path(text: str) -> Path:
     path = Path(text)
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"the folder {path.parent} does not exist")
+    return path
+
+
+def output_folder(text: str) -> Path:
+    """argparse type of a folder a script creates if needed and writes into: its Path, or a usage error when it is a
+    file, or when the nearest folder that exists above it cannot be written to."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} exists and is not a folder")
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"the folder {existing} cannot be written to")
     return path
 
 

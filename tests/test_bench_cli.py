@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_bench_script
+from conftest import bench_module, run_bench_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,6 +85,28 @@ def test_the_output_table_names_every_script_that_declares_outputs():
     declaring = {p.name for p in (ROOT / "bench").glob("*.py")
                  if p.name != "output_folders.py" and any(call in p.read_text() for call in declares)}
     assert declaring == set(OUTPUTS)
+
+
+def test_bench_staging_refuses_a_file_in_place_of_its_output_folder_before_any_work(tmp_path):
+    """--out is made if missing; a file in its place is a usage error (exit 2) before the device work, not an OSError
+    after it."""
+    (tmp_path / "file").write_text("x")
+    done = run_bench_script("bench_staging.py", "--out", str(tmp_path / "file"))
+    assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(
+        f"error: argument --out: {tmp_path / 'file'} exists and is not a folder\n"), done.stderr[-300:]
+
+
+def test_an_output_folder_under_a_folder_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch):
+    """output_folder asks the nearest existing folder above the output whether it can be written to (os.access, made
+    to say no here: root may write anywhere) and refuses it by name."""
+    import argparse
+
+    output_folders = bench_module("output_folders")
+    asked = []
+    monkeypatch.setattr(output_folders.os, "access", lambda path, mode: asked.append(path) and False)
+    with pytest.raises(argparse.ArgumentTypeError, match=f"^the folder {tmp_path} cannot be written to$"):
+        output_folders.output_folder(str(tmp_path / "new" / "out"))
+    assert asked == [tmp_path]
 
 
 def test_sppark_ratio_requires_both_outputs():
