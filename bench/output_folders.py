@@ -20,12 +20,14 @@ def output_path(text: str) -> Path:
 
 
 def output_folder(text: str) -> Path:
-    """argparse type of a folder a script creates if needed and writes into: its Path, or a usage error when it is a
-    file, or when the nearest folder that exists above it cannot be written to."""
+    """argparse type of a folder a script creates if needed and writes into: its Path, or a usage error when it or the
+    nearest path that exists above it is a file, or when that nearest folder cannot be written to."""
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{path} exists and is not a folder")
     existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():  # a file above it: the folder cannot be made
+        raise argparse.ArgumentTypeError(f"{existing} is not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"the folder {existing} cannot be written to")
     return path

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm, kernel_ti
 
 from bench_msm import bases_for, random_scalars  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
+from gpu.ntt import MAX_LOG_N  # noqa: E402  (the largest domain: msm_h has 2^MAX_LOG_N - 1 points)
 from gpu_required import require_gpu  # noqa: E402
 from kernel_times import OUTSIDE, time_call  # noqa: E402
 from output_folders import add_output_arguments  # noqa: E402
@@ -114,14 +115,14 @@ def markdown(docs: list[dict], env: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--log2", type=int, default=27, help="G1 MSM of 2^log2 - 1 points, 16..27 (default 27)")
+    parser.add_argument("--log2", type=int, default=27, help=f"G1 MSM of 2^log2 - 1 points, 16..{MAX_LOG_N} (default 27)")
     parser.add_argument("--widths", type=int, nargs="+", default=[20, 22],
                         help=f"window widths, 16..{WIDEST} (default: 20 22; the first is the baseline)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls a width after one warm-up (default 3)")
     add_output_arguments(parser, json_help="also write the breakdowns (JSON) here")
     args = parser.parse_args()
-    if not 16 <= args.log2 <= 27:
-        parser.error(f"--log2: must be in 16..27, got {args.log2}")
+    if not 16 <= args.log2 <= MAX_LOG_N:
+        parser.error(f"--log2: must be in 16..{MAX_LOG_N}, got {args.log2}")
     if any(not 16 <= c <= WIDEST for c in args.widths) or len(set(args.widths)) != len(args.widths):
         parser.error(f"--widths: distinct widths in 16..{WIDEST}, got {args.widths}")
     if args.repeats < 1:

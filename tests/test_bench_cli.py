@@ -87,13 +87,16 @@ def test_the_output_table_names_every_script_that_declares_outputs():
     assert declaring == set(OUTPUTS)
 
 
-def test_bench_staging_refuses_a_file_in_place_of_its_output_folder_before_any_work(tmp_path):
-    """--out is made if missing; a file in its place is a usage error (exit 2) before the device work, not an OSError
-    after it."""
-    (tmp_path / "file").write_text("x")
-    done = run_bench_script("bench_staging.py", "--out", str(tmp_path / "file"))
+@pytest.mark.parametrize("under, problem", [("", "{file} exists and is not a folder"),
+                                            ("sub/out", "{file} is not a folder")])
+def test_bench_staging_refuses_a_file_in_place_of_its_output_folder_before_any_work(tmp_path, under, problem):
+    """--out is made if missing; a file in its place, or above it, is a usage error (exit 2) before the device work,
+    not an OSError after it."""
+    file = tmp_path / "file"
+    file.write_text("x")
+    done = run_bench_script("bench_staging.py", "--out", str(file / under) if under else str(file))
     assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(
-        f"error: argument --out: {tmp_path / 'file'} exists and is not a folder\n"), done.stderr[-300:]
+        f"error: argument --out: {problem.format(file=file)}\n"), done.stderr[-300:]
 
 
 def test_an_output_folder_under_a_folder_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch):
