@@ -33,8 +33,8 @@ from .backends import make_backend
 from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, check_generated, split_names
-from .fingerprint import GATE_REPORT, gate_verdict, imported_gpu_root, is_repository_root
-from .sources import GPU_DIR_NAME, REPO_ROOT, fingerprint
+from .fingerprint import GATE_REPORT, gate_verdict, is_repository_root
+from .sources import GPU_DIR_NAME, REPO_ROOT, fingerprint, imported_gpu_root
 from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths

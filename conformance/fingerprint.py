@@ -12,14 +12,13 @@ vector in each of GATE_MODES, every generated case, each with every GPU phase pa
 records, the coverage records: ``_gate_scope_problem``). With no committed report it
 says so, and ``gate`` exits 1: nothing was checked.
 """
-import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reference.errors import InvalidInputError
 from reference.safe_files import parse_json, read_regular_file
 
-from .sources import GPU_DIR_NAME, REPO_ROOT, combined_digest, fingerprint
+from .sources import REPO_ROOT, combined_digest, fingerprint
 
 GATE_REPORT = Path("conformance") / "reports" / "gpu-latest.json"
 """The committed report of the last passing GPU run, relative to the repository root."""
@@ -44,17 +43,6 @@ class FileChanges:
     def describe(self) -> str:
         parts = [f"{label}: {', '.join(paths)}" for label, paths in (("changed", self.changed), ("added", self.added), ("removed", self.removed)) if paths]
         return "; ".join(parts) or "no file differs"
-
-
-def imported_gpu_root() -> Path:
-    """The folder whose gpu/ ``import gpu`` loads in this process, or REPO_ROOT when none is found. A run's GPU backend
-    executes that gpu/, which need not be this repository's: a planted fault runs from a patched copy
-    (conformance/faults.py patched_gpu_tree), and a checkout's run started from another checkout's folder imports that
-    one's. A report's fingerprint names the sources of this root (conformance/sources.py ``fingerprint(root)``), so
-    that it names the code that ran; only the gate compares it with the repository's."""
-    spec = importlib.util.find_spec(GPU_DIR_NAME)  # finds the package without importing it
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    return Path(locations[0]).parent if locations else REPO_ROOT
 
 
 def is_repository_root(root: Path) -> bool:

@@ -21,8 +21,7 @@ from pathlib import Path
 
 from reference.errors import InvalidInputError, ToolkitError
 
-from .fingerprint import imported_gpu_root
-from .sources import GPU_DIR_NAME, REPO_ROOT
+from .sources import GPU_DIR_NAME, REPO_ROOT, imported_gpu_root
 
 GPU_DIR = REPO_ROOT / GPU_DIR_NAME
 KERNEL_DIR = GPU_DIR / "kernels"
@@ -266,7 +265,7 @@ class CoverageRecorder:
     @classmethod
     def start(cls, option: str = "--coverage") -> "CoverageRecorder":
         """Read the kernels and the allow-list (refusing a bad one now, not after the run), then start
-        both records, of the gpu/ that Python imports (conformance/fingerprint.py imported_gpu_root, as the report's
+        both records, of the gpu/ that Python imports (conformance/sources.py imported_gpu_root, as the report's
         fingerprint). Raises InvalidInputError, naming ``option``, when coverage.py is not installed."""
         gpu_dir = imported_gpu_root() / GPU_DIR.name
         defined = defined_kernels(gpu_dir / KERNEL_DIR.name)

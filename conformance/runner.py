@@ -20,8 +20,7 @@ from reference.prover import PHASES
 from . import oracles
 from .backends.base import Backend, PhaseNotImplemented
 from .compare import FAILED_RUN, Mismatch, first_difference
-from .fingerprint import imported_gpu_root
-from .sources import REPO_ROOT
+from .sources import REPO_ROOT, imported_gpu_root
 from .phases import PROVER, PROVER_ORDER, Problem, expected_output, plan_inputs
 
 PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED, UNAVAILABLE = (

@@ -9,12 +9,15 @@ of each package on the way: reference/ modules such as the domain conventions, v
 array circuits. Beside them, ``GPU_ONLY_FILES``: the harness files only a GPU run executes (the GPU backend's adapter,
 which drives the GPU prover and hands its outputs to the comparison). CI, without a GPU, never runs them, so a change
 to one is as unchecked as a change to gpu/; their own imports are the harness that CI tests with the reference
-backend, and are not followed. This module imports nothing of the repository's, so that the timing records' module,
-which the GPU prover imports, can name the digest without drawing the gate's harness into it.
+backend, and are not followed. This module imports nothing of the repository's but its error type, so that the
+timing records' module, which the GPU prover imports, can name the digest without drawing the gate's harness into it.
 """
 import ast
 import hashlib
+import importlib.util
 from pathlib import Path
+
+from reference.errors import InvalidInputError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GPU_DIR_NAME = "gpu"
@@ -22,6 +25,17 @@ GPU_SOURCE_SUFFIXES = (".py", ".cu", ".cuh")
 IGNORED_DIRS = ("__pycache__",)
 GPU_ONLY_FILES = (Path("conformance") / "backends" / "gpu.py",)
 """Harness files only a GPU run executes, fingerprinted as files (module docstring), relative to the repository root."""
+
+
+def imported_gpu_root() -> Path:
+    """The folder whose gpu/ ``import gpu`` loads in this process, or REPO_ROOT when none is found. A run's GPU backend
+    executes that gpu/, which need not be this repository's: a planted fault runs from a patched copy
+    (conformance/faults.py patched_gpu_tree), and a checkout's run started from another checkout's folder imports that
+    one's. A report's fingerprint and a timing record's gpu_sources name the sources of this root (``fingerprint``), so
+    that they name the code that ran; only the gate compares it with the repository's."""
+    spec = importlib.util.find_spec(GPU_DIR_NAME)  # finds the package without importing it
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]).parent if locations else REPO_ROOT
 
 
 def _gpu_files(root: Path) -> list[Path]:
@@ -56,7 +70,7 @@ def _imported_names(path: Path, root: Path) -> set[str]:
     if path.name != "__init__.py":
         package = package[:-1]
     names = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in ast.walk(_syntax_tree(path, root)):
         if isinstance(node, ast.Import):
             bases = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -69,6 +83,19 @@ def _imported_names(path: Path, root: Path) -> set[str]:
             parts = name.split(".")
             names.update(".".join(parts[: k + 1]) for k in range(len(parts)))
     return names
+
+
+def _syntax_tree(path: Path, root: Path) -> ast.AST:
+    """The file's syntax tree; a file Python cannot parse is refused by name (its imports, hence the fingerprint, are
+    unknown), not left to a traceback."""
+    try:
+        return ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes in the source
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        reason = getattr(exc, "msg", None) or str(exc)
+        raise InvalidInputError(path.relative_to(root).as_posix(),
+                                f"does not parse as Python: {reason}{where}; the GPU prover's sources cannot be "
+                                "fingerprinted") from exc
 
 
 def import_closure(files, root: Path = REPO_ROOT) -> set[Path]:

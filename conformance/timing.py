@@ -19,7 +19,7 @@ from pathlib import Path
 from reference.errors import InvalidInputError
 from reference.safe_files import parse_json, read_regular_file
 
-from .sources import REPO_ROOT, fingerprint
+from .sources import REPO_ROOT, fingerprint, imported_gpu_root
 
 SCHEMA_NAME = "groth16-timings"
 SCHEMA_VERSION = 1
@@ -157,14 +157,15 @@ def gpu_facts(device_index: int = 0) -> dict | None:
 
 
 def gpu_sources() -> str | None:
-    """The sha256 of the GPU prover's sources as they are on disk (conformance/sources.py fingerprint, the digest a gate
-    report records as gpu_fingerprint), or None where they cannot be read: it names the code measured even where the
+    """The sha256 of the GPU prover's sources as they are on disk, those of the gpu/ this process imports
+    (conformance/sources.py fingerprint and imported_gpu_root, the digest a gate report records as gpu_fingerprint), or
+    None where they cannot be read: it names the code measured even where the
     commit cannot (a device copy whose git history is stale, uncommitted changes), and matches a timing record to the
     gate report of the same code. A source that cannot be read or parsed leaves the record without it rather than
     losing the run."""
     try:
-        return fingerprint()["sha256"]
-    except (OSError, SyntaxError, ValueError):
+        return fingerprint(imported_gpu_root())["sha256"]
+    except (OSError, ValueError):  # ValueError: InvalidInputError, a source that does not parse
         return None
 
 

@@ -19,6 +19,8 @@ from conformance.fingerprint import (
     gate_verdict,
 )
 from conformance.sources import fingerprint
+from reference.errors import InvalidInputError
+from vectors.bundled import DATA_DIR
 
 
 def test_committed_gpu_report_covers_gpu_sources():
@@ -40,12 +42,13 @@ def test_a_timing_record_names_the_digest_of_the_gpu_sources_on_disk():
     assert code_label({}) == "commit unknown, GPU sources unknown"
 
 
-@pytest.mark.parametrize("failure", [SyntaxError("bad source"), OSError("unreadable"), ValueError("null byte")])
+@pytest.mark.parametrize("failure", [InvalidInputError("gpu/msm.py", "does not parse"), OSError("unreadable"),
+                                     ValueError("null byte")])
 def test_sources_that_cannot_be_read_leave_the_record_without_a_digest_not_the_run_without_a_record(monkeypatch,
                                                                                                    failure):
     import conformance.timing as timing
 
-    def broken():
+    def broken(root):
         raise failure
 
     monkeypatch.setattr(timing, "fingerprint", broken)
@@ -55,9 +58,41 @@ def test_sources_that_cannot_be_read_leave_the_record_without_a_digest_not_the_r
     assert timing.environment(with_gpu=False, sources="a" * 64)["gpu_sources"] == "a" * 64  # a digest taken before
 
 
+def test_a_timing_record_names_the_sources_of_the_gpu_this_process_imports(tree, monkeypatch):
+    """A run from another tree's gpu/ (a planted fault's patched copy) measures that code: gpu_sources is its
+    fingerprint, not the repository's."""
+    import conformance.timing as timing
+
+    monkeypatch.setattr(timing, "imported_gpu_root", lambda: tree)
+    assert timing.gpu_sources() == fingerprint(tree)["sha256"] != fingerprint()["sha256"]
+
+
+def test_a_source_that_does_not_parse_is_refused_by_name_not_a_traceback(tree, monkeypatch, capsys):
+    """Its imports, hence the fingerprint, are unknown: fingerprint refuses it naming the file and line; `gate` and
+    `run` then end in one error line and exit 2; a timing record goes without the digest."""
+    import conformance.__main__ as cli
+    import conformance.timing as timing
+    from reference.cli import run_main
+
+    _write_report(tree, fingerprint(tree))
+    (tree / "gpu" / "msm.py").write_text("def msm(:\n")
+    with pytest.raises(InvalidInputError, match=r"^gpu/msm.py: does not parse as Python: .*\(line 1\)"):
+        fingerprint(tree)
+    monkeypatch.setattr(cli, "REPO_ROOT", tree)
+    assert run_main(cli.main, ["gate"]) == 2
+    assert capsys.readouterr().err.startswith("error: gpu/msm.py: does not parse as Python")
+    monkeypatch.setattr(cli, "imported_gpu_root", lambda: tree)
+    assert run_main(cli.main, ["run", "--backends", "reference", "--phases", "evaluate", str(DATA_DIR / "porep-log02.json")]) == 2
+    captured = capsys.readouterr()
+    assert "error: gpu/msm.py: does not parse as Python" in captured.err and "Traceback" not in captured.err
+    monkeypatch.setattr(timing, "imported_gpu_root", lambda: tree)
+    assert timing.gpu_sources() is None
+
+
 def test_naming_the_sources_draws_only_their_finder_into_the_fingerprint():
     """The GPU prover imports conformance/timing.py, which imports conformance/sources.py: that module, and no module of
-    the gate's harness (which CI tests), joins the fingerprint; sources.py imports nothing of the repository's."""
+    the gate's harness (which CI tests), joins the fingerprint; sources.py imports nothing of the repository's but the
+    error type."""
     from conformance.sources import REPO_ROOT, _imported_names, _module_file, gpu_source_files
 
     files = {p.relative_to(REPO_ROOT).as_posix() for p in gpu_source_files()}
@@ -65,7 +100,8 @@ def test_naming_the_sources_draws_only_their_finder_into_the_fingerprint():
     assert not files & {"conformance/fingerprint.py", "conformance/runner.py", "conformance/compare.py",
                         "conformance/compare_timings.py"}
     sources = REPO_ROOT / "conformance" / "sources.py"
-    assert [name for name in _imported_names(sources, REPO_ROOT) if _module_file(name, REPO_ROOT)] == []
+    ours = {name for name in _imported_names(sources, REPO_ROOT) if _module_file(name, REPO_ROOT)}
+    assert ours == {"reference", "reference.errors"}
 
 
 @pytest.fixture
