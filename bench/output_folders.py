@@ -1,4 +1,4 @@
-"""The output files of the bench scripts (--json, --md), refused when they are parsed if their folder does not exist:
+"""The output files of the bench scripts (--json, --md), refused when they are parsed if they cannot be written:
 the scripts write them after their runs (minutes of device time), whose results a missing folder would lose. The
 refusal is a usage error (exit 2) before any work. Light: no GPU or curve library is imported."""
 from __future__ import annotations
@@ -12,10 +12,15 @@ MD_HELP = "also write the table (markdown) here"
 
 
 def output_path(text: str) -> Path:
-    """argparse type of a file a script writes: its Path, or a usage error when its folder does not exist."""
+    """argparse type of a file a script writes: its Path, or a usage error when its folder does not exist or cannot
+    be written to, or when the path is a folder."""
     path = Path(text)
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"the folder {path.parent} does not exist")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a folder, not a file")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"the folder {path.parent} cannot be written to")
     return path
 
 

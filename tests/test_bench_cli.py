@@ -133,3 +133,32 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_work(tmp_path, scri
     error = f"error: argument {missing}: the folder {folder} does not exist\n"
     assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(error), done.stderr[-400:]
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("script, output", [(s, o) for s, outputs in OUTPUTS.items() for o in outputs])
+def test_an_output_that_is_a_folder_is_refused_before_any_work(tmp_path, script, output):
+    """An output path naming an existing folder is a usage error when parsed (the write failed at the end, after the
+    runs' device time), with the other outputs fine: nothing printed, nothing written."""
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    argv = ["--sppark", str(tmp_path / "none.log")] if script == "sppark_ratio.py" else []
+    for other in OUTPUTS[script]:
+        path = str(folder if other == output else tmp_path / f"out{other.lstrip('-')}")
+        argv += [path] if other == "output" else [other, path]
+    done = run_bench_script(script, *argv)
+    error = f"error: argument {output}: {folder} is a folder, not a file\n"
+    assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(error), done.stderr[-400:]
+    assert [p.name for p in tmp_path.iterdir()] == ["a_folder"] and not any(folder.iterdir())
+
+
+def test_an_output_file_in_a_folder_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch):
+    """output_path asks its folder whether it can be written to (os.access, made to say no here: root may write
+    anywhere) and refuses it by name."""
+    import argparse
+
+    output_folders = bench_module("output_folders")
+    asked = []
+    monkeypatch.setattr(output_folders.os, "access", lambda path, mode: asked.append(path) and False)
+    with pytest.raises(argparse.ArgumentTypeError, match=f"^the folder {tmp_path} cannot be written to$"):
+        output_folders.output_path(str(tmp_path / "out.json"))
+    assert asked == [tmp_path]
