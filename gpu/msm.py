@@ -417,10 +417,10 @@ def _bucket_sums(table, make_digits, plan: _Plan, group: Group):
     offsets = _exclusive_sum(counts)
     entries = int(offsets[-1])
     sorted_entries = xp.empty(max(entries, 1), dtype=xp.uint32)
-    cursor = offsets[:-1].copy()
+    overflowed = xp.zeros(plan.buckets, dtype=xp.uint32)  # a bucket's digits past the ranks a digit word holds
     launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(total), u32(windows),
-           u32(plan.buckets_per_window), cursor, sorted_entries)
-    del digits, counts, cursor
+           u32(plan.window_bits), offsets, overflowed, sorted_entries)
+    del digits, counts, overflowed
     pieces = xp.empty(plan.buckets, dtype=xp.uint32)
     launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
     piece_offsets = _exclusive_sum(pieces)

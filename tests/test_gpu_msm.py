@@ -220,6 +220,26 @@ def test_emulated_msm_many_equal_scalars_split_into_pieces(emulated):
     assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
 
 
+RANK_TEST_WINDOW_BITS = 16
+"""The width at which a digit word's rank field overflows at the fewest points that still emulate in seconds: a
+bucket past 2^(31 - c) - 1 digits (32767 at c = 16) against 16 windows of 2^15 buckets to reduce."""
+
+
+def test_emulated_msm_bucket_past_the_digit_words_ranks(emulated):
+    """A bucket holding more digits than a digit word's rank field counts (ec_kernels.cuh msm_count_digit): the ranks
+    from the overflow rank on take the scatter's atomic slots after it, the ones below their own. Equal scalars fill
+    one bucket of windows 0 and 12 with almost every point (the carry chain empties windows 1-11), beside a few random
+    scalars that rank below the overflow."""
+    count = (1 << (31 - RANK_TEST_WINDOW_BITS)) + 40  # 39 digits a window past the last rank a word holds
+    words, logs = known_log_bases(count, "g1", "ranks")
+    from gpu.msm import MsmEngine
+
+    rng = random.Random("ranks")
+    scalars = [(1 << 200) - 1] * (count - 8) + [rng.randrange(R) for _ in range(8)]
+    got = MsmEngine(words, G1_GROUP).msm_ints([scalars], window_bits=RANK_TEST_WINDOW_BITS)
+    assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
+
+
 def test_emulated_piece_keys_list_every_piece_once_longest_first(emulated):
     """msm_piece_keys, sorted: the pieces of buckets of 0, 1, 3, 64, 65, 130 and 5000 points, cut by the rule
     max(64, ceil(sqrt(run))) (counted naively here), come out longest first, ties in index order, each once; the

@@ -79,7 +79,7 @@ EC_KERNEL_G2(batch_add_chunks, BATCH_ADD_CHUNKS_PARAMS, BATCH_ADD_CHUNKS_ARGS)
 
 // Circuit patterns (gpu/batch_add.py BatchAdder, the pattern path): the rows of a call share the bases, so base i's
 // selected bits across the rows, its pattern p_i = sum_k s_ki 2^k (s_ki: bit i of row k's selected_word), name one of
-// 2^rows buckets. digits[i] = p_i as an msm.cu digit word (magnitude p_i, sign clear; 0: no bucket), and
+// 2^rows buckets. digits[i] = p_i as an msm.cu digit word (magnitude p_i, sign clear, its rank; 0: no bucket), and
 // counts[s 2^rows + p_i - 1] += 1, s = i / segment_points the base's segment: one window of rows + 1 bits, a segment
 // a job, for gpu/msm.py window_bucket_sums. MODE_ALL rows do not come here.
 __host__ __device__ void batch_patterns_body(ec_index_t tid, const unsigned int* bitmaps, unsigned int words_per_row,
@@ -93,9 +93,8 @@ __host__ __device__ void batch_patterns_body(ec_index_t tid, const unsigned int*
         unsigned int word = selected_word(bitmaps + (ec_index_t)k * words_per_row, word_index, modes[k], n);
         pattern |= ((word >> bit) & 1u) << k;
     }
-    digits[tid] = pattern;
     ec_index_t segment_row = (tid / segment_points) << rows;
-    if (pattern != 0) ec_atomic_add(&counts[segment_row + pattern - 1], 1u);
+    digits[tid] = pattern == 0 ? 0u : msm_count_digit(&counts[segment_row + pattern - 1], pattern, rows + 1);
 }
 EC_KERNEL(batch_patterns,
           (const unsigned int* bitmaps, unsigned int words_per_row, const unsigned int* modes, unsigned int rows,

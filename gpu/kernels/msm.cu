@@ -26,9 +26,9 @@
 // u32 limbs, in Montgomery form (as ntt_h leaves them) or plain, and must be < r.
 #include "ec_kernels.cuh"
 
-// A digit word: bit 31 is the sign (1 = negative), bits 0..30 the magnitude |d| (0 = no bucket).
-#define MSM_SIGN_BIT 0x80000000u
-#define MSM_MAGNITUDE_MASK 0x7fffffffu
+// A digit word: its sign, its bucket's magnitude and its rank in the bucket (ec_kernels.cuh msm_count_digit).
+// A sorted entry: the digit's sign in bit 31 (MSM_SIGN_BIT), the index of its point in its job's bases below it.
+#define MSM_POINT_MASK 0x7fffffffu
 #define FR_LIMBS 8
 #define LIMB_BITS 32
 // A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
@@ -58,7 +58,7 @@ __host__ __device__ inline unsigned int msm_job_of(const msm_job_t* table, unsig
 }
 
 // Scalar t of the pass (job j, its scalar k) -> digits[w * total + t] for w < windows, and
-// counts[(j * windows + w) * 2^(c-1) + |d| - 1] += 1.
+// counts[(j * windows + w) * 2^(c-1) + |d| - 1] += 1, the digit word taking the counter's old value as its rank.
 // Signed-digit recoding: v = window bits + carry; if v > 2^(c-1) the digit is v - 2^c (negative)
 // and 1 is carried into the next window. With windows = ceil(256 / c) and s < r < 2^255 the top
 // window's bits are < 2^(c-1), so the last carry is always absorbed (no digit past the top).
@@ -89,8 +89,8 @@ __host__ __device__ void msm_digits_body(ec_index_t tid, const unsigned long lon
             carry = 0;
         }
         if (v == (1u << c)) word = 0;  // v - 2^c = 0: nothing in this window, the carry moves on
+        if (word != 0) word = msm_count_digit(&job_counts[w * half + msm_magnitude(word, c) - 1], word, c);
         digits[(ec_index_t)w * total + t] = word;
-        if (word != 0) ec_atomic_add(&job_counts[w * half + (word & MSM_MAGNITUDE_MASK) - 1], 1u);
     }
 }
 EC_KERNEL(msm_digits,
@@ -99,13 +99,14 @@ EC_KERNEL(msm_digits,
            unsigned int* counts),
           (EC_TID, job_table, jobs, total, montgomery, c, windows, digits, counts))
 
-// Counting sort's scatter: thread w * total + t puts (point | sign) at the next free slot of its
-// bucket, point being the index into the job's bases (through its index list, if any). The order
-// inside a bucket depends on the atomics, but a bucket's sum does not.
+// Counting sort's scatter: thread w * total + t puts (point | sign) at its bucket's offset + its rank, point being
+// the index into the job's bases (through its index list, if any); the digits whose rank overflowed take the slots
+// after offset + msm_rank_overflow(c) in the order of their atomic additions to overflowed[bucket] (zeros before).
+// The order inside a bucket depends on the atomics, but a bucket's sum does not.
 __host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* digits,
                                           const unsigned long long* job_table, unsigned int jobs,
-                                          unsigned int total, unsigned int windows,
-                                          unsigned int buckets_per_window, unsigned int* cursor,
+                                          unsigned int total, unsigned int windows, unsigned int c,
+                                          const unsigned int* offsets, unsigned int* overflowed,
                                           unsigned int* sorted) {
     if (tid >= (ec_index_t)total * windows) return;
     unsigned int word = digits[tid];
@@ -117,15 +118,18 @@ __host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* di
     unsigned int k = t - (unsigned int)table[job].first;
     const unsigned int* indices = reinterpret_cast<const unsigned int*>(table[job].indices);
     unsigned int point = indices ? indices[k] : k;
-    unsigned int bucket = (job * windows + window) * buckets_per_window + (word & MSM_MAGNITUDE_MASK) - 1;
-    unsigned int slot = ec_atomic_add(&cursor[bucket], 1u);
+    unsigned int bucket = ((job * windows + window) << (c - 1)) + msm_magnitude(word, c) - 1;
+    unsigned int rank = msm_rank(word, c);
+    unsigned int overflow = msm_rank_overflow(c);
+    unsigned int slot = offsets[bucket] + (rank < overflow ? rank
+                                                           : overflow + ec_atomic_add(&overflowed[bucket], 1u));
     sorted[slot] = point | (word & MSM_SIGN_BIT);
 }
 EC_KERNEL(msm_scatter,
           (const unsigned int* digits, const unsigned long long* job_table, unsigned int jobs,
-           unsigned int total, unsigned int windows, unsigned int buckets_per_window, unsigned int* cursor,
-           unsigned int* sorted),
-          (EC_TID, digits, job_table, jobs, total, windows, buckets_per_window, cursor, sorted))
+           unsigned int total, unsigned int windows, unsigned int c, const unsigned int* offsets,
+           unsigned int* overflowed, unsigned int* sorted),
+          (EC_TID, digits, job_table, jobs, total, windows, c, offsets, overflowed, sorted))
 
 // ceil(sqrt(x)) for x < 2^32, by binary search on the integers (exact, no floating point).
 __host__ __device__ inline unsigned int ceil_sqrt(unsigned int x) {
@@ -210,7 +214,7 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
     *acc = xyzz_t<F>::identity();
     for (unsigned int e = first; e < last; ++e) {
         unsigned int entry = sorted[e];
-        affine_t<F> p = points[entry & MSM_MAGNITUDE_MASK];
+        affine_t<F> p = points[entry & MSM_POINT_MASK];
         xyzz_add_affine_to(acc, (entry & MSM_SIGN_BIT) ? p.neg() : p);
     }
     ec_xyzz<F>(piece_sums)[piece] = *acc;
