@@ -373,8 +373,9 @@ class SourceFault:
     """The phase the gate must name (one, but see the end): the first failing phase in the prover's phase order. For a fault in code every
     phase shares (field arithmetic), the first phase whose output differs: measured on the H200, evaluate's outputs
     on porep-log05 still come out right without the Montgomery product's final subtraction (its short rows end in
-    a reducing addition), and ntt_h's long chains of products are the first to go wrong. Two only for a race in code
-    two phases share, which shows in either, by chance (gpu-msm-racy-bucket: msm_h and tail_msm both scatter)."""
+    a reducing addition), and ntt_h's long chains of products are the first to go wrong. Several only for a race in
+    code phases share, which shows in any of them, by chance (gpu-msm-racy-bucket: msm_h, batch_add's patterns and
+    tail_msm all count digits)."""
     vectors: tuple[str, ...]
     """Vector arguments that reach the faulty code (bundled file names, REPEATED_BASES, generated:<name>)."""
 
@@ -440,11 +441,11 @@ GPU_FAULTS = {
             "the device Montgomery product skips its final conditional subtraction", ("ntt_h",), (BUNDLED_SMALL,),
         ),
         SourceFault(
-            "gpu-msm-racy-bucket", "gpu/kernels/msm.cu",
-            "unsigned int slot = ec_atomic_add(&cursor[bucket], 1u);",
-            "unsigned int slot = cursor[bucket];\n    cursor[bucket] = slot + 1;  // racy: not atomic",
-            "the MSM's bucket scatter takes its slot without an atomic (a racy bucket update)", ("msm_h", "tail_msm"),
-            (BUNDLED_SMALL,),
+            "gpu-msm-racy-bucket", "gpu/kernels/ec_kernels.cuh",
+            "unsigned int rank = ec_atomic_add(counter, 1u);",
+            "unsigned int rank = *counter;\n    *counter = rank + 1;  // racy: not atomic",
+            "the MSM's bucket count takes a digit's rank (its slot) without an atomic (a racy bucket update)",
+            ("msm_h", "batch_add", "tail_msm"), (BUNDLED_SMALL,),
         ),
     )
 }
