@@ -72,7 +72,7 @@ __host__ __device__ inline const affine_t<F>* lane_base(const msm_job_t* table, 
                                                         const lane_cursor_t& c, unsigned int s, bool& negative) {
     unsigned int entry = sorted[c.next + s];
     negative = (entry & MSM_SIGN_BIT) != 0;
-    return ec_affine<F>(reinterpret_cast<const unsigned int*>(table[c.job].bases)) + (entry & MSM_MAGNITUDE_MASK);
+    return ec_affine<F>(reinterpret_cast<const unsigned int*>(table[c.job].bases)) + (entry & MSM_POINT_MASK);
 }
 
 template <class F, bool GCD>

@@ -25,7 +25,7 @@ __host__ __device__ void fp64_piece_sum_body(ec_index_t tid, const unsigned long
     fq64_xyzz_t acc = fq64_from_xyzz(g1_xyzz_t::identity());
     for (unsigned int e = run.first; e < run.last; ++e) {
         const unsigned int entry = sorted[e];
-        const g1_affine_t p = points[entry & MSM_MAGNITUDE_MASK];
+        const g1_affine_t p = points[entry & MSM_POINT_MASK];
         acc = fq64_add_affine(acc, (entry & MSM_SIGN_BIT) ? p.neg() : p);
     }
     ec_xyzz<fq_t>(piece_sums)[piece] = fq64_to_xyzz(acc);
