@@ -230,7 +230,7 @@ def test_emulated_msm_bucket_past_the_digit_words_ranks(emulated):
     from the overflow rank on take the scatter's atomic slots after it, the ones below their own. Equal scalars fill
     one bucket of windows 0 and 12 with almost every point (the carry chain empties windows 1-11), beside a few random
     scalars that rank below the overflow."""
-    count = (1 << (31 - RANK_TEST_WINDOW_BITS)) + 40  # 39 digits a window past the last rank a word holds
+    count = (1 << (31 - RANK_TEST_WINDOW_BITS)) + 40  # 32800 equal scalars: 33 digits past the 32767 ranks a word holds
     words, logs = known_log_bases(count, "g1", "ranks")
     from gpu.msm import MsmEngine
 
