@@ -593,7 +593,7 @@ def run_gpu_fault(fault: SourceFault | None, work, repeat: int = 2, say=lambda m
 
 
 def gpu_fault_table(rows: list[FaultRow], device: str, measured: str = "") -> str:
-    """The Markdown table: fault -> caught? -> phase named. ``measured``: when and at which commit (the table's
+    """The Markdown table: fault -> caught? -> phase named. ``measured``: when and at which code (the table's
     provenance, as every committed measurement carries)."""
     lines = [
         "# Planted faults in the GPU prover's code",
@@ -632,12 +632,14 @@ def write_gpu_fault_table(path, names: list[str] | None = None, say=lambda m: No
     from concurrent.futures import ThreadPoolExecutor, as_completed
     from pathlib import Path
 
-    from .timing import commit
+    from .timing import code_label, commit, gpu_sources
 
     faults = [None] + [GPU_FAULTS[n] for n in (names or GPU_FAULTS)]
     reports = Path(path).with_name(Path(path).stem + "-reports")  # (run_gpu_fault makes it absolute for its run)
     reports.mkdir(parents=True, exist_ok=True)
-    measured = f"{datetime.now(timezone.utc).date().isoformat()}, at commit {commit() or 'unknown'},"
+    # the sources digest names the clean tree where the commit cannot (a device copy's stale git history)
+    code = code_label({"commit": commit(), "gpu_sources": gpu_sources()})
+    measured = f"{datetime.now(timezone.utc).date().isoformat()}, at {code},"
     device, rows = _device_name(), [None] * len(faults)
     pool = ThreadPoolExecutor(max_workers=jobs)  # threads: each run is a subprocess (run_gpu_fault)
     try:

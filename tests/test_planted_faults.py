@@ -386,6 +386,10 @@ def test_gpu_fault_table_runs_jobs_at_once_and_keeps_the_faults_order(tmp_path, 
     rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and " | v | " in line]
     assert rows == ["| none (clean copy)", "| gpu-assemble-r-s-swapped", "| gpu-tail-index-off-by-one"]
     assert "Incomplete" not in text
+    from conformance.sources import fingerprint
+
+    clean_tree = fingerprint()["sha256"][:12]  # the gate's digest of the repository's gpu/, which this process imports
+    assert f", GPU sources {clean_tree}, with `python -m conformance faults" in text, text[:400]
 
 
 def test_faults_jobs_is_bad_input_below_one_or_without_the_table(capsys):
