@@ -11,16 +11,22 @@ JSON_HELP = "also write the results (JSON) here"
 MD_HELP = "also write the table (markdown) here"
 
 
+def _require_writable_folder(folder: Path) -> None:
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"the folder {folder} cannot be written to")
+
+
 def output_path(text: str) -> Path:
     """argparse type of a file a script writes: its Path, or a usage error when its folder does not exist or cannot
-    be written to, or when the path is a folder."""
+    be written to, when the path is a folder, or when it is a file that cannot be written to."""
     path = Path(text)
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"the folder {path.parent} does not exist")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{path} is a folder, not a file")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"the folder {path.parent} cannot be written to")
+    _require_writable_folder(path.parent)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{path} exists and cannot be written to")
     return path
 
 
@@ -33,8 +39,7 @@ def output_folder(text: str) -> Path:
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir():  # a file above it: the folder cannot be made
         raise argparse.ArgumentTypeError(f"{existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"the folder {existing} cannot be written to")
+    _require_writable_folder(existing)
     return path
 
 

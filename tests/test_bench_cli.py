@@ -162,3 +162,17 @@ def test_an_output_file_in_a_folder_that_cannot_be_written_to_is_refused(tmp_pat
     with pytest.raises(argparse.ArgumentTypeError, match=f"^the folder {tmp_path} cannot be written to$"):
         output_folders.output_path(str(tmp_path / "out.json"))
     assert asked == [tmp_path]
+
+
+def test_an_existing_output_file_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch):
+    """output_path asks an existing output file whether it can be written to (os.access, made to say no for it only:
+    root may write anywhere) and refuses it by name; a new file in a writable folder passes."""
+    import argparse
+
+    output_folders = bench_module("output_folders")
+    existing = tmp_path / "out.json"
+    existing.write_text("{}")
+    monkeypatch.setattr(output_folders.os, "access", lambda path, mode: Path(path) != existing)
+    with pytest.raises(argparse.ArgumentTypeError, match=f"^{existing} exists and cannot be written to$"):
+        output_folders.output_path(str(existing))
+    assert output_folders.output_path(str(tmp_path / "new.json")) == tmp_path / "new.json"
