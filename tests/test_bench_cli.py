@@ -99,24 +99,21 @@ def test_bench_staging_refuses_a_file_in_place_of_its_output_folder_before_any_w
         f"error: argument --out: {problem.format(file=file)}\n"), done.stderr[-300:]
 
 
-def test_an_output_folder_under_a_folder_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch):
-    """output_folder asks the nearest existing folder above the output whether it can be written to (os.access, made
-    to say no here: root may write anywhere) and refuses it by name."""
-    import argparse
-
-    output_folders = bench_module("output_folders")
-    asked = []
-    monkeypatch.setattr(output_folders.os, "access", lambda path, mode: asked.append(path) and False)
-    with pytest.raises(argparse.ArgumentTypeError, match=f"^the folder {tmp_path} cannot be written to$"):
-        output_folders.output_folder(str(tmp_path / "new" / "out"))
-    assert asked == [tmp_path]
-
-
 def test_sppark_ratio_requires_both_outputs():
     """Its tables are its only result: without --md or --json it is a usage error, not a None written to."""
     for given, missing in (("--json", "--md"), ("--md", "--json")):
         done = run_bench_script("sppark_ratio.py", "--sppark", "none.log", given, "out.x")
         assert done.returncode == 2 and f"the following arguments are required: {missing}" in done.stderr
+
+
+def outputs_argv(script: str, tmp_path: Path, special: str, special_path: Path) -> list[str]:
+    """The script's arguments with every output of OUTPUTS[script] in tmp_path but ``special`` at ``special_path``
+    (sppark_ratio's required input named too)."""
+    argv = ["--sppark", str(tmp_path / "none.log")] if script == "sppark_ratio.py" else []
+    for output in OUTPUTS[script]:
+        path = str(special_path if output == special else tmp_path / f"out{output.lstrip('-')}")
+        argv += [path] if output == "output" else [output, path]
+    return argv
 
 
 @pytest.mark.parametrize("script, missing", [(s, o) for s, outputs in OUTPUTS.items() for o in outputs])
@@ -125,11 +122,7 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_work(tmp_path, scri
     the other outputs in a folder that exists: nothing printed, nothing written (they failed at the end, after the
     runs' device time, or wrote the other output first)."""
     folder = tmp_path / "missing"
-    argv = ["--sppark", str(tmp_path / "none.log")] if script == "sppark_ratio.py" else []
-    for output in OUTPUTS[script]:
-        path = str((folder if output == missing else tmp_path) / f"out{output.lstrip('-')}")
-        argv += [path] if output == "output" else [output, path]
-    done = run_bench_script(script, *argv)
+    done = run_bench_script(script, *outputs_argv(script, tmp_path, missing, folder / f"out{missing.lstrip('-')}"))
     error = f"error: argument {missing}: the folder {folder} does not exist\n"
     assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(error), done.stderr[-400:]
     assert not any(tmp_path.iterdir())
@@ -141,26 +134,23 @@ def test_an_output_that_is_a_folder_is_refused_before_any_work(tmp_path, script,
     runs' device time), with the other outputs fine: nothing printed, nothing written."""
     folder = tmp_path / "a_folder"
     folder.mkdir()
-    argv = ["--sppark", str(tmp_path / "none.log")] if script == "sppark_ratio.py" else []
-    for other in OUTPUTS[script]:
-        path = str(folder if other == output else tmp_path / f"out{other.lstrip('-')}")
-        argv += [path] if other == "output" else [other, path]
-    done = run_bench_script(script, *argv)
+    done = run_bench_script(script, *outputs_argv(script, tmp_path, output, folder))
     error = f"error: argument {output}: {folder} is a folder, not a file\n"
     assert (done.returncode, done.stdout) == (2, "") and done.stderr.endswith(error), done.stderr[-400:]
     assert [p.name for p in tmp_path.iterdir()] == ["a_folder"] and not any(folder.iterdir())
 
 
-def test_an_output_file_in_a_folder_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch):
-    """output_path asks its folder whether it can be written to (os.access, made to say no here: root may write
-    anywhere) and refuses it by name."""
+@pytest.mark.parametrize("kind, below", [("output_folder", "new/out"), ("output_path", "out.json")])
+def test_an_output_in_a_folder_that_cannot_be_written_to_is_refused(tmp_path, monkeypatch, kind, below):
+    """output_folder asks the nearest existing folder above the output, output_path the output file's folder, whether
+    it can be written to (os.access, made to say no here: root may write anywhere), and refuses it by name."""
     import argparse
 
     output_folders = bench_module("output_folders")
     asked = []
     monkeypatch.setattr(output_folders.os, "access", lambda path, mode: asked.append(path) and False)
     with pytest.raises(argparse.ArgumentTypeError, match=f"^the folder {tmp_path} cannot be written to$"):
-        output_folders.output_path(str(tmp_path / "out.json"))
+        getattr(output_folders, kind)(str(tmp_path / below))
     assert asked == [tmp_path]
 
 

@@ -204,8 +204,7 @@ def test_a_run_from_a_patched_copy_records_the_copy_and_cannot_record_the_gate(t
 
     from conformance.faults import GPU_FAULTS, patched_gpu_tree
     from conformance.fingerprint import is_repository_root
-    from conformance.sources import imported_gpu_root
-    from conformance.sources import REPO_ROOT, fingerprint
+    from conformance.sources import REPO_ROOT, fingerprint, imported_gpu_root
     from vectors.bundled import DATA_DIR
 
     assert is_repository_root(imported_gpu_root())  # this process: the repository's own
