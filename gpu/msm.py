@@ -359,11 +359,13 @@ def window_bucket_sums(bases, make_digits, window_bits: int, group: Group, segme
     """Device array (segments * 2^(c-1), xyzz_words), c = ``window_bits``: row s 2^(c-1) + b is the sum of the bases of
     segment s (bases s * segment_points ..., the last segment shorter) whose digit has magnitude b + 1 (negated where
     its sign bit is set), over one window of digits that the caller makes: ``make_digits()`` -> (digits, counts),
-    digits one u32 a base in msm.cu's digit words (MSM_SIGN_BIT and the magnitude, 0 = no bucket), counts one u32 a
-    row (how many digits of the segment have magnitude b + 1); msm.cu's steps 3-7 then run as in an MSM, a segment a
-    job. Segments keep a bucket's counter to its segment's digits: msm_scatter's atomic additions, which wait for
-    their value, serialise on a counter that many digits share (bench/RESULTS_msm.md, "The counting sort in two
-    steps": 2^16 on each took 69.8 ms at 2^24). gpu/batch_add.py's circuit patterns use it."""
+    digits one u32 a base in msm.cu's digit words (ec_kernels.cuh: the sign, the magnitude and the digit's rank, which
+    msm_count_digit takes from counts and puts in the word; 0 = no bucket), counts one u32 a row (how many digits of
+    the segment have magnitude b + 1); msm.cu's steps 3-7 then run as in an MSM, a segment a job. Segments keep a
+    bucket's counter to its segment's digits: atomic additions that wait for their value (the histogram's since the
+    ranks, the scatter's before) serialise on a counter that many digits share (bench/RESULTS_msm.md, "The counting
+    sort in two steps": 2^16 on each took 69.8 ms at 2^24, with the scatter's). gpu/batch_add.py's circuit patterns
+    use it."""
     n = int(bases.shape[0])
     plan = _segment_plan(n, window_bits, segment_points)
     backend().reserve(plan.device_bytes(group), f"{group.name.upper()} bucket pass over {n} digits")
