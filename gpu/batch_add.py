@@ -205,9 +205,14 @@ class BatchAdder:
         group, rows = self.group, len(modes)
         chunk_words, chunks = chunk_plan(self.words_per_row, rows, group)
         mode_array = xp.asarray(np.asarray(modes, dtype=np.uint32))
+        module, layout = group.module(BATCH_KERNELS), (u32(int(bitmaps.shape[1])), mode_array, u32(rows))
+        # The chunks with the most selected bits first: a warp's lanes then add about as many points each
+        order = xp.empty(chunks, dtype=xp.uint64)
+        launch(module, "batch_chunk_keys", chunks, u32(self.n), bitmaps, *layout, u32(chunk_words), u32(chunks), order)
+        order.sort()
         partial = xp.empty((rows * chunks, group.xyzz_words), dtype=xp.uint32)
-        launch(group.module(BATCH_KERNELS), group.kernel("batch_add_chunks"), rows * chunks, self.bases, u32(self.n),
-               bitmaps, u32(int(bitmaps.shape[1])), mode_array, u32(rows), u32(chunk_words), u32(chunks), partial)
+        launch(module, group.kernel("batch_add_chunks"), rows * chunks, self.bases, u32(self.n), bitmaps, *layout,
+               u32(chunk_words), u32(chunks), order, partial)
         return reduce_groups(BATCH_KERNELS, partial, rows, chunks, group)
 
     def _pattern_sums(self, bitmaps, modes: list[int]):

@@ -476,6 +476,66 @@ def test_emulated_batch_add_chunks_of_many_words(emulated, name, monkeypatch):
     assert encode(got, name) == encode(expected, name)
 
 
+CHUNK_TEST_BITS, CHUNK_TEST_WORDS, CHUNK_TEST_CHUNK_WORDS = 300, 11, 3
+"""Rows of 300 bits in words of a row of 11 (one word past the 10 that hold them), chunks of 3 words: the last chunk
+one 12-bit word."""
+
+
+def chunk_test_rows():
+    """(bitmaps, modes, selected): three rows (set bits at density 0.3, a complement row at 0.8, an ALL row) as
+    batch_add.cu reads them, and the bits each row adds, counted here from the bits."""
+    from gpu.batch_add import MODE_ALL, MODE_BITS, MODE_COMPLEMENT
+
+    rng = random.Random("chunk keys")
+    bits = [[rng.random() < density for _ in range(CHUNK_TEST_BITS)] for density in (0.3, 0.8, 0.5)]
+    modes = [MODE_BITS, MODE_COMPLEMENT, MODE_ALL]
+    selected = [bits[0], [not b for b in bits[1]], [True] * CHUNK_TEST_BITS]
+    bitmaps = np.zeros((len(bits), CHUNK_TEST_WORDS), dtype=np.uint32)
+    bitmaps[:, -1] = 0xFFFFFFFF  # the word past n: never read
+    for r, row in enumerate(bits):
+        for i, bit in enumerate(row):
+            bitmaps[r, i // 32] |= np.uint32(bit) << np.uint32(i % 32)
+    return bitmaps, np.asarray(modes, dtype=np.uint32), selected
+
+
+def test_emulated_batch_chunk_keys_list_every_chunk_once_most_bits_first(emulated):
+    """batch_chunk_keys, sorted: the chunks of three rows (set bits, complement, all) come out with the most selected
+    bits over the rows first (counted naively here), ties in index order, each once; the keys' low words are the
+    chunks batch_add_chunks takes."""
+    from gpu.batch_add import BATCH_KERNELS
+    from gpu.points import launch, u32
+
+    bitmaps, modes, selected = chunk_test_rows()
+    span = CHUNK_TEST_CHUNK_WORDS * 32
+    chunks = -(-CHUNK_TEST_BITS // span)
+    work = {chunk: sum(sum(row[chunk * span:(chunk + 1) * span]) for row in selected) for chunk in range(chunks)}
+    keys = np.zeros(chunks, dtype=np.uint64)
+    launch(G1_GROUP.module(BATCH_KERNELS), "batch_chunk_keys", chunks, u32(CHUNK_TEST_BITS), bitmaps,
+           u32(CHUNK_TEST_WORDS), modes, u32(len(modes)), u32(CHUNK_TEST_CHUNK_WORDS), u32(chunks), keys)
+    keys.sort()
+    assert [int(k) & 0xFFFFFFFF for k in keys] == sorted(work, key=lambda chunk: (-work[chunk], chunk))
+    assert [int(k) >> 32 for k in keys] == sorted(0xFFFFFFFF - w for w in work.values())
+
+
+def test_emulated_batch_add_chunks_takes_the_chunk_its_order_names(emulated):
+    """Thread tid adds row tid % rows of chunk order[tid / rows], into partial[row * chunks + chunk]: with one chunk
+    in every place of the order, the kernel writes that chunk's slot of every row and no other."""
+    from gpu.batch_add import BATCH_KERNELS
+    from gpu.points import launch, u32
+
+    bitmaps, modes, _ = chunk_test_rows()
+    rows, chunks, chunk = len(modes), -(-CHUNK_TEST_BITS // (CHUNK_TEST_CHUNK_WORDS * 32)), 2
+    words, _ = known_log_bases(CHUNK_TEST_BITS, "g1", "chunk order")
+    marker = np.uint32(0xDEADBEEF)
+    partial = np.full((rows * chunks, G1_GROUP.xyzz_words), marker, dtype=np.uint32)
+    order = np.full(chunks, chunk, dtype=np.uint64)  # keys whose low word is the chunk (their high word is not read)
+    launch(G1_GROUP.module(BATCH_KERNELS), G1_GROUP.kernel("batch_add_chunks"), rows * chunks, words,
+           u32(CHUNK_TEST_BITS), bitmaps, u32(CHUNK_TEST_WORDS), modes, u32(rows), u32(CHUNK_TEST_CHUNK_WORDS),
+           u32(chunks), order, partial)
+    written = [slot for slot in range(rows * chunks) if (partial[slot] != marker).any()]
+    assert written == [row * chunks + chunk for row in range(rows)]
+
+
 @pytest.mark.parametrize("points_per_bucket", [256, 2], ids=["one segment", "two segments"])
 @pytest.mark.parametrize("name", ["g1", "g2"])
 def test_emulated_batch_add_by_patterns(emulated, name, points_per_bucket, monkeypatch):

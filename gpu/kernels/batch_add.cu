@@ -5,7 +5,7 @@
 // One pass over the bases serves every row: thread (chunk, row) walks the chunk's words of its
 // row and adds the selected points with madd-2008-s (ec.cuh). The rows of one chunk are adjacent
 // thread indices, so they read the same bases at about the same time and DRAM sees each base
-// once. Per-chunk sums are then reduced by sum_groups (a tree in global memory).
+// once; the chunks go most selected bits first (batch_chunk_keys). Per-chunk sums are then reduced by sum_groups (a tree in global memory).
 //
 // Complement rule: a row with more than half of its bits set is summed over its CLEAR bits and
 // subtracted from the total of all bases, sum_c = T - sum_{i : bit clear} P_i. A Groth16 witness
@@ -31,22 +31,52 @@ __host__ __device__ inline unsigned int selected_word(const unsigned int* row_wo
     return word;
 }
 
-// partial[row * chunks + chunk] = sum of the selected bases among words
-// [chunk * chunk_words, (chunk + 1) * chunk_words) of the row.
+// A chunk of a pass: words [chunk * chunk_words, (chunk + 1) * chunk_words) of every row, the last chunk shorter.
+__host__ __device__ inline void chunk_words_of(unsigned int n, unsigned int chunk_words, unsigned int chunk,
+                                               unsigned int* first, unsigned int* last) {
+    unsigned int total_words = (n + WORD_BITS - 1) / WORD_BITS;
+    *first = chunk * chunk_words;
+    *last = *first + chunk_words < total_words ? *first + chunk_words : total_words;
+}
+
+// keys[chunk] = ec_work_key(the chunk's selected bits over all rows, chunk): sorted, they give batch_add_chunks its
+// chunks with the most additions first. A row's chunks hold equal words but not equal bits (at density 1/2 a warp of
+// chunks in index order kept 29.2 of its 32 lanes busy, and its last wave ran 3.7% past the SMs' busy cycles:
+// bench/RESULTS_msm.md, "Session 38"). A chunk's rows stay together, on adjacent threads.
+__host__ __device__ void batch_chunk_keys_body(ec_index_t tid, unsigned int n, const unsigned int* bitmaps,
+                                               unsigned int words_per_row, const unsigned int* modes,
+                                               unsigned int rows, unsigned int chunk_words, unsigned int chunks,
+                                               unsigned long long* keys) {
+    if (tid >= chunks) return;
+    unsigned int first, last, bits = 0;
+    chunk_words_of(n, chunk_words, (unsigned int)tid, &first, &last);
+    for (unsigned int row = 0; row < rows; ++row) {
+        const unsigned int* row_words = bitmaps + (ec_index_t)row * words_per_row;
+        for (unsigned int w = first; w < last; ++w) bits += ec_popcount(selected_word(row_words, w, modes[row], n));
+    }
+    keys[tid] = ec_work_key(bits, (unsigned int)tid);
+}
+EC_KERNEL(batch_chunk_keys,
+          (unsigned int n, const unsigned int* bitmaps, unsigned int words_per_row, const unsigned int* modes,
+           unsigned int rows, unsigned int chunk_words, unsigned int chunks, unsigned long long* keys),
+          (EC_TID, n, bitmaps, words_per_row, modes, rows, chunk_words, chunks, keys))
+
+// partial[row * chunks + chunk] = sum of the row's selected bases in the chunk's words; thread tid takes row
+// tid % rows of chunk (unsigned int)order[tid / rows] (batch_chunk_keys' keys, sorted), so that the rows of one chunk
+// are adjacent thread indices, reading the same bases at about the same time.
 template <class F>
 __host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned int* bases, unsigned int n,
                                                const unsigned int* bitmaps, unsigned int words_per_row,
                                                const unsigned int* modes, unsigned int rows,
                                                unsigned int chunk_words, unsigned int chunks,
-                                               unsigned int* partial) {
+                                               const unsigned long long* order, unsigned int* partial) {
     if (tid >= (ec_index_t)chunks * rows) return;
-    unsigned int chunk = (unsigned int)(tid / rows);
+    unsigned int chunk = (unsigned int)order[tid / rows];  // the key's low word
     unsigned int row = (unsigned int)(tid % rows);
     unsigned int mode = modes[row];
     const unsigned int* row_words = bitmaps + (ec_index_t)row * words_per_row;
-    unsigned int total_words = (n + WORD_BITS - 1) / WORD_BITS;
-    unsigned int first = chunk * chunk_words;
-    unsigned int last = first + chunk_words < total_words ? first + chunk_words : total_words;
+    unsigned int first, last;
+    chunk_words_of(n, chunk_words, chunk, &first, &last);
     const affine_t<F>* points = ec_affine<F>(bases);
     xyzz_t<F> host_slot;
     xyzz_t<F>* acc = accumulator_slot<F>(&host_slot);
@@ -67,8 +97,10 @@ __host__ __device__ void batch_add_chunks_body(ec_index_t tid, const unsigned in
 }
 #define BATCH_ADD_CHUNKS_PARAMS                                                                                    \
     (const unsigned int* bases, unsigned int n, const unsigned int* bitmaps, unsigned int words_per_row,         \
-     const unsigned int* modes, unsigned int rows, unsigned int chunk_words, unsigned int chunks, unsigned int* partial)
-#define BATCH_ADD_CHUNKS_ARGS (EC_TID, bases, n, bitmaps, words_per_row, modes, rows, chunk_words, chunks, partial)
+     const unsigned int* modes, unsigned int rows, unsigned int chunk_words, unsigned int chunks,                \
+     const unsigned long long* order, unsigned int* partial)
+#define BATCH_ADD_CHUNKS_ARGS \
+    (EC_TID, bases, n, bitmaps, words_per_row, modes, rows, chunk_words, chunks, order, partial)
 // G1's chunks at 4 blocks an SM, as msm.cu's G1 piece sums (the same loop of mixed additions): 1.4% faster for ten
 // circuits than 3 (bench/RESULTS_msm.md, "s, r and r2 in one call"); gpu/batch_add.py RESIDENT_THREADS counts the
 // threads this keeps resident.

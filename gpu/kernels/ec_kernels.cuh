@@ -109,6 +109,16 @@ __host__ __device__ inline unsigned int msm_count_digit(unsigned int* counter, u
     return word | ((rank < overflow ? rank : overflow) << c);
 }
 
+// Work items in the order "most work first": key = the complement of an item's work in the high word, its index in
+// the low word, so that an ascending sort of the keys lists the items with the most work first (ties in index order)
+// and (unsigned int)key gives the index back. Threads that take the sorted items in turn (a thread an item) then
+// share a warp with items of about equal work, and a warp runs as long as its longest item; the lightest come last,
+// in the last wave (msm.cu's pieces of bucket runs, batch_add.cu's chunks of bitmap rows).
+#define EC_WORK_KEY_INDEX_BITS 32
+__host__ __device__ inline unsigned long long ec_work_key(unsigned int work, unsigned int index) {
+    return ((unsigned long long)(~work) << EC_WORK_KEY_INDEX_BITS) | index;
+}
+
 // Number of set bits of a 32-bit word.
 __host__ __device__ inline unsigned int ec_popcount(unsigned int word) {
 #ifdef __CUDA_ARCH__

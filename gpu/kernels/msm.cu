@@ -33,9 +33,6 @@
 #define LIMB_BITS 32
 // A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
 #define MSM_PIECE_MIN_POINTS 64
-// A piece's sort key (msm_piece_keys): the complement of its length in the high word, so that an ascending sort puts
-// the longest pieces first, and its index in the low word (a pass has fewer than 2^32 digits, so fewer pieces).
-#define MSM_PIECE_KEY_INDEX_BITS 32
 
 // Row j of a pass's job table (gpu/msm.py _job_table writes it, one u64 per field): device addresses
 // of the job's scalars (count x 8 u32), bases (affine points) and index list (u32 per scalar, or 0:
@@ -159,8 +156,8 @@ __host__ __device__ void msm_piece_count_body(ec_index_t tid, const unsigned int
 EC_KERNEL(msm_piece_count, (const unsigned int* offsets, unsigned int buckets, unsigned int* pieces),
           (EC_TID, offsets, buckets, pieces))
 
-// keys[piece] for every piece of bucket tid (see MSM_PIECE_KEY_INDEX_BITS): its full pieces, then the last, shorter
-// one. Sorted, the keys' low words list the pieces longest first, ties in index order.
+// keys[piece] = ec_work_key(its points, piece) for every piece of bucket tid: its full pieces, then the last, shorter
+// one (a pass has fewer than 2^32 digits, so fewer pieces). Sorted, they list the pieces longest first.
 __host__ __device__ void msm_piece_keys_body(ec_index_t tid, const unsigned int* offsets,
                                              const unsigned int* piece_offsets, unsigned int buckets,
                                              unsigned long long* keys) {
@@ -169,7 +166,7 @@ __host__ __device__ void msm_piece_keys_body(ec_index_t tid, const unsigned int*
     unsigned int length = piece_length(run);
     for (unsigned int piece = piece_offsets[tid], first = 0; piece < piece_offsets[tid + 1]; ++piece, first += length) {
         unsigned int points = run - first < length ? run - first : length;
-        keys[piece] = ((unsigned long long)(~points) << MSM_PIECE_KEY_INDEX_BITS) | piece;
+        keys[piece] = ec_work_key(points, piece);
     }
 }
 EC_KERNEL(msm_piece_keys,

@@ -93,6 +93,7 @@ EMULATE_G1_G2(linear_combination)
 EMULATE_G1_G2(batch_add_chunks)
 EMULATE_G1_G2(batch_add_finish)
 EMULATE(bitmap_popcount, bitmap_popcount_body)
+EMULATE(batch_chunk_keys, batch_chunk_keys_body)
 EMULATE(batch_patterns, batch_patterns_body)
 EMULATE_G1_G2(pattern_row_sums)
 #endif
