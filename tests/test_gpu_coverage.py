@@ -23,8 +23,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_KERNELS = {
     "assemble.cu": ["linear_combination_g1", "linear_combination_g2"],
     "batch_add.cu": ["batch_chunk_keys", "batch_add_chunks_g1", "batch_add_chunks_g2", "batch_patterns",
-                     "pattern_row_sums_g1", "pattern_row_sums_g2", "batch_add_finish_g1", "batch_add_finish_g2", "bitmap_popcount",
-                     "sum_groups_g1", "sum_groups_g2"],
+                     "pattern_row_sums_g1", "pattern_row_sums_g2", "batch_add_finish_g1", "batch_add_finish_g2",
+                     "bitmap_popcount", "sum_groups_g1", "sum_groups_g2"],
     "evaluate.cu": ["evaluate_rows"],
     "field.cuh": ["fr_mul_chain", "fq_mul_chain", "fr_to_mont", "fr_from_mont", "fq_to_mont", "fq_from_mont",
                   "field_op_fr", "field_op_fq"],
