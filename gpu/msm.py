@@ -89,6 +89,14 @@ interpolated linearly between 2^23 and 2^24, crosses zero near 9.1 M points; the
 between the tie and the first measured win, below msm_h's 2^24 - 1 points. (On 2026-12-03, on the H200, the crossover
 lay between 2^26 and 2^27; why it moved that far was not measured.) c = 18 and 19 (top windows of 4 and 9 bits, 3 and
 8 live) were slower than both at 2^24 and 2^25."""
+SCATTER_FRONT_BYTES = 16 << 20
+"""L2 bytes the scatter's write fronts may take (msm.cu msm_scatter): a bucket's entries are written in rank order, so
+while a launch runs, every bucket it writes holds one partly written L2 line (L2_LINE_BYTES) that fills as ranks
+advance. With c = 20's 2^19 buckets a window those lines alone are 64 MiB, more than L2 (50 MiB on the H100, 60 on the
+H200): lines were written back part-filled and read again (Nsight Compute, H200, 2026-12-06: 34.4 GB of DRAM writes for
+7 GB of entries at 2^27). A launch per slice of the magnitudes keeps the fronts within this budget, each launch
+reading all the digits (4 bytes a digit)."""
+L2_LINE_BYTES = 128
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
@@ -203,6 +211,15 @@ class _Plan:
     @property
     def digits(self) -> int:
         return self.windows * self.total
+
+    @property
+    def scatter_slices(self) -> list[tuple[int, int]]:
+        """Magnitude ranges [first, end) of msm_scatter's launches, together 1 .. 2^(c-1): as many as keep a launch's
+        write fronts within SCATTER_FRONT_BYTES (one L2 line a bucket of a window)."""
+        magnitudes = self.buckets_per_window
+        slices = max(1, -(-magnitudes * L2_LINE_BYTES // SCATTER_FRONT_BYTES))
+        edges = [1 + magnitudes * k // slices for k in range(slices + 1)]
+        return list(zip(edges, edges[1:]))
 
     def device_bytes(self, group: Group) -> int:
         """Upper bound of the pass's scratch memory."""
@@ -420,8 +437,9 @@ def _bucket_sums(table, make_digits, plan: _Plan, group: Group):
     entries = int(offsets[-1])
     sorted_entries = xp.empty(max(entries, 1), dtype=xp.uint32)
     overflowed = xp.zeros(plan.buckets, dtype=xp.uint32)  # a bucket's digits past the ranks a digit word holds
-    launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(total), u32(windows),
-           u32(plan.window_bits), offsets, overflowed, sorted_entries)
+    for first, end in plan.scatter_slices:
+        launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(total), u32(windows),
+               u32(plan.window_bits), u32(first), u32(end), offsets, overflowed, sorted_entries)
     del digits, counts, overflowed
     pieces = xp.empty(plan.buckets, dtype=xp.uint32)
     launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)

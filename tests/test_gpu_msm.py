@@ -362,6 +362,39 @@ def test_emulated_msm_batch_split_into_small_passes(emulated, monkeypatch):
     assert encode(got, "g1") == encode([expected for *_, expected in cases], "g1")
 
 
+@pytest.mark.parametrize("front_lines", [3, 64])
+def test_emulated_msm_scatter_in_magnitude_slices(emulated, monkeypatch, front_lines):
+    """msm_scatter launched once a slice of the magnitudes (gpu/msm.py SCATTER_FRONT_BYTES): with fronts of 3 L2
+    lines, c = 8's 128 buckets a window take 43 launches of 2 or 3 magnitudes (64 lines: 2 launches); the jobs (index
+    lists, equal and extreme scalars, a bucket past a piece) still give their naive sums."""
+    import gpu.msm
+    from gpu.msm import L2_LINE_BYTES, _Plan, msm_batch
+
+    monkeypatch.setattr(gpu.msm, "SCATTER_FRONT_BYTES", front_lines * L2_LINE_BYTES)
+    assert len(_Plan((1,), 8).scatter_slices) == -(-128 // front_lines)
+    cases = [case for case in _batch_case("g1", "slices") if case[0]]
+    jobs = [_device_job(points, scalars, "g1", indices) for points, scalars, indices, _ in cases]
+    got = download_points(msm_batch(jobs, G1_GROUP, montgomery=False, window_bits=8), G1_GROUP)
+    assert encode(got, "g1") == encode([expected for *_, expected in cases], "g1")
+
+
+def test_scatter_slices_cover_every_magnitude_once():
+    """_Plan.scatter_slices (CPU only): consecutive ranges [first, end) from 1 to 2^(c-1) + 1, as few as keep a
+    launch's fronts (a line a magnitude) within SCATTER_FRONT_BYTES, of sizes differing by at most one."""
+    from gpu.msm import L2_LINE_BYTES, SCATTER_FRONT_BYTES, _Plan
+
+    for c in (1, 2, 8, 16, 17, 18, 20, 22):
+        slices = _Plan((1 << 20,), c).scatter_slices
+        half = 1 << (c - 1)
+        assert slices[0][0] == 1 and slices[-1][1] == half + 1
+        assert all(end == first for (_, end), (first, _) in zip(slices, slices[1:]))
+        sizes = [end - first for first, end in slices]
+        assert max(sizes) * L2_LINE_BYTES <= SCATTER_FRONT_BYTES or max(sizes) == 1
+        assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+        assert len(slices) == 1 or half * L2_LINE_BYTES > (len(slices) - 1) * SCATTER_FRONT_BYTES  # one fewer is too few
+    assert len(_Plan((1 << 27,), 20).scatter_slices) == (1 << 19) * L2_LINE_BYTES // SCATTER_FRONT_BYTES
+
+
 def test_batch_passes_group_by_width_within_the_budget():
     """_passes (CPU only): every non-empty job in exactly one pass, in order within a width; a pass of several jobs
     stays within MSM_BATCH_BYTES; msm_scratch_bytes is the largest pass."""

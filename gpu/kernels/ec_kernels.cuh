@@ -80,6 +80,16 @@ __host__ __device__ inline unsigned int ec_atomic_add(unsigned int* addr, unsign
 #endif
 }
 
+// *addr, read once and not again: on the device an evict-first load (__ldcs), so that a stream of such reads does not
+// push other data out of L2.
+__host__ __device__ inline unsigned int ec_load_streaming(const unsigned int* addr) {
+#ifdef __CUDA_ARCH__
+    return __ldcs(addr);
+#else
+    return *addr;
+#endif
+}
+
 // The digit word of the MSM's counting sort (msm.cu msm_digits and batch_add.cu batch_patterns make it, msm.cu
 // msm_scatter reads it), for a window of c bits (c <= 31):
 //   bit 31         the sign (1 = negative)

@@ -100,14 +100,18 @@ EC_KERNEL(msm_digits,
 // the index into the job's bases (through its index list, if any); the digits whose rank overflowed take the slots
 // after offset + msm_rank_overflow(c) in the order of their atomic additions to overflowed[bucket] (zeros before).
 // The order inside a bucket depends on the atomics, but a bucket's sum does not.
+// A launch writes only the digits of magnitudes first <= |d| < end (gpu/msm.py _Plan.scatter_slices): its writes
+// then advance through fewer buckets at once, whose partly written cache lines stay in L2 until filled.
 __host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* digits,
                                           const unsigned long long* job_table, unsigned int jobs,
                                           unsigned int total, unsigned int windows, unsigned int c,
+                                          unsigned int first, unsigned int end,
                                           const unsigned int* offsets, unsigned int* overflowed,
                                           unsigned int* sorted) {
     if (tid >= (ec_index_t)total * windows) return;
-    unsigned int word = digits[tid];
-    if (word == 0) return;
+    unsigned int word = ec_load_streaming(&digits[tid]);
+    unsigned int magnitude = msm_magnitude(word, c);
+    if (magnitude < first || magnitude >= end) return;  // word 0 has magnitude 0 < first
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
     unsigned int window = (unsigned int)(tid / total);
     unsigned int t = (unsigned int)(tid % total);
@@ -115,7 +119,7 @@ __host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* di
     unsigned int k = t - (unsigned int)table[job].first;
     const unsigned int* indices = reinterpret_cast<const unsigned int*>(table[job].indices);
     unsigned int point = indices ? indices[k] : k;
-    unsigned int bucket = ((job * windows + window) << (c - 1)) + msm_magnitude(word, c) - 1;
+    unsigned int bucket = ((job * windows + window) << (c - 1)) + magnitude - 1;
     unsigned int rank = msm_rank(word, c);
     unsigned int overflow = msm_rank_overflow(c);
     unsigned int slot = offsets[bucket] + (rank < overflow ? rank
@@ -124,9 +128,9 @@ __host__ __device__ void msm_scatter_body(ec_index_t tid, const unsigned int* di
 }
 EC_KERNEL(msm_scatter,
           (const unsigned int* digits, const unsigned long long* job_table, unsigned int jobs,
-           unsigned int total, unsigned int windows, unsigned int c, const unsigned int* offsets,
-           unsigned int* overflowed, unsigned int* sorted),
-          (EC_TID, digits, job_table, jobs, total, windows, c, offsets, overflowed, sorted))
+           unsigned int total, unsigned int windows, unsigned int c, unsigned int first, unsigned int end,
+           const unsigned int* offsets, unsigned int* overflowed, unsigned int* sorted),
+          (EC_TID, digits, job_table, jobs, total, windows, c, first, end, offsets, overflowed, sorted))
 
 // ceil(sqrt(x)) for x < 2^32, by binary search on the integers (exact, no floating point).
 __host__ __device__ inline unsigned int ceil_sqrt(unsigned int x) {
