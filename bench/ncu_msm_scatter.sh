@@ -2,8 +2,9 @@
 # Nsight Compute counters of msm_digits and msm_scatter in msm_h at 2^24 and 2^27 (one timed call each): time, L2
 # requests by kind (atomics that return a value, reductions that do not, reads, writes), DRAM bytes, throughput as % of
 # peak, and the warp stalls that say why (bench/RESULTS_msm.md, "What bounds msm_scatter"). On the device machine,
-# after the wheel prelude:  bash bench/ncu_msm_scatter.sh "$OUT"   (44 s on the H200, 2026-12-04)
-# -> ncu-scatter-2p24.csv, ncu-scatter-2p27.csv (kernel_times' table, then ncu's raw CSV page)
+# after the wheel prelude:  bash bench/ncu_msm_scatter.sh "$OUT"   (44 s on the H200, 2026-12-04; 32 s on 2026-12-06)
+# -> ncu-scatter-2p24.csv, ncu-scatter-2p27.csv (kernel_times' table, then ncu's raw CSV page). msm_scatter runs a
+# launch a slice of the magnitudes (gpu/msm.py _Plan.scatter_slices: 4 at c = 20): a row each; sum them.
 usage="usage: ncu_msm_scatter.sh OUT_DIR"
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 out=$1

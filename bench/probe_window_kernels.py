@@ -10,7 +10,8 @@ cost should lie in the steps whose memory grows with the buckets: the counting s
 atomic counters and cursors, msm_bucket_offsets' scans), the pieces' keys and sort, the bucket and window sums.
 The suspects by footprint against the 50 MB L2: msm_digits' atomic counters, every window's at once (c = 20: 13 x
 2^19 x 4 B = 27 MB; c = 22: 12 x 2^21 x 4 B = 101 MB), and msm_scatter's partly written sectors of the sorted
-entries, about one a bucket of the window being scattered (2^19 x 32 B = 16 MB against 64 MB).
+entries, about one a bucket of the window being scattered (2^19 x 32 B = 16 MB against 64 MB; L2 tags whole 128-byte
+lines, so 64 MiB at c = 20: gpu/msm.py SCATTER_FRONT_BYTES, bench/RESULTS_msm.md session 39).
 If c = 22's piece sums cost what c = 20's do a point, a point-window at c = 22 costing c = 20's would make 12 windows
 7.7% cheaper than 13 (msm_h -57 ms at 2^27): the lever this probe looks for.
 

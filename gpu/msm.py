@@ -91,12 +91,15 @@ lay between 2^26 and 2^27; why it moved that far was not measured.) c = 18 and 1
 8 live) were slower than both at 2^24 and 2^25."""
 SCATTER_FRONT_BYTES = 16 << 20
 """L2 bytes the scatter's write fronts may take (msm.cu msm_scatter): a bucket's entries are written in rank order, so
-while a launch runs, every bucket it writes holds one partly written L2 line (L2_LINE_BYTES) that fills as ranks
-advance. With c = 20's 2^19 buckets a window those lines alone are 64 MiB, more than L2 (50 MiB on the H100, 60 on the
-H200): lines were written back part-filled and read again (Nsight Compute, H200, 2026-12-06: 34.4 GB of DRAM writes for
-7 GB of entries at 2^27). A launch per slice of the magnitudes keeps the fronts within this budget, each launch
-reading all the digits (4 bytes a digit)."""
+while a launch runs, every bucket of the window (and job) being scattered holds one partly written L2 line that fills
+as ranks advance. With c = 20's 2^19 buckets a window those lines are 64 MiB, more than L2 (50 MiB on the H100, 60 on
+the H200); Nsight Compute on the H200 (2026-12-06) counted 34.4 GB of DRAM writes for 7 GB of entries at 2^27, lines
+written back part-filled (bench/RESULTS_msm.md, session 39). A launch a slice of the magnitudes keeps the fronts
+within this budget, each launch reading all the digits again. 16 MiB, a third of the H100's L2, leaves the rest to the
+streamed digits and the offsets; 8 and 32 MiB were not measured. At c = 20 (4 launches) G1 2^27 took 747.58 -> 721.06
+ms on the H200 (A/B, bench/candidates/README.md 0017)."""
 L2_LINE_BYTES = 128
+"""The L2 cache's line: it is tagged whole, so one partly written sector holds its 128 bytes."""
 WORD_BYTES = 4
 MAX_POINTS = (1 << 31) - 1
 """A sorted entry keeps the point index in 31 bits (bit 31 is the digit's sign)."""
@@ -431,16 +434,10 @@ def _bucket_sums(table, make_digits, plan: _Plan, group: Group):
     msm_h's 2^27)."""
     xp = backend().xp
     module = group.module(MSM_KERNELS)
-    windows, total = plan.windows, plan.total
     digits, counts = make_digits()
     offsets = _exclusive_sum(counts)
-    entries = int(offsets[-1])
-    sorted_entries = xp.empty(max(entries, 1), dtype=xp.uint32)
-    overflowed = xp.zeros(plan.buckets, dtype=xp.uint32)  # a bucket's digits past the ranks a digit word holds
-    for first, end in plan.scatter_slices:
-        launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(total), u32(windows),
-               u32(plan.window_bits), u32(first), u32(end), offsets, overflowed, sorted_entries)
-    del digits, counts, overflowed
+    sorted_entries = _sorted_entries(module, table, plan, digits, offsets)
+    del digits, counts
     pieces = xp.empty(plan.buckets, dtype=xp.uint32)
     launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
     piece_offsets = _exclusive_sum(pieces)
@@ -459,6 +456,18 @@ def _bucket_sums(table, make_digits, plan: _Plan, group: Group):
            bucket_sums)
     del piece_sums
     return bucket_sums
+
+
+def _sorted_entries(module, table, plan: _Plan, digits, offsets):
+    """Device array (offsets[-1],) uint32 (at least one word): the counting sort's entries, bucket by bucket (msm.cu
+    msm_scatter, a launch a slice of _Plan.scatter_slices)."""
+    xp = backend().xp
+    sorted_entries = xp.empty(max(int(offsets[-1]), 1), dtype=xp.uint32)
+    overflowed = xp.zeros(plan.buckets, dtype=xp.uint32)  # a bucket's digits past the ranks a digit word holds
+    for first, end in plan.scatter_slices:
+        launch(module, "msm_scatter", plan.digits, digits, table, u32(plan.jobs), u32(plan.total), u32(plan.windows),
+               u32(plan.window_bits), u32(first), u32(end), offsets, overflowed, sorted_entries)
+    return sorted_entries
 
 
 def _exclusive_sum(counts):

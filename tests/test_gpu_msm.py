@@ -362,11 +362,68 @@ def test_emulated_msm_batch_split_into_small_passes(emulated, monkeypatch):
     assert encode(got, "g1") == encode([expected for *_, expected in cases], "g1")
 
 
+SLICE_TEST_WINDOW_BITS = 16
+"""As RANK_TEST_WINDOW_BITS: the narrowest window whose rank field overflows at a bucket size that emulates in seconds."""
+
+
+def test_emulated_scatter_writes_each_digit_once_over_its_slices(emulated, monkeypatch):
+    """gpu/msm.py _sorted_entries (msm_scatter, a launch a slice of the magnitudes): at c = 16 in four slices
+    (fronts of 2^13 lines), digit words made as msm_digits makes them, with buckets past the rank field's 32767 on
+    both sides of a slice's edge (magnitudes 8192 and 8193) and at the last magnitude's neighbour: each ranked digit
+    lands at its bucket's offset + rank, each bucket's overflowed digits fill the rest of its run, each once (a digit
+    written by two launches would take a second overflow slot, past its run)."""
+    import gpu.msm
+    from gpu.msm import L2_LINE_BYTES, MSM_KERNELS, _DigitsPlan, _exclusive_sum, _sorted_entries, _table
+    from gpu.points import backend, launch
+
+    c = SLICE_TEST_WINDOW_BITS
+    half, overflow, sign = 1 << (c - 1), (1 << (31 - c)) - 1, 1 << 31
+    monkeypatch.setattr(gpu.msm, "SCATTER_FRONT_BYTES", (1 << 13) * L2_LINE_BYTES)
+    plan = _DigitsPlan((0,), c)  # the slices depend only on c
+    assert plan.scatter_slices == [(1, 8193), (8193, 16385), (16385, 24577), (24577, 32769)]
+    rng = random.Random("scatter-slices")
+    heavy = [8192, 8193, half - 1]  # each gets 3 digits past the ranks; the next bucket 40 digits
+    magnitudes = [m for m in heavy for _ in range(overflow + 3)] + [m + 1 for m in heavy for _ in range(40)]
+    magnitudes += [rng.randrange(1, half + 1) for _ in range(3000)] + [0] * 50
+    rng.shuffle(magnitudes)
+    counts = [0] * half
+    words, expected = [], {}  # expected[magnitude]: (ranked entries by rank, overflowed entries)
+    for k, m in enumerate(magnitudes):
+        if m == 0:
+            words.append(0)
+            continue
+        negative = rng.random() < 0.5
+        rank = counts[m - 1]
+        counts[m - 1] += 1
+        words.append((sign if negative else 0) | (min(rank, overflow) << c) | m)
+        ranked, overflowed = expected.setdefault(m, ([], []))
+        (ranked if rank < overflow else overflowed).append(k | (sign if negative else 0))
+    xp = backend().xp
+    plan = _DigitsPlan((len(words),), c)
+    offsets = _exclusive_sum(xp.asarray(counts, dtype=xp.uint32))
+    launched = []  # (first, end) of each msm_scatter launch
+
+    def recording_launch(module, kernel, threads, *args):
+        if kernel == "msm_scatter":
+            launched.append((int(args[6]), int(args[7])))  # after digits, table, jobs, total, windows, c
+        return launch(module, kernel, threads, *args)
+
+    monkeypatch.setattr(gpu.msm, "launch", recording_launch)
+    got = _sorted_entries(G1_GROUP.module(MSM_KERNELS), _table([(0, 0, 0, len(words))]), plan,
+                          xp.asarray(words, dtype=xp.uint32), offsets)
+    assert launched == plan.scatter_slices
+    got, offsets = [int(e) for e in got], [int(o) for o in offsets]
+    for m, (ranked, overflowed) in expected.items():
+        run = got[offsets[m - 1]:offsets[m]]
+        assert run[:len(ranked)] == ranked, m
+        assert sorted(run[len(ranked):]) == sorted(overflowed), m
+
+
 @pytest.mark.parametrize("front_lines", [3, 64])
 def test_emulated_msm_scatter_in_magnitude_slices(emulated, monkeypatch, front_lines):
-    """msm_scatter launched once a slice of the magnitudes (gpu/msm.py SCATTER_FRONT_BYTES): with fronts of 3 L2
-    lines, c = 8's 128 buckets a window take 43 launches of 2 or 3 magnitudes (64 lines: 2 launches); the jobs (index
-    lists, equal and extreme scalars, a bucket past a piece) still give their naive sums."""
+    """A whole MSM batch with msm_scatter launched once a slice of the magnitudes (gpu/msm.py SCATTER_FRONT_BYTES):
+    with fronts of 3 L2 lines c = 8's 128 buckets a window take 43 launches of 2 or 3 magnitudes (64 lines: 2
+    launches); the jobs (index lists, equal and extreme scalars) still give their naive sums."""
     import gpu.msm
     from gpu.msm import L2_LINE_BYTES, _Plan, msm_batch
 
@@ -383,7 +440,7 @@ def test_scatter_slices_cover_every_magnitude_once():
     launch's fronts (a line a magnitude) within SCATTER_FRONT_BYTES, of sizes differing by at most one."""
     from gpu.msm import L2_LINE_BYTES, SCATTER_FRONT_BYTES, _Plan
 
-    for c in (1, 2, 8, 16, 17, 18, 20, 22):
+    for c in (1, 2, 8, 16, 17, 18, 20):
         slices = _Plan((1 << 20,), c).scatter_slices
         half = 1 << (c - 1)
         assert slices[0][0] == 1 and slices[-1][1] == half + 1
@@ -392,7 +449,7 @@ def test_scatter_slices_cover_every_magnitude_once():
         assert max(sizes) * L2_LINE_BYTES <= SCATTER_FRONT_BYTES or max(sizes) == 1
         assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
         assert len(slices) == 1 or half * L2_LINE_BYTES > (len(slices) - 1) * SCATTER_FRONT_BYTES  # one fewer is too few
-    assert len(_Plan((1 << 27,), 20).scatter_slices) == (1 << 19) * L2_LINE_BYTES // SCATTER_FRONT_BYTES
+    assert len(_Plan((1 << 27,), 20).scatter_slices) == 4  # c = 20: 2^19 lines of 128 bytes in 16 MiB slices
 
 
 def test_batch_passes_group_by_width_within_the_budget():

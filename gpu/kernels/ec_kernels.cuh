@@ -80,8 +80,8 @@ __host__ __device__ inline unsigned int ec_atomic_add(unsigned int* addr, unsign
 #endif
 }
 
-// *addr, read once and not again: on the device an evict-first load (__ldcs), so that a stream of such reads does not
-// push other data out of L2.
+// *addr, not read again while it could still be in L2: on the device an evict-first load (__ldcs), so that a stream
+// of such reads does not push other data out of L2.
 __host__ __device__ inline unsigned int ec_load_streaming(const unsigned int* addr) {
 #ifdef __CUDA_ARCH__
     return __ldcs(addr);

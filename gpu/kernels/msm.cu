@@ -11,7 +11,8 @@
 // Steps (gpu/msm.py drives them):
 //   1. msm_digits        scalar t -> W signed c-bit digits; histogram of |digit| per (job, window)
 //   2. (host) offsets    exclusive prefix sum of the histogram (cupy.cumsum)
-//   3. msm_scatter       counting sort: (job, window, |digit|) bucket -> list of (point index, sign)
+//   3. msm_scatter       counting sort: (job, window, |digit|) bucket -> list of (point index, sign); a launch
+//                        a slice of the magnitudes (gpu/msm.py _Plan.scatter_slices: 4 at c = 20)
 //   4. msm_piece_count   a bucket's run is cut into pieces of ~sqrt(run) points, so a bucket that
 //                        holds many points (equal scalars) does not serialise one thread
 //   5. msm_piece_keys    each piece's length and index in one sort key; (host) sorted (cupy), so that a warp's 32
