@@ -5,7 +5,8 @@
 // One pass over the bases serves every row: thread (chunk, row) walks the chunk's words of its
 // row and adds the selected points with madd-2008-s (ec.cuh). The rows of one chunk are adjacent
 // thread indices, so they read the same bases at about the same time and DRAM sees each base
-// once; the chunks go most selected bits first (batch_chunk_keys). Per-chunk sums are then reduced by sum_groups (a tree in global memory).
+// once; the chunks go most selected bits first (batch_chunk_keys). Per-chunk sums are then reduced by sum_groups (a
+// tree in global memory).
 //
 // Complement rule: a row with more than half of its bits set is summed over its CLEAR bits and
 // subtracted from the total of all bases, sum_c = T - sum_{i : bit clear} P_i. A Groth16 witness
