@@ -96,8 +96,9 @@ as ranks advance. With c = 20's 2^19 buckets a window those lines are 64 MiB, mo
 the H200); Nsight Compute on the H200 (2026-12-06) counted 34.4 GB of DRAM writes for 7 GB of entries at 2^27, lines
 written back part-filled (bench/RESULTS_msm.md, session 39). A launch a slice of the magnitudes keeps the fronts
 within this budget, each launch reading all the digits again. 16 MiB, a third of the H100's L2, leaves the rest to the
-streamed digits and the offsets; 8 and 32 MiB were not measured. At c = 20 (4 launches) G1 2^27 took 747.58 -> 721.06
-ms on the H200 (A/B, bench/candidates/README.md 0017)."""
+streamed digits and the offsets. At c = 20 (4 launches) G1 2^27 took 747.58 -> 721.06 ms on the H200 (A/B,
+bench/RESULTS_msm.md session 39); against 8 and 32 MiB on an H100 (A/B, session 40) 16 MiB was the fastest at 2^27
+(732.75 against 744.08 and 740.72 ms; msm_scatter 56.3 against 70.0 and 64.1 ms)."""
 L2_LINE_BYTES = 128
 """The L2 cache's line: it is tagged whole, so one partly written sector holds its 128 bytes."""
 WORD_BYTES = 4
