@@ -1,13 +1,15 @@
-"""Probe: where a point costs more in c = 22's windows than in c = 20's, kernel by kernel (G1, msm_h's size).
+"""Probe: msm_h's G1 MSM kernel by kernel, by window width and pieces' length (c = 22 against 20, pieces of 64 or more).
 
-    python3 bench/probe_window_kernels.py [--log2 27] [--widths 20 22] [--repeats 3] [--json out.json] [--md out.md]
+    python3 bench/probe_window_kernels.py [--log2 27] [--widths 20 22] [--piece-points 64 256] [--repeats 3]
+        [--json out.json] [--md out.md]
 
-Session 35 measured on the H200 (bench/RESULTS_msm.md "c = 22"): a window costs 0.417 ns a point + 1.3 ms at c = 20
-and 0.472 ns + 3.1 ms at c = 22, so c = 22's 12 windows lost 7.2% against c = 20's 13 at 2^27 - 1 points; why a point
-costs 13% more was not measured. The bucket additions are the same count at both widths (one a point and window, and
-at 2^27 both cut their buckets' runs into pieces of 64: 2^19 buckets of ~256 points or 2^21 of ~64), so the extra
-cost should lie in the steps whose memory grows with the buckets: the counting sort into 4x the buckets (msm_scatter's
-atomic counters and cursors, msm_bucket_offsets' scans), the pieces' keys and sort, the bucket and window sums.
+Why c = 22 (written in session 36). Session 35 measured on the H200 (bench/RESULTS_msm.md "c = 22"): a window costs
+0.417 ns a point + 1.3 ms at c = 20 and 0.472 ns + 3.1 ms at c = 22, so c = 22's 12 windows lost 7.2% against c = 20's
+13 at 2^27 - 1 points; why a point costs 13% more was not measured. The bucket additions are the same count at both
+widths (one a point and window, and at 2^27 both cut their buckets' runs into pieces of 64: 2^19 buckets of ~256
+points or 2^21 of ~64), so the extra cost should lie in the steps whose memory grows with the buckets: the counting
+sort into 4x the buckets (msm_scatter's atomic counters and cursors, msm_bucket_offsets' scans), the pieces' keys and
+sort, the bucket and window sums.
 The suspects by footprint against the 50 MB L2: msm_digits' atomic counters, every window's at once (c = 20: 13 x
 2^19 x 4 B = 27 MB; c = 22: 12 x 2^21 x 4 B = 101 MB), and msm_scatter's partly written sectors of the sorted
 entries, about one a bucket of the window being scattered (2^19 x 32 B = 16 MB against 64 MB; L2 tags whole 128-byte
@@ -20,14 +22,31 @@ msm_piece_sum (the scatter and the offsets' scans most), and msm_piece_sum withi
 widths. A follow-up (a scatter for wide windows) is worth writing only if the other steps hold at least 0.03 ns of
 the difference.
 
+Measured in session 38 (H100, bench/RESULTS_msm.md): the prediction held; with 0017's scatter, session 40: c = 22
+15.0% slower, closed.
+
+The pieces' length (--piece-points, written in session 40, not yet run). msm.cu cuts a bucket's run into pieces of
+max(MSM_PIECE_MIN_POINTS = 64, ceil(sqrt(run))) points, one thread a piece, and msm_bucket_sum adds a bucket's pieces.
+At 2^27 - 1 points and c = 20 a bucket holds about 256 points, so 4 or 5 pieces: msm_bucket_sum then makes about 20 M
+full XYZZ additions over 27 M piece sums of 192 bytes (18.2 ms of the 733.9 ms call on the H100, session 40), while
+longer pieces would move those additions into msm_piece_sum as cheaper mixed ones (one a piece fewer: its first point
+is a copy). Prediction (written before the run), G1 at 2^27 - 1, c = 20, against 64: 256 points: msm_bucket_sum
+18.2 -> at most 6 ms, msm_piece_sum +3..+9 ms, the call -5..-12 ms; 128: half of that; 512: within 2 ms of 256. A
+follow-up (the length a plan's choice, kept at 64 where the pieces would not fill the GPU, as in the tails) is worth
+writing only if the best length gains at least 1% of the call.
+
 The probe raises reference/msm.py's and gpu/msm.py's MAX_WINDOW_BITS (20) to the widest width asked, in its own
 process only, and times MsmEngine.msm(window_bits=c) with bench/kernel_times.py's launch timer (CUDA events around
-every launch; one warm-up, then --repeats calls). Check: every width's result equals the first width's, word for
-word; a mismatch is an error, exit 1.
+every launch; one warm-up, then --repeats calls). A piece length other than msm.cu's compiles msm.cu with its
+MSM_PIECE_MIN_POINTS line rewritten, in this process only (gpu/msm.py PIECE_MIN_POINTS, its plan's bound, follows).
+Variants: every width with every piece length, the first the baseline. Check: every variant's result equals the
+first's, word for word; a mismatch is an error, exit 1.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -63,12 +82,72 @@ def raised_window_limit(widest: int):
     return restore
 
 
-def probe(log2: int, widths: list[int], repeats: int) -> list[dict]:
-    """One breakdown a width (kernel_times' document with the width, windows and points); SystemExit(1) when a width's
-    result differs from the first's."""
+PIECE_LINE = "#define MSM_PIECE_MIN_POINTS {}"
+"""msm.cu's line that sets the pieces' least length (gpu/msm.py PIECE_MIN_POINTS mirrors it)."""
+PIECE_POINTS_RANGE = (16, 4096)
+"""The piece lengths the probe accepts: from a quarter of msm.cu's to runs longer than any bucket's at c = 20."""
+
+
+def kernel_text_with_piece_points(points: int) -> str:
+    """gpu/kernels/msm.cu's text with MSM_PIECE_MIN_POINTS set to ``points``; ValueError unless its line is there
+    once."""
+    from gpu import msm
+    from gpu.device import KERNEL_DIR
+
+    text = (KERNEL_DIR / msm.MSM_KERNELS).read_text()
+    line = PIECE_LINE.format(msm.PIECE_MIN_POINTS)
+    if text.count(line) != 1:
+        raise ValueError(f"{msm.MSM_KERNELS}: the line '{line}' is not there exactly once")
+    return text.replace(line, PIECE_LINE.format(points))
+
+
+def compile_on_device(text: str, options: tuple):
+    """The CuPy module of a kernel file's text (gpu/device.py compile_source: its options, its cache)."""
+    from gpu import device
+
+    return device.compile_source(text, options)
+
+
+@contextlib.contextmanager
+def piece_points(points: int, compile_text=compile_on_device):
+    """Within: the MSM's kernels built with pieces of at least ``points`` points (the active backend's loads of msm.cu
+    answered by compile_text(its rewritten text, options), the others left to it) and gpu/msm.py's PIECE_MIN_POINTS
+    set to match; both put back after. msm.cu's own length changes nothing."""
+    from gpu import msm
+    from gpu.points import backend, use_backend
+
+    if points == msm.PIECE_MIN_POINTS:
+        yield
+        return
+    text = kernel_text_with_piece_points(points)
+    base = backend()
+
+    def load(cu_file: str, options: tuple = ()):
+        return compile_text(text, tuple(options)) if cu_file == msm.MSM_KERNELS else base.load(cu_file, options)
+
+    saved = msm.PIECE_MIN_POINTS
+    msm.PIECE_MIN_POINTS = points
+    try:
+        with use_backend(dataclasses.replace(base, load=load)):
+            yield
+    finally:
+        msm.PIECE_MIN_POINTS = saved
+
+
+def label(doc: dict) -> str:
+    """A variant's name in the table and the log: its width, and its pieces' length where the run varies it."""
+    return f"c = {doc['window_bits']}" + (f", pieces >= {doc['piece_points']}" if doc.get("varies_pieces") else "")
+
+
+def probe(log2: int, widths: list[int], repeats: int, piece_lengths: list[int] | None = None,
+          compile_text=compile_on_device) -> list[dict]:
+    """One breakdown a variant, every width with every piece length (default: msm.cu's), in that order: kernel_times'
+    document with the width, windows, piece length and points; SystemExit(1) when a variant's result differs from
+    the first's."""
     from gpu import msm
     from gpu.points import G1_GROUP, backend
 
+    piece_lengths = piece_lengths or [msm.PIECE_MIN_POINTS]
     n = (1 << log2) - 1  # msm_h's size: the H query has n - 1 points
     bases = bases_for(G1_GROUP, n, seed=1)
     scalars = random_scalars(1, n, seed=log2)[0]
@@ -77,15 +156,20 @@ def probe(log2: int, widths: list[int], repeats: int) -> list[dict]:
     docs, first = [], None
     try:
         for c in widths:
-            result = backend().xp.asnumpy(engine.msm(scalars, montgomery=True, window_bits=c))
-            if first is None:
-                first = result
-            elif not (result == first).all():
-                print(f"error: G1 2^{log2} - 1: the MSM at c = {c} differs from c = {widths[0]}'s", file=sys.stderr)
-                raise SystemExit(1)
-            doc = time_call(lambda: engine.msm(scalars, montgomery=True, window_bits=c), repeats, nvtx=False)
-            docs.append({**doc, "window_bits": c, "windows": num_windows(c), "points": n})
-            print(f"[c={c}] {doc['call_ms']:.2f} ms a call", flush=True)
+            for points in piece_lengths:
+                variant = {"window_bits": c, "windows": num_windows(c), "piece_points": points, "points": n,
+                           "varies_pieces": len(piece_lengths) > 1}
+                with piece_points(points, compile_text):
+                    result = backend().xp.asnumpy(engine.msm(scalars, montgomery=True, window_bits=c))
+                    if first is None:
+                        first = variant, result
+                    elif not (result == first[1]).all():
+                        print(f"error: G1 2^{log2} - 1: the MSM at {label(variant)} differs from {label(first[0])}'s",
+                              file=sys.stderr)
+                        raise SystemExit(1)
+                    doc = time_call(lambda: engine.msm(scalars, montgomery=True, window_bits=c), repeats, nvtx=False)
+                docs.append({**doc, **variant})
+                print(f"[{label(variant)}] {doc['call_ms']:.2f} ms a call", flush=True)
     finally:
         restore()
     return docs
@@ -98,11 +182,10 @@ def per_point_window_ns(ms: float, doc: dict) -> float:
 
 def markdown(docs: list[dict], env: dict) -> str:
     gpu = env.get("gpu") or {}
-    head = " | ".join(f"c = {d['window_bits']} ms (ns a point-window)" for d in docs)
+    head = " | ".join(f"{label(d)} ms (ns a point-window)" for d in docs)
     lines = [f"### G1 MSM of 2^{docs[0]['points'].bit_length()} - 1 points by kernel and window width "
              f"({gpu.get('name', '?')}, {code_label(env)}, {env.get('date')})", "",
-             "Calls: " + ", ".join(f"c = {d['window_bits']} ({d['windows']} windows) {d['call_ms']:.2f} ms"
-                                   for d in docs), "",
+             "Calls: " + ", ".join(f"{label(d)} ({d['windows']} windows) {d['call_ms']:.2f} ms" for d in docs), "",
              f"| kernel | {head} |", "|---|" + "---|" * len(docs)]
     by_width = [{row["kernel"]: row["ms"] for row in d["rows"]} for d in docs]
     kernels = sorted({k for table in by_width for k in table}, key=lambda k: (k == OUTSIDE, -by_width[0].get(k, 0.0)))
@@ -114,22 +197,29 @@ def markdown(docs: list[dict], env: dict) -> str:
 
 
 def main() -> int:
+    low, high = PIECE_POINTS_RANGE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2", type=int, default=27, help=f"G1 MSM of 2^log2 - 1 points, 16..{MAX_LOG_N} (default 27)")
     parser.add_argument("--widths", type=int, nargs="+", default=[20, 22],
                         help=f"window widths, 16..{WIDEST} (default: 20 22; the first is the baseline)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed calls a width after one warm-up (default 3)")
+    parser.add_argument("--piece-points", type=int, nargs="+",
+                        help=f"pieces' least lengths, {low}..{high} (default: msm.cu's, 64; the first is the "
+                             "baseline)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls a variant after one warm-up (default 3)")
     add_output_arguments(parser, json_help="also write the breakdowns (JSON) here")
     args = parser.parse_args()
     if not 16 <= args.log2 <= MAX_LOG_N:
         parser.error(f"--log2: must be in 16..{MAX_LOG_N}, got {args.log2}")
     if any(not 16 <= c <= WIDEST for c in args.widths) or len(set(args.widths)) != len(args.widths):
         parser.error(f"--widths: distinct widths in 16..{WIDEST}, got {args.widths}")
+    lengths = args.piece_points or []
+    if any(not low <= p <= high for p in lengths) or len(set(lengths)) != len(lengths):
+        parser.error(f"--piece-points: distinct lengths in {low}..{high}, got {lengths}")
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     require_gpu()
-    docs = probe(args.log2, args.widths, args.repeats)
+    docs = probe(args.log2, args.widths, args.repeats, lengths or None)
     env = timing_environment(with_gpu=True)
     write_outputs(args, env, markdown(docs, env), breakdowns=docs)
     return 0
