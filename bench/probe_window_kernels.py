@@ -204,8 +204,7 @@ def main() -> int:
     parser.add_argument("--widths", type=int, nargs="+", default=[20, 22],
                         help=f"window widths, 16..{WIDEST} (default: 20 22; the first is the baseline)")
     parser.add_argument("--piece-points", type=int, nargs="+",
-                        help=f"pieces' least lengths, {low}..{high} (default: msm.cu's, 64; the first is the "
-                             "baseline)")
+                        help=f"pieces' least lengths, {low}..{high} (default: msm.cu's; the first is the baseline)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls a variant after one warm-up (default 3)")
     add_output_arguments(parser, json_help="also write the breakdowns (JSON) here")
     args = parser.parse_args()
