@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm, kernel_ti
 
 from bench_msm import bases_for, random_scalars  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
+from gpu.device import compile_source  # noqa: E402
 from gpu.ntt import MAX_LOG_N  # noqa: E402  (the largest domain: msm_h has 2^MAX_LOG_N - 1 points)
 from gpu_required import require_gpu  # noqa: E402
 from kernel_times import OUTSIDE, time_call  # noqa: E402
@@ -101,17 +102,11 @@ def kernel_text_with_piece_points(points: int) -> str:
     return text.replace(line, PIECE_LINE.format(points))
 
 
-def compile_on_device(text: str, options: tuple):
-    """The CuPy module of a kernel file's text (gpu/device.py compile_source: its options, its cache)."""
-    from gpu import device
-
-    return device.compile_source(text, options)
-
-
 @contextlib.contextmanager
-def piece_points(points: int, compile_text=compile_on_device):
+def piece_points(points: int, compile_text=compile_source):
     """Within: the MSM's kernels built with pieces of at least ``points`` points (the active backend's loads of msm.cu
-    answered by compile_text(its rewritten text, options), the others left to it) and gpu/msm.py's PIECE_MIN_POINTS
+    answered by compile_text(its rewritten text, options), by default gpu/device.py's CuPy build with its options and
+    cache; the others left to the backend) and gpu/msm.py's PIECE_MIN_POINTS
     set to match; both put back after. msm.cu's own length changes nothing."""
     from gpu import msm
     from gpu.points import backend, use_backend
@@ -140,7 +135,7 @@ def label(doc: dict) -> str:
 
 
 def probe(log2: int, widths: list[int], repeats: int, piece_lengths: list[int] | None = None,
-          compile_text=compile_on_device) -> list[dict]:
+          compile_text=compile_source) -> list[dict]:
     """One breakdown a variant, every width with every piece length (default: msm.cu's), in that order: kernel_times'
     document with the width, windows, piece length and points; SystemExit(1) when a variant's result differs from
     the first's."""

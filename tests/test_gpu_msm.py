@@ -222,7 +222,8 @@ def test_emulated_msm_many_equal_scalars_split_into_pieces(emulated):
 
 RANK_TEST_WINDOW_BITS = 16
 """The width at which a digit word's rank field overflows at the fewest points that still emulate in seconds: a
-bucket past 2^(31 - c) - 1 digits (32767 at c = 16) against 16 windows of 2^15 buckets to reduce."""
+bucket past 2^(31 - c) - 1 digits (32767 at c = 16) against 16 windows of 2^15 buckets to reduce. The MSM's and the
+scatter's rank tests use it."""
 
 
 def test_emulated_msm_bucket_past_the_digit_words_ranks(emulated):
@@ -362,10 +363,6 @@ def test_emulated_msm_batch_split_into_small_passes(emulated, monkeypatch):
     assert encode(got, "g1") == encode([expected for *_, expected in cases], "g1")
 
 
-SLICE_TEST_WINDOW_BITS = 16
-"""As RANK_TEST_WINDOW_BITS: the narrowest window whose rank field overflows at a bucket size that emulates in seconds."""
-
-
 def test_emulated_scatter_writes_each_digit_once_over_its_slices(emulated, monkeypatch):
     """gpu/msm.py _sorted_entries (msm_scatter, a launch a slice of the magnitudes): at c = 16 in four slices
     (fronts of 2^13 lines), digit words made as msm_digits makes them, with buckets past the rank field's 32767 on
@@ -376,7 +373,7 @@ def test_emulated_scatter_writes_each_digit_once_over_its_slices(emulated, monke
     from gpu.msm import L2_LINE_BYTES, MSM_KERNELS, _DigitsPlan, _exclusive_sum, _sorted_entries, _table
     from gpu.points import backend, launch
 
-    c = SLICE_TEST_WINDOW_BITS
+    c = RANK_TEST_WINDOW_BITS
     half, overflow, sign = 1 << (c - 1), (1 << (31 - c)) - 1, 1 << 31
     monkeypatch.setattr(gpu.msm, "SCATTER_FRONT_BYTES", (1 << 13) * L2_LINE_BYTES)
     plan = _DigitsPlan((0,), c)  # the slices depend only on c
