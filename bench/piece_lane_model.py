@@ -3,7 +3,8 @@
     python3 bench/piece_lane_model.py [--points 17 22 24] [--window-bits 8 10 12 16] [--seed 1]
 
 msm_piece_sum (gpu/kernels/msm.cu) gives each thread one piece: a bucket's run of sorted points is cut into pieces
-of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points, so every bucket's last piece is short. A warp takes 32
+of max(min_points, ceil(sqrt(run))) points (min_points the pass's: gpu/msm.py _Plan.piece_min_points), so every
+bucket's last piece is short. A warp takes 32
 pieces and runs as long as its longest one; its lanes are busy for sum(lengths) / (32 x max length) of that time.
 Two orders are modelled: pieces in bucket order (msm.cu before msm_piece_keys) and longest first (msm_piece_keys'
 sorted keys, what msm_piece_sum takes now). This script makes the signed digits of uniformly random scalars below r
@@ -23,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gpu.msm import PIECE_MIN_POINTS  # noqa: E402  (msm.cu MSM_PIECE_MIN_POINTS)
+from gpu.msm import _Plan  # noqa: E402
 from reference.field import R  # noqa: E402
 from reference.msm import MAX_WINDOW_BITS, num_windows  # noqa: E402
 
@@ -65,11 +66,11 @@ def bucket_runs(count: int, c: int, rng) -> np.ndarray:
     return np.concatenate(runs)
 
 
-def piece_lengths(runs: np.ndarray) -> np.ndarray:
-    """msm.cu's pieces, bucket by bucket: max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points each, the last shorter."""
+def piece_lengths(runs: np.ndarray, min_points: int) -> np.ndarray:
+    """msm.cu's pieces, bucket by bucket: max(min_points, ceil(sqrt(run))) points each, the last shorter."""
     lengths = []
     for run in runs[runs > 0].tolist():
-        length = max(PIECE_MIN_POINTS, math.isqrt(run - 1) + 1)
+        length = max(min_points, math.isqrt(run - 1) + 1)
         full, rest = divmod(run, length)
         lengths += [length] * full + ([rest] if rest else [])
     return np.array(lengths)
@@ -99,7 +100,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|")
     for log2 in args.points:
         for c in args.window_bits:
-            lengths = piece_lengths(bucket_runs(1 << log2, c, rng))
+            lengths = piece_lengths(bucket_runs(1 << log2, c, rng), _Plan((1 << log2,), c).piece_min_points)
             longest_first = np.sort(lengths)[::-1]
             print(f"| 2^{log2} | {c} | {len(lengths)} | {lengths.mean():.1f} | {100 * lane_share(lengths):.1f}% | "
                   f"{100 * lane_share(longest_first):.1f}% |", flush=True)

@@ -25,7 +25,7 @@ the difference.
 Measured in session 38 (H100, bench/RESULTS_msm.md): the prediction held; with 0017's scatter, session 40: c = 22
 15.0% slower, closed.
 
-The pieces' length (--piece-points, written in session 40, not yet run). msm.cu cuts a bucket's run into pieces of
+The pieces' length (--piece-points, written in session 40). msm.cu cut a bucket's run into pieces of
 max(MSM_PIECE_MIN_POINTS = 64, ceil(sqrt(run))) points, one thread a piece, and msm_bucket_sum adds a bucket's pieces.
 At 2^27 - 1 points and c = 20 a bucket holds about 256 points, so 4 or 5 pieces: msm_bucket_sum then makes about 20 M
 full XYZZ additions over 27 M piece sums of 192 bytes (18.2 ms of the 733.9 ms call on the H100, session 40), while
@@ -35,10 +35,14 @@ is a copy). Prediction (written before the run), G1 at 2^27 - 1, c = 20, against
 follow-up (the length a plan's choice, kept at 64 where the pieces would not fill the GPU, as in the tails) is worth
 writing only if the best length gains at least 1% of the call.
 
+Measured in session 41 (H100, 2026-12-06, bench/RESULTS_msm.md "Session 41"): the prediction held (256: the call
+733.78 -> 724.63 ms, -1.25%; msm_bucket_sum 18.21 -> 5.67, msm_piece_sum +5.54; 128: -5.56 ms; 512: 0.73 ms below
+256), so the least length became the plan's choice (gpu/msm.py LONG_PIECE_MIN_POINTS, LONG_PIECES_MIN_BUCKETS).
+
 The probe raises reference/msm.py's and gpu/msm.py's MAX_WINDOW_BITS (20) to the widest width asked, in its own
 process only, and times MsmEngine.msm(window_bits=c) with bench/kernel_times.py's launch timer (CUDA events around
-every launch; one warm-up, then --repeats calls). A piece length other than msm.cu's compiles msm.cu with its
-MSM_PIECE_MIN_POINTS line rewritten, in this process only (gpu/msm.py PIECE_MIN_POINTS, its plan's bound, follows).
+every launch; one warm-up, then --repeats calls). A piece length given sets every pass's (gpu/msm.py
+_Plan.piece_min_points), in this process only; by default each width runs with the plan's own.
 Variants: every width with every piece length, the first the baseline. Check: every variant's result equals the
 first's, word for word; a mismatch is an error, exit 1.
 """
@@ -46,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -55,7 +58,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm, kernel_ti
 
 from bench_msm import bases_for, random_scalars  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
-from gpu.device import compile_source  # noqa: E402
 from gpu.ntt import MAX_LOG_N  # noqa: E402  (the largest domain: msm_h has 2^MAX_LOG_N - 1 points)
 from gpu_required import require_gpu  # noqa: E402
 from kernel_times import OUTSIDE, time_call  # noqa: E402
@@ -83,50 +85,23 @@ def raised_window_limit(widest: int):
     return restore
 
 
-PIECE_LINE = "#define MSM_PIECE_MIN_POINTS {}"
-"""msm.cu's line that sets the pieces' least length (gpu/msm.py PIECE_MIN_POINTS mirrors it)."""
 PIECE_POINTS_RANGE = (16, 4096)
-"""The piece lengths the probe accepts: from a quarter of msm.cu's to runs longer than any bucket's at c = 20."""
-
-
-def kernel_text_with_piece_points(points: int) -> str:
-    """gpu/kernels/msm.cu's text with MSM_PIECE_MIN_POINTS set to ``points``; ValueError unless its line is there
-    once."""
-    from gpu import msm
-    from gpu.device import KERNEL_DIR
-
-    text = (KERNEL_DIR / msm.MSM_KERNELS).read_text()
-    line = PIECE_LINE.format(msm.PIECE_MIN_POINTS)
-    if text.count(line) != 1:
-        raise ValueError(f"{msm.MSM_KERNELS}: the line '{line}' is not there exactly once")
-    return text.replace(line, PIECE_LINE.format(points))
+"""The piece lengths the probe accepts: from a quarter of gpu/msm.py's PIECE_MIN_POINTS to runs longer than any
+bucket's at c = 20."""
 
 
 @contextlib.contextmanager
-def piece_points(points: int, compile_text=compile_source):
-    """Within: the MSM's kernels built with pieces of at least ``points`` points (the active backend's loads of msm.cu
-    answered by compile_text(its rewritten text, options), by default gpu/device.py's CuPy build with its options and
-    cache; the others left to the backend) and gpu/msm.py's PIECE_MIN_POINTS
-    set to match; both put back after. msm.cu's own length changes nothing."""
+def piece_points(points: int):
+    """Within: every pass cuts its buckets' runs into pieces of at least ``points`` points (gpu/msm.py
+    _Plan.piece_min_points, which msm.cu's piece kernels take as an argument, set to it); put back after."""
     from gpu import msm
-    from gpu.points import backend, use_backend
 
-    if points == msm.PIECE_MIN_POINTS:
-        yield
-        return
-    text = kernel_text_with_piece_points(points)
-    base = backend()
-
-    def load(cu_file: str, options: tuple = ()):
-        return compile_text(text, tuple(options)) if cu_file == msm.MSM_KERNELS else base.load(cu_file, options)
-
-    saved = msm.PIECE_MIN_POINTS
-    msm.PIECE_MIN_POINTS = points
+    saved = msm._Plan.__dict__["piece_min_points"]
+    msm._Plan.piece_min_points = property(lambda plan: points)
     try:
-        with use_backend(dataclasses.replace(base, load=load)):
-            yield
+        yield
     finally:
-        msm.PIECE_MIN_POINTS = saved
+        msm._Plan.piece_min_points = saved
 
 
 def label(doc: dict) -> str:
@@ -134,15 +109,13 @@ def label(doc: dict) -> str:
     return f"c = {doc['window_bits']}" + (f", pieces >= {doc['piece_points']}" if doc.get("varies_pieces") else "")
 
 
-def probe(log2: int, widths: list[int], repeats: int, piece_lengths: list[int] | None = None,
-          compile_text=compile_source) -> list[dict]:
-    """One breakdown a variant, every width with every piece length (default: msm.cu's), in that order: kernel_times'
-    document with the width, windows, piece length and points; SystemExit(1) when a variant's result differs from
-    the first's."""
+def probe(log2: int, widths: list[int], repeats: int, piece_lengths: list[int] | None = None) -> list[dict]:
+    """One breakdown a variant, every width with every piece length (default: the plan's own), in that order:
+    kernel_times' document with the width, windows, piece length and points; SystemExit(1) when a variant's result
+    differs from the first's."""
     from gpu import msm
     from gpu.points import G1_GROUP, backend
 
-    piece_lengths = piece_lengths or [msm.PIECE_MIN_POINTS]
     n = (1 << log2) - 1  # msm_h's size: the H query has n - 1 points
     bases = bases_for(G1_GROUP, n, seed=1)
     scalars = random_scalars(1, n, seed=log2)[0]
@@ -151,10 +124,10 @@ def probe(log2: int, widths: list[int], repeats: int, piece_lengths: list[int] |
     docs, first = [], None
     try:
         for c in widths:
-            for points in piece_lengths:
+            for points in piece_lengths or [msm._Plan((n,), c).piece_min_points]:
                 variant = {"window_bits": c, "windows": num_windows(c), "piece_points": points, "points": n,
-                           "varies_pieces": len(piece_lengths) > 1}
-                with piece_points(points, compile_text):
+                           "varies_pieces": len(piece_lengths or ()) > 1}
+                with piece_points(points):
                     result = backend().xp.asnumpy(engine.msm(scalars, montgomery=True, window_bits=c))
                     if first is None:
                         first = variant, result
@@ -199,7 +172,7 @@ def main() -> int:
     parser.add_argument("--widths", type=int, nargs="+", default=[20, 22],
                         help=f"window widths, 16..{WIDEST} (default: 20 22; the first is the baseline)")
     parser.add_argument("--piece-points", type=int, nargs="+",
-                        help=f"pieces' least lengths, {low}..{high} (default: msm.cu's; the first is the baseline)")
+                        help=f"pieces' least lengths, {low}..{high} (default: the plan's; the first is the baseline)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls a variant after one warm-up (default 3)")
     add_output_arguments(parser, json_help="also write the breakdowns (JSON) here")
     args = parser.parse_args()

@@ -61,7 +61,21 @@ short double-and-add; the segments of a window are then tree-summed."""
 SUM_FOLD = 16
 """Points one thread adds per pass of the tree reduction (sum_groups)."""
 PIECE_MIN_POINTS = 64
-"""msm.cu MSM_PIECE_MIN_POINTS: a bucket's run is cut into pieces of max(64, ceil(sqrt(run)))."""
+"""A bucket's run is cut into pieces of max(min_points, ceil(sqrt(run))) points (msm.cu piece_length): this many
+unless the pass has LONG_PIECES_MIN_BUCKETS buckets (_Plan.piece_min_points)."""
+LONG_PIECE_MIN_POINTS = 256
+"""min_points in a pass of LONG_PIECES_MIN_BUCKETS buckets or more. A bucket's pieces are summed again, in full XYZZ
+additions (msm_bucket_sum), so longer pieces trade those for the pieces' cheaper mixed ones. Measured at G1 2^27 - 1,
+c = 20 (bench/probe_window_kernels.py --piece-points, H100, 2026-12-06, bench/RESULTS_msm.md session 41): a call
+took 733.78 ms at 64, 728.22 at 128, 724.63 at 256 (msm_bucket_sum 18.21 -> 5.67 ms, msm_piece_sum 609.51 -> 615.05)
+and 723.90 at 512; 256, not 512: within a millisecond, with half the serial additions where skewed scalars make
+long runs."""
+LONG_PIECES_MIN_BUCKETS = 1 << 22
+"""Buckets from which a pass takes LONG_PIECE_MIN_POINTS. Long pieces leave about a thread a bucket: with 2^22 buckets
+that is still 62 waves of the 67,584 msm_piece_sum_g1 threads an H100 or H200 holds (132 SMs x 4 blocks of 128), so
+the longest-first order keeps the last wave short. Fewer buckets keep pieces of 64: 2^17 points at c = 10 make
+13,312 buckets of about 256 points, 53 K threads in pieces of 64, 13 K (a fifth of the GPU) in pieces of 256.
+msm_h's passes at c = 20 have 13 x 2^19 = 6.8 M."""
 PIECE_ORDER_WORDS = 4
 """Scratch words a piece's sort key takes: the u64 key and as much again for the sort's buffer (CuPy's radix sort)."""
 MEASURED_WINDOW_BITS = (10,)
@@ -225,10 +239,15 @@ class _Plan:
         edges = [1 + magnitudes * k // slices for k in range(slices + 1)]
         return list(zip(edges, edges[1:]))
 
+    @property
+    def piece_min_points(self) -> int:
+        """msm.cu's min_points: the least length of a piece (LONG_PIECES_MIN_BUCKETS says why it grows)."""
+        return LONG_PIECE_MIN_POINTS if self.buckets >= LONG_PIECES_MIN_BUCKETS else PIECE_MIN_POINTS
+
     def device_bytes(self, group: Group) -> int:
         """Upper bound of the pass's scratch memory."""
         entries = self.digits
-        pieces = self.buckets + entries // PIECE_MIN_POINTS
+        pieces = self.buckets + entries // self.piece_min_points
         words = 2 * entries + 5 * (self.buckets + 1) + PIECE_ORDER_WORDS * pieces
         window_rows = self.jobs * self.windows
         points = pieces + self.buckets + 2 * window_rows * self.reduction_segments + window_rows
@@ -440,17 +459,18 @@ def _bucket_sums(table, make_digits, plan: _Plan, group: Group):
     sorted_entries = _sorted_entries(module, table, plan, digits, offsets)
     del digits, counts
     pieces = xp.empty(plan.buckets, dtype=xp.uint32)
-    launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), pieces)
+    min_points = u32(plan.piece_min_points)
+    launch(module, "msm_piece_count", plan.buckets, offsets, u32(plan.buckets), min_points, pieces)
     piece_offsets = _exclusive_sum(pieces)
     total_pieces = int(piece_offsets[-1])
     # A warp runs as long as its longest piece: threads take the pieces longest first (sorted keys), so that a warp's
     # lanes add about as many points each (bench/piece_lane_model.py; the sums still land in piece order).
     piece_order = xp.empty(max(total_pieces, 1), dtype=xp.uint64)
-    launch(module, "msm_piece_keys", plan.buckets, offsets, piece_offsets, u32(plan.buckets), piece_order)
+    launch(module, "msm_piece_keys", plan.buckets, offsets, piece_offsets, u32(plan.buckets), min_points, piece_order)
     piece_order.sort()
     piece_sums = xp.empty((max(total_pieces, 1), group.xyzz_words), dtype=xp.uint32)
     launch(module, group.kernel("msm_piece_sum"), total_pieces, table, u32(plan.buckets_per_job), sorted_entries,
-           offsets, piece_offsets, piece_order, u32(plan.buckets), u32(total_pieces), piece_sums)
+           offsets, piece_offsets, piece_order, u32(plan.buckets), u32(total_pieces), min_points, piece_sums)
     del sorted_entries, piece_order
     bucket_sums = xp.empty((plan.buckets, group.xyzz_words), dtype=xp.uint32)
     launch(module, group.kernel("msm_bucket_sum"), plan.buckets, piece_sums, piece_offsets, u32(plan.buckets),

@@ -209,15 +209,32 @@ def test_emulated_msm_forced_windows_and_montgomery_scalars(emulated, window_bit
     assert encode(gpu_msm(points, rows, "g1", window_bits=window_bits, montgomery=True), "g1") == expected
 
 
-def test_emulated_msm_many_equal_scalars_split_into_pieces(emulated):
-    """A bucket far larger than a piece (150 points, pieces of 64) and a window carry chain."""
-    words, logs = known_log_bases(150, "g1", "pieces")
-    from gpu.msm import MsmEngine
+@pytest.mark.parametrize("long_pieces", [False, True])
+def test_emulated_msm_many_equal_scalars_split_into_pieces(emulated, monkeypatch, long_pieces):
+    """A bucket far larger than a piece and a window carry chain: 600 points, in pieces of 64 (10 pieces, the last of
+    24 points) or, with every pass's buckets made enough for long pieces, of 256 (2 full ones and one of 88)."""
+    from gpu import msm
 
-    engine = MsmEngine(words, G1_GROUP)
-    scalars = [(1 << 200) - 1] * 150
+    if long_pieces:
+        monkeypatch.setattr(msm, "LONG_PIECES_MIN_BUCKETS", 1)
+    words, logs = known_log_bases(600, "g1", "pieces")
+    engine = msm.MsmEngine(words, G1_GROUP)
+    scalars = [(1 << 200) - 1] * 600
     got = engine.msm_ints([scalars])
     assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
+
+
+@pytest.mark.parametrize(("counts", "window_bits", "min_points"), [
+    (((1 << 27) - 1,), 20, 256),  # msm_h at 2^27: 13 x 2^19 buckets
+    ((1 << 17,), 10, 64),  # 26 x 2^9 = 13,312 buckets of about 256 points
+    ((1 << 20,) * 8, 16, 256),  # 8 jobs x 16 x 2^15: exactly 2^22 buckets
+    ((1 << 20,) * 7, 16, 64),  # one job fewer
+])
+def test_plan_takes_long_pieces_from_its_bucket_count(counts, window_bits, min_points):
+    """_Plan.piece_min_points: 256 from 2^22 buckets a pass on (gpu/msm.py LONG_PIECES_MIN_BUCKETS), else 64."""
+    from gpu.msm import _Plan
+
+    assert _Plan(counts, window_bits).piece_min_points == min_points
 
 
 RANK_TEST_WINDOW_BITS = 16
@@ -241,30 +258,42 @@ def test_emulated_msm_bucket_past_the_digit_words_ranks(emulated):
     assert encode(got, "g1") == encode([expected_from_logs(logs, scalars, "g1")], "g1")
 
 
-def test_emulated_piece_keys_list_every_piece_once_longest_first(emulated):
-    """msm_piece_keys, sorted: the pieces of buckets of 0, 1, 3, 64, 65, 130 and 5000 points, cut by the rule
-    max(64, ceil(sqrt(run))) (counted naively here), come out longest first, ties in index order, each once; the
-    keys' low words are the piece indices msm_piece_sum takes."""
+PIECE_RUNS = [0, 1, 3, 64, 65, 130, 256, 300, 5000, 70000]
+"""Bucket runs for msm_piece_count and msm_piece_keys: empty, shorter and longer than both least lengths, and runs whose
+root (71 and 265) passes them."""
+
+
+@pytest.mark.parametrize(("min_points", "pieces_per_bucket"), [
+    (64, [0, 1, 1, 1, 2, 3, 4, 5, 71, 265]),
+    (256, [0, 1, 1, 1, 1, 1, 1, 2, 20, 265]),
+])
+def test_emulated_piece_keys_list_every_piece_once_longest_first(emulated, min_points, pieces_per_bucket):
+    """msm_piece_count gives each bucket of PIECE_RUNS its pieces, counted by hand above; msm_piece_keys, sorted, lists
+    them longest first, ties in index order, each once, lengths max(min_points, ceil(sqrt(run))) (counted naively
+    here) and the last piece of a bucket shorter; the keys' low words are the piece indices msm_piece_sum takes."""
     import math
 
     from gpu.msm import MSM_KERNELS
     from gpu.points import launch, u32
 
-    runs = [0, 1, 3, 64, 65, 130, 5000]
     lengths = []  # (length, piece index) in piece order, bucket by bucket
-    for run in runs:
-        length = max(64, math.isqrt(run - 1) + 1) if run else 64
+    for run in PIECE_RUNS:
+        length = max(min_points, math.isqrt(run - 1) + 1) if run else min_points
         full, rest = divmod(run, length)
         lengths += [length] * full + ([rest] if rest else [])
-    pieces_per_bucket = [-(-run // max(64, math.isqrt(run - 1) + 1)) if run else 0 for run in runs]
-    offsets = np.concatenate([[0], np.cumsum(runs)]).astype(np.uint32)
+    module = G1_GROUP.module(MSM_KERNELS)
+    buckets = u32(len(PIECE_RUNS))
+    offsets = np.concatenate([[0], np.cumsum(PIECE_RUNS)]).astype(np.uint32)
+    counted = np.zeros(len(PIECE_RUNS), dtype=np.uint32)
+    launch(module, "msm_piece_count", len(PIECE_RUNS), offsets, buckets, u32(min_points), counted)
+    assert counted.tolist() == pieces_per_bucket and sum(pieces_per_bucket) == len(lengths)
     piece_offsets = np.concatenate([[0], np.cumsum(pieces_per_bucket)]).astype(np.uint32)
     keys = np.zeros(len(lengths), dtype=np.uint64)
-    launch(G1_GROUP.module(MSM_KERNELS), "msm_piece_keys", len(runs), offsets, piece_offsets, u32(len(runs)), keys)
+    launch(module, "msm_piece_keys", len(PIECE_RUNS), offsets, piece_offsets, buckets, u32(min_points), keys)
     keys.sort()
     order = [int(k) & 0xFFFFFFFF for k in keys]
     assert order == sorted(range(len(lengths)), key=lambda piece: (-lengths[piece], piece))
-    assert [lengths[piece] for piece in order][:3] == [71, 71, 71] and lengths[order[-1]] == 1
+    assert lengths[order[0]] == 265 and lengths[order[-1]] == 1
 
 
 def test_emulated_msm_empty_and_all_identity(emulated):

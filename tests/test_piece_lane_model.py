@@ -29,10 +29,11 @@ def test_bucket_runs_count_reference_signed_digits(c):
 
 
 def test_pieces_and_lane_share_by_hand():
-    """Runs of 150 and 5000 points: pieces 64, 64, 22 (the old minimum of 64) and 70 of 71 plus 30 (ceil(sqrt(5000)) =
-    71); a warp of 31 pieces of 64 and one of 1 keeps (31 * 64 + 1) / (32 * 64) of its lanes busy."""
-    lengths = model.piece_lengths(np.array([150, 0, 5000]))
-    assert lengths.tolist() == [64, 64, 22] + [71] * 70 + [30]
+    """Runs of 150 and 5000 points: at least 64 a piece, pieces 64, 64, 22 and 70 of 71 plus 30 (ceil(sqrt(5000)) =
+    71); at least 256, 150 and 19 of 256 plus 136; a warp of 31 pieces of 64 and one of 1 keeps (31 * 64 + 1) /
+    (32 * 64) of its lanes busy."""
+    assert model.piece_lengths(np.array([150, 0, 5000]), 64).tolist() == [64, 64, 22] + [71] * 70 + [30]
+    assert model.piece_lengths(np.array([150, 0, 5000]), 256).tolist() == [150] + [256] * 19 + [136]
     assert model.lane_share(np.array([64] * 32 + [64] * 31 + [1])) == pytest.approx((32 * 64 + 31 * 64 + 1) / (64 * 64))
 
 

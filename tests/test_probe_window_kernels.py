@@ -1,15 +1,13 @@
 """bench/probe_window_kernels.py on the CPU: its widths and piece lengths are checked against each other on the kernels'
-host build, the window limit and the piece length it sets come back, msm.cu is rewritten in one line only, its table
-reads a point-window's cost, and bad arguments are usage errors."""
+host build, the window limit and the piece length it sets come back, its table reads a point-window's cost, and bad
+arguments are usage errors."""
 from __future__ import annotations
 
 import pytest
 
 import reference.msm as reference_msm
-from conftest import assert_usage_errors, bench_module, ec_host_module
+from conftest import assert_usage_errors, bench_module
 from gpu import msm
-from gpu.device import KERNEL_DIR
-from gpu.points import Backend, backend, use_backend
 
 probe = bench_module("probe_window_kernels")
 
@@ -92,79 +90,36 @@ def test_bad_arguments_are_usage_errors():
     ])  # its outputs' folders: tests/test_bench_cli.py, as every script's
 
 
-def test_the_kernel_text_changes_in_the_piece_line_only(monkeypatch):
-    original = (KERNEL_DIR / msm.MSM_KERNELS).read_text().splitlines()
-    rewritten = probe.kernel_text_with_piece_points(256).splitlines()
-    changed = [(a, b) for a, b in zip(original, rewritten) if a != b]
-    assert len(original) == len(rewritten) and changed == [
-        ("#define MSM_PIECE_MIN_POINTS 64", "#define MSM_PIECE_MIN_POINTS 256")]
-    monkeypatch.setattr(msm, "PIECE_MIN_POINTS", 65)  # the mirror out of step with msm.cu: its line is not found
-    with pytest.raises(ValueError, match="not there exactly once"):
-        probe.kernel_text_with_piece_points(256)
+def test_piece_points_set_every_plans_length_and_come_back():
+    """Within piece_points(2) every plan, small or msm_h's, cuts pieces of at least 2 points; after (an error inside
+    too) each plan takes its own length again: 64 for 2^10 - 1 points at c = 8, 256 for msm_h's at c = 20."""
+    small, large = msm._Plan((1023,), 8), msm._Plan(((1 << 27) - 1,), 20)
+    with pytest.raises(RuntimeError, match="inside"):
+        with probe.piece_points(2):
+            assert small.piece_min_points == large.piece_min_points == 2
+            raise RuntimeError("inside")
+    assert (small.piece_min_points, large.piece_min_points) == (msm.PIECE_MIN_POINTS, msm.LONG_PIECE_MIN_POINTS)
+    assert (msm.PIECE_MIN_POINTS, msm.LONG_PIECE_MIN_POINTS) == (64, 256)
 
 
-def test_piece_points_answer_msm_cu_loads_only_and_come_back():
-    """Within piece_points(256): msm.cu's loads get compile_text's module of the rewritten text, other files the
-    active backend's; PIECE_MIN_POINTS follows, and both come back after, an error inside too. 64 changes nothing."""
-    compiled = []
-
-    def compile_text(text, options):
-        compiled.append((text.count("#define MSM_PIECE_MIN_POINTS 256"), options))
-        return "rewritten module"
-
-    outer = Backend(xp=None, load=lambda cu_file, options: f"{cu_file} as built", launch=print, check=print,
-                    reserve=print, address=id)
-    with use_backend(outer):
-        with pytest.raises(RuntimeError, match="inside"):
-            with probe.piece_points(256, compile_text):
-                assert msm.PIECE_MIN_POINTS == 256
-                assert backend().load(msm.MSM_KERNELS, ("-DEC_GROUP=1",)) == "rewritten module"
-                assert backend().load("batch_add.cu", ()) == "batch_add.cu as built"
-                assert backend().launch is outer.launch
-                raise RuntimeError("inside")
-        assert compiled == [(1, ("-DEC_GROUP=1",))]
-        assert msm.PIECE_MIN_POINTS == 64 and backend() is outer
-        with probe.piece_points(64, compile_text):
-            assert backend() is outer and msm.PIECE_MIN_POINTS == 64
-    assert len(compiled) == 1
-
-
-def test_piece_lengths_are_checked_against_each_other(kernel_emulation, monkeypatch, tmp_path):
-    """probe() on 2^10 - 1 points at c = 8 with pieces of 64 (msm.cu's) and of 2 or more (buckets of ~8 points then
-    cut in 3): the host build of the rewritten msm.cu is the one msm_piece_sum runs on, with more pieces than buckets,
-    and its sum equals msm.cu's (else SystemExit(1))."""
+def test_piece_lengths_are_checked_against_each_other(kernel_emulation, monkeypatch):
+    """probe() on 2^10 - 1 points at c = 8, with the plan's pieces (64 points or more) and with pieces of 2 or more
+    (buckets of ~8 points then cut in 3): msm_piece_sum runs on more pieces than buckets in the second, and its sum
+    equals the first's (else SystemExit(1))."""
     monkeypatch.setattr(probe, "time_call", _one_call)
-    ec_host = ec_host_module()
-    folder = tmp_path / "kernels"
-    folder.mkdir()
-    for header in KERNEL_DIR.glob("*.cuh"):
-        (folder / header.name).write_bytes(header.read_bytes())
     pieces = []
+    real_launch = msm.launch
 
-    class Recording:
-        def __init__(self, library):
-            self.library = library
+    def counting_launch(module, kernel, threads, *args):
+        if kernel == "msm_piece_sum_g1":
+            pieces.append(int(args[7]))  # total_pieces
+        real_launch(module, kernel, threads, *args)
 
-        def get_function(self, name):
-            kernel = ec_host._HostKernel(self.library, name)
-            if name != "msm_piece_sum_g1":
-                return kernel
-
-            def run(grid, block, args, shared_mem=0):
-                pieces.append(int(args[7]))  # total_pieces
-                kernel(grid, block, args, shared_mem)
-
-            return run
-
-    def host_compile(text, options):
-        (folder / msm.MSM_KERNELS).write_text(text)
-        with monkeypatch.context() as scoped:
-            scoped.setattr(ec_host, "KERNEL_DIR", folder)
-            return Recording(ec_host.host_library.__wrapped__(msm.MSM_KERNELS))  # not the cached build of msm.cu
-
+    monkeypatch.setattr(msm, "launch", counting_launch)
     with kernel_emulation("msm.cu"):
-        docs = probe.probe(10, [8], repeats=1, piece_lengths=[64, 2], compile_text=host_compile)
+        docs = probe.probe(10, [8], repeats=1, piece_lengths=[64, 2])
+        default = probe.probe(10, [8], repeats=1)
     assert [(d["window_bits"], d["piece_points"]) for d in docs] == [(8, 64), (8, 2)]
+    assert [(d["piece_points"], d["varies_pieces"]) for d in default] == [(64, False)]
     buckets = reference_msm.num_windows(8) << 7
-    assert pieces and all(p > buckets for p in pieces), (pieces, buckets)
-    assert msm.PIECE_MIN_POINTS == 64
+    assert len(pieces) == 6 and all(p <= buckets for p in pieces[:2]) and all(p > buckets for p in pieces[2:4])

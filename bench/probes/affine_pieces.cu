@@ -81,8 +81,8 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
                                                const unsigned int* sorted, const unsigned int* offsets,
                                                const unsigned int* piece_offsets,
                                                const unsigned long long* piece_order, unsigned int buckets,
-                                               unsigned int total_pieces, unsigned int* acc_words,
-                                               unsigned int* prefix_words, unsigned int* cursor_words,
+                                               unsigned int total_pieces, unsigned int min_points,
+                                               unsigned int* acc_words, unsigned int* prefix_words, unsigned int* cursor_words,
                                                unsigned int* piece_sums) {
     if (tid >= threads) return;
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
@@ -100,7 +100,8 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
             lane_cursor_t c{0, 0, 0, 0};
             if (rank < total_pieces) {
                 unsigned int piece = (unsigned int)piece_order[rank];  // the key's low word, as msm_piece_sum
-                const piece_entries_t run = piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job);
+                const piece_entries_t run =
+                    piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
                 c = lane_cursor_t{run.first, run.last, piece, run.job};
                 steps = run.last - run.first > steps ? run.last - run.first : steps;
             }
@@ -180,10 +181,11 @@ __host__ __device__ void xyzz_to_affine_body(ec_index_t tid, const unsigned int*
     unsigned int threads, unsigned int lanes, const unsigned long long* job_table, unsigned int buckets_per_job,  \
         const unsigned int* sorted, const unsigned int* offsets, const unsigned int* piece_offsets,               \
         const unsigned long long* piece_order, unsigned int buckets, unsigned int total_pieces,                   \
-        unsigned int* acc_words, unsigned int* prefix_words, unsigned int* cursor_words, unsigned int* piece_sums
+        unsigned int min_points, unsigned int* acc_words, unsigned int* prefix_words, unsigned int* cursor_words,  \
+        unsigned int* piece_sums
 #define AFFINE_PIECE_SUM_ARGS                                                                                     \
     threads, lanes, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets,            \
-        total_pieces, acc_words, prefix_words, cursor_words, piece_sums
+        total_pieces, min_points, acc_words, prefix_words, cursor_words, piece_sums
 
 #ifdef PROBE_HOST
 // Host build (tests/test_probe_affine_pieces.py): every thread's body, one after another, with the binary GCD's

@@ -16,10 +16,11 @@ __host__ __device__ void fp64_piece_sum_body(ec_index_t tid, const unsigned long
                                              unsigned int buckets_per_job, const unsigned int* sorted,
                                              const unsigned int* offsets, const unsigned int* piece_offsets,
                                              const unsigned long long* piece_order, unsigned int buckets,
-                                             unsigned int total_pieces, unsigned int* piece_sums) {
+                                             unsigned int total_pieces, unsigned int min_points,
+                                             unsigned int* piece_sums) {
     if (tid >= total_pieces) return;
     const unsigned int piece = (unsigned int)piece_order[tid];  // the key's low word, as msm_piece_sum
-    const piece_entries_t run = piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job);
+    const piece_entries_t run = piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
     const g1_affine_t* points = ec_affine<fq_t>(reinterpret_cast<const unsigned int*>(table[run.job].bases));
     fq64_xyzz_t acc = fq64_from_xyzz(g1_xyzz_t::identity());
@@ -34,9 +35,10 @@ __host__ __device__ void fp64_piece_sum_body(ec_index_t tid, const unsigned long
 #define FP64_PIECE_SUM_PARAMS                                                                                     \
     const unsigned long long *job_table, unsigned int buckets_per_job, const unsigned int *sorted,              \
         const unsigned int *offsets, const unsigned int *piece_offsets, const unsigned long long *piece_order,   \
-        unsigned int buckets, unsigned int total_pieces, unsigned int *piece_sums
+        unsigned int buckets, unsigned int total_pieces, unsigned int min_points, unsigned int *piece_sums
 #define FP64_PIECE_SUM_ARGS \
-    job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets, total_pieces, piece_sums
+    job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets, total_pieces, min_points, \
+        piece_sums
 
 #ifdef PROBE_HOST
 // Host build (tests/test_probe_fp64_pieces.py): every piece's thread, one after another.

@@ -10,10 +10,10 @@ struct piece_entries_t {
 
 __host__ __device__ inline piece_entries_t piece_entries(unsigned int piece, const unsigned int* offsets,
                                                          const unsigned int* piece_offsets, unsigned int buckets,
-                                                         unsigned int buckets_per_job) {
+                                                         unsigned int buckets_per_job, unsigned int min_points) {
     const unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
     const unsigned int run_start = offsets[bucket], run_end = offsets[bucket + 1];
-    const unsigned int length = piece_length(run_end - run_start);
+    const unsigned int length = piece_length(run_end - run_start, min_points);
     const unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
     return piece_entries_t{first, first + length < run_end ? first + length : run_end, bucket / buckets_per_job};
 }

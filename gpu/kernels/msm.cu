@@ -13,8 +13,8 @@
 //   2. (host) offsets    exclusive prefix sum of the histogram (cupy.cumsum)
 //   3. msm_scatter       counting sort: (job, window, |digit|) bucket -> list of (point index, sign); a launch
 //                        a slice of the magnitudes (gpu/msm.py _Plan.scatter_slices: 4 at c = 20)
-//   4. msm_piece_count   a bucket's run is cut into pieces of ~sqrt(run) points, so a bucket that
-//                        holds many points (equal scalars) does not serialise one thread
+//   4. msm_piece_count   a bucket's run is cut into pieces of ~sqrt(run) points (at least the pass's min_points),
+//                        so a bucket that holds many points (equal scalars) does not serialise one thread
 //   5. msm_piece_keys    each piece's length and index in one sort key; (host) sorted (cupy), so that a warp's 32
 //                        threads take pieces of equal length: a warp runs as long as its longest piece
 //   6. msm_piece_sum     one thread per piece, in that order: mixed additions over its points
@@ -32,8 +32,6 @@
 #define MSM_POINT_MASK 0x7fffffffu
 #define FR_LIMBS 8
 #define LIMB_BITS 32
-// A bucket's run is cut into pieces of max(MSM_PIECE_MIN_POINTS, ceil(sqrt(run))) points.
-#define MSM_PIECE_MIN_POINTS 64
 
 // Row j of a pass's job table (gpu/msm.py _job_table writes it, one u64 per field): device addresses
 // of the job's scalars (count x 8 u32), bases (affine points) and index list (u32 per scalar, or 0:
@@ -144,31 +142,33 @@ __host__ __device__ inline unsigned int ceil_sqrt(unsigned int x) {
     return (unsigned int)hi;
 }
 
-// Points per piece for a bucket of `run` points.
-__host__ __device__ inline unsigned int piece_length(unsigned int run) {
+// Points per piece for a bucket of `run` points: max(min_points, ceil(sqrt(run))), min_points the pass's choice
+// (gpu/msm.py _Plan.piece_min_points).
+__host__ __device__ inline unsigned int piece_length(unsigned int run, unsigned int min_points) {
     unsigned int root = ceil_sqrt(run);
-    return root > MSM_PIECE_MIN_POINTS ? root : MSM_PIECE_MIN_POINTS;
+    return root > min_points ? root : min_points;
 }
 
 // pieces[b] = ceil(run_b / piece_length(run_b)), run_b = offsets[b + 1] - offsets[b].
 __host__ __device__ void msm_piece_count_body(ec_index_t tid, const unsigned int* offsets, unsigned int buckets,
-                                              unsigned int* pieces) {
+                                              unsigned int min_points, unsigned int* pieces) {
     if (tid >= buckets) return;
     unsigned int run = offsets[tid + 1] - offsets[tid];
-    unsigned int length = piece_length(run);
+    unsigned int length = piece_length(run, min_points);
     pieces[tid] = (run + length - 1) / length;
 }
-EC_KERNEL(msm_piece_count, (const unsigned int* offsets, unsigned int buckets, unsigned int* pieces),
-          (EC_TID, offsets, buckets, pieces))
+EC_KERNEL(msm_piece_count,
+          (const unsigned int* offsets, unsigned int buckets, unsigned int min_points, unsigned int* pieces),
+          (EC_TID, offsets, buckets, min_points, pieces))
 
 // keys[piece] = ec_work_key(its points, piece) for every piece of bucket tid: its full pieces, then the last, shorter
 // one (a pass has fewer than 2^32 digits, so fewer pieces). Sorted, they list the pieces longest first.
 __host__ __device__ void msm_piece_keys_body(ec_index_t tid, const unsigned int* offsets,
                                              const unsigned int* piece_offsets, unsigned int buckets,
-                                             unsigned long long* keys) {
+                                             unsigned int min_points, unsigned long long* keys) {
     if (tid >= buckets) return;
     unsigned int run = offsets[tid + 1] - offsets[tid];
-    unsigned int length = piece_length(run);
+    unsigned int length = piece_length(run, min_points);
     for (unsigned int piece = piece_offsets[tid], first = 0; piece < piece_offsets[tid + 1]; ++piece, first += length) {
         unsigned int points = run - first < length ? run - first : length;
         keys[piece] = ec_work_key(points, piece);
@@ -176,8 +176,8 @@ __host__ __device__ void msm_piece_keys_body(ec_index_t tid, const unsigned int*
 }
 EC_KERNEL(msm_piece_keys,
           (const unsigned int* offsets, const unsigned int* piece_offsets, unsigned int buckets,
-           unsigned long long* keys),
-          (EC_TID, offsets, piece_offsets, buckets, keys))
+           unsigned int min_points, unsigned long long* keys),
+          (EC_TID, offsets, piece_offsets, buckets, min_points, keys))
 
 // The bucket b with piece_offsets[b] <= piece < piece_offsets[b + 1] (binary search; the array
 // is non-decreasing and has buckets + 1 entries).
@@ -199,13 +199,14 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
                                             unsigned int buckets_per_job, const unsigned int* sorted,
                                             const unsigned int* offsets, const unsigned int* piece_offsets,
                                             const unsigned long long* piece_order, unsigned int buckets,
-                                            unsigned int total_pieces, unsigned int* piece_sums) {
+                                            unsigned int total_pieces, unsigned int min_points,
+                                            unsigned int* piece_sums) {
     if (tid >= total_pieces) return;
     unsigned int piece = (unsigned int)piece_order[tid];  // the key's low word
     unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
     unsigned int run_start = offsets[bucket];
     unsigned int run_end = offsets[bucket + 1];
-    unsigned int length = piece_length(run_end - run_start);
+    unsigned int length = piece_length(run_end - run_start, min_points);
     unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
     unsigned int last = first + length < run_end ? first + length : run_end;
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
@@ -225,10 +226,10 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
     (const unsigned long long* job_table, unsigned int buckets_per_job, const unsigned int* sorted,   \
      const unsigned int* offsets, const unsigned int* piece_offsets,                                  \
      const unsigned long long* piece_order, unsigned int buckets, unsigned int total_pieces,          \
-     unsigned int* piece_sums)
+     unsigned int min_points, unsigned int* piece_sums)
 #define MSM_PIECE_SUM_ARGS                                                                               \
     (EC_TID, job_table, buckets_per_job, sorted, offsets, piece_offsets, piece_order, buckets, total_pieces, \
-     piece_sums)
+     min_points, piece_sums)
 // The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 4 blocks,
 // 16 warps, an SM (128 registers): with the running sum in shared memory (accumulator_slot) they fit, and 2.2-2.3%
 // faster than 3 blocks (bench/RESULTS_msm.md, "s, r and r2 in one call"). Unbounded, ptxas gave them 176 registers
