@@ -168,7 +168,7 @@ def limiting_shared_memory(launch: Launch, blocks: int) -> tuple[int, int]:
     ``blocks`` blocks an SM; the blocks an SM it keeps without any)."""
     from cupy.cuda import driver
 
-    function = backend().load(*launch.module).get_function(launch.kernel)
+    function = backend().load(*launch.module).get_function(launch.kernel).kernel  # RawKernel's loaded CUfunction
 
     def resident(shared: int) -> int:
         return driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, THREADS_PER_BLOCK, shared)
