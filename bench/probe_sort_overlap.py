@@ -176,6 +176,8 @@ def limiting_shared_memory(launch: Launch, blocks: int) -> tuple[int, int]:
     own, shared = resident(0), 0
     while resident(shared) > blocks:
         shared += SHARED_MEMORY_STEP
+    # A launch may ask for more than the default 48 KiB of dynamic shared memory only once its function allows it.
+    backend().load(*launch.module).get_function(launch.kernel).max_dynamic_shared_size_bytes = shared
     return shared, own
 
 
@@ -197,6 +199,8 @@ def probe(log2: int, repeats: int) -> dict:
     scratch = SortScratch.like(captured)
     sort = sort_launches(captured, scratch)
     shared, own_blocks = limiting_shared_memory(captured.piece_sum, LIMITED_BLOCKS)
+    print(f"msm_piece_sum: {own_blocks} blocks an SM as launched, {LIMITED_BLOCKS} with {shared} bytes of dynamic "
+          "shared memory", flush=True)
     side = cupy.cuda.Stream(non_blocking=True)
 
     def pieces(shared_mem: int):
