@@ -18,8 +18,10 @@ launch captured; then, on its own arguments, timed with CUDA events (one warm-up
                  (cuOccupancyMaxActiveBlocksPerMultiprocessor)
   sort           msm_digits and the msm_scatter slices again, into scratch copies of their outputs (counters zeroed
                  inside the timing, as the prover's)
-  piece4 & sort, piece3 & sort   the piece sums launched first on the current stream, the sort on a second stream
-                 right after; timed until both end.
+  piece4 & sort, piece3 & sort   the piece sums launched first on one stream, the sort on a second stream right
+                 after, both of the same priority; timed until both end.
+  piece3 & sort, pieces (or sort) first in priority   the same, the piece sums' (or the sort's) stream of the
+                 greatest priority: its pending blocks go first wherever an SM has room.
 Checks, after the timings (a failure is an error, exit 1): the piece sums equal the MSM's own, word for word; the
 scratch sort equals the MSM's up to the order of equal-bucket entries, which the atomic ranks leave free: the digit
 words equal with their rank fields masked, the bucket counts equal, and the sorted entries' sums equal.
@@ -28,6 +30,13 @@ Prediction (written before the run), at 2^27 - 1 on an H100: piece3 = piece4 x 1
 piece4 + sort (no room beside 4 blocks); piece3 & sort between piece3 + 0.25 sort and piece3 + 0.6 sort, so 25-60 ms
 below piece4 + sort. A follow-up (the pass in window chunks, each chunk's sort on a second stream beside the previous
 chunk's piece sums) is worth writing only if piece3 & sort is at least 25 ms below piece4 + sort.
+
+First run (H100, 2026-12-06 07:01, before the priority variants were added): piece4 615.30, piece3 615.35 ms (the
+limit cost nothing), sort 88.77, piece4 & sort 703.80, piece3 & sort 703.86 (the sum, -0.2 ms): no overlap at all,
+room or not. The likeliest reason: the SMs take a grid's blocks in launch order, so the sort's blocks wait until the
+last of the piece sums' is placed. The priority variants ask whether a stream priority lets them in. Prediction for
+them: pieces first in priority as piece3 & sort predicted above; sort first: within 10 ms of piece4 + sort (the sort's
+blocks then take the whole GPU first).
 """
 from __future__ import annotations
 
@@ -201,7 +210,9 @@ def probe(log2: int, repeats: int) -> dict:
     shared, own_blocks = limiting_shared_memory(captured.piece_sum, LIMITED_BLOCKS)
     print(f"msm_piece_sum: {own_blocks} blocks an SM as launched, {LIMITED_BLOCKS} with {shared} bytes of dynamic "
           "shared memory", flush=True)
-    side = cupy.cuda.Stream(non_blocking=True)
+    low, high = cupy.cuda.runtime.deviceGetStreamPriorityRange()  # (least, greatest): greater priority, lower value
+    streams = {(role, priority): cupy.cuda.Stream(non_blocking=True, priority=priority)
+               for role in ("pieces", "sort") for priority in (low, high)}  # two streams in every variant
 
     def pieces(shared_mem: int):
         return lambda: run_launches([captured.piece_sum], shared_mem)
@@ -210,19 +221,24 @@ def probe(log2: int, repeats: int) -> dict:
         reset_sort(scratch)
         run_launches(sort)
 
-    def beside(shared_mem: int):
-        def run():  # the piece sums first, so that their blocks take the SMs first and the sort's fill what is left
+    def beside(shared_mem: int, piece_priority: int, sort_priority: int):
+        def run():  # the piece sums launched first, the sort right after, each on its own stream
             main = cupy.cuda.get_current_stream()
             before = main.record()
-            run_launches([captured.piece_sum], shared_mem)
-            side.wait_event(before)  # after what main queued before the piece sums, not after them
-            with side:
-                sorting()
-            main.wait_event(side.record())
+            used = (streams["pieces", piece_priority], streams["sort", sort_priority])
+            for stream, work in zip(used, (pieces(shared_mem), sorting)):
+                stream.wait_event(before)
+                with stream:
+                    work()
+            for stream in used:
+                main.wait_event(stream.record())
         return run
 
-    variants = {"piece4": pieces(0), f"piece{LIMITED_BLOCKS}": pieces(shared), "sort": sorting,
-                "piece4 & sort": beside(0), f"piece{LIMITED_BLOCKS} & sort": beside(shared)}
+    limited = f"piece{LIMITED_BLOCKS}"
+    variants = {"piece4": pieces(0), limited: pieces(shared), "sort": sorting,
+                "piece4 & sort": beside(0, low, low), f"{limited} & sort": beside(shared, low, low),
+                f"{limited} & sort, pieces first in priority": beside(shared, high, low),
+                f"{limited} & sort, sort first in priority": beside(shared, low, high)}
     rows = []
     for name, run in variants.items():
         median, runs = cuda_time_ms(run, repeats)
