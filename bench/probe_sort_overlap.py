@@ -61,6 +61,9 @@ SIGN_BIT = 1 << 31
 """ec_kernels.cuh MSM_SIGN_BIT: a digit word's sign, above its rank field."""
 SHARED_MEMORY_STEP = 1024
 """Dynamic shared memory is searched in steps of this many bytes (the SM allocates it in such units)."""
+LEAST_PRIORITY, GREATEST_PRIORITY = 0, -1000
+"""Stream priorities: CUDA's default (the least) and a number past the greatest, which CUDA clamps to the greatest
+(cudaStreamCreateWithPriority; a lower number is a greater priority; CuPy has no call for the range)."""
 LIMITED_BLOCKS = 3
 """The piece sums' blocks an SM in the limited variant: one fewer than msm_piece_sum_g1's MSM_PIECE_SUM_G1_BLOCKS_PER_SM."""
 
@@ -210,7 +213,7 @@ def probe(log2: int, repeats: int) -> dict:
     shared, own_blocks = limiting_shared_memory(captured.piece_sum, LIMITED_BLOCKS)
     print(f"msm_piece_sum: {own_blocks} blocks an SM as launched, {LIMITED_BLOCKS} with {shared} bytes of dynamic "
           "shared memory", flush=True)
-    low, high = cupy.cuda.runtime.deviceGetStreamPriorityRange()  # (least, greatest): greater priority, lower value
+    low, high = LEAST_PRIORITY, GREATEST_PRIORITY
     streams = {(role, priority): cupy.cuda.Stream(non_blocking=True, priority=priority)
                for role in ("pieces", "sort") for priority in (low, high)}  # two streams in every variant
 
@@ -252,7 +255,8 @@ def probe(log2: int, repeats: int) -> dict:
         raise SystemExit(1)
     return {"points": n, "window_bits": captured.window_bits, "scatter_launches": len(captured.scatters),
             "piece_threads": captured.piece_sum.threads, "own_blocks_per_sm": own_blocks,
-            "limited_blocks_per_sm": LIMITED_BLOCKS, "limiting_shared_bytes": shared, "rows": rows}
+            "limited_blocks_per_sm": LIMITED_BLOCKS, "limiting_shared_bytes": shared, "rows": rows,
+            "stream_priorities": sorted({stream.priority for stream in streams.values()})}
 
 
 def markdown(doc: dict, env: dict) -> str:
