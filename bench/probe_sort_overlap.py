@@ -37,6 +37,12 @@ room or not. The likeliest reason: the SMs take a grid's blocks in launch order,
 last of the piece sums' is placed. The priority variants ask whether a stream priority lets them in. Prediction for
 them: pieces first in priority as piece3 & sort predicted above; sort first: within 10 ms of piece4 + sort (the sort's
 blocks then take the whole GPU first).
+
+Second run (H100, 2026-12-06 07:05, bench/RESULTS_msm.md "Session 41"): piece4 615.07, piece3 615.11, sort 88.61;
+piece4 & sort 703.57, piece3 & sort 703.62, pieces first in priority 703.63 (the sum, every one), sort first in
+priority 719.55 (+15.9 ms). No arrangement put any of the sort beside the piece sums: the follow-up's rule (25 ms)
+failed, and the lever is closed by measurement. What kept the sort's blocks out (launch order, or no gain once beside)
+was not observed: no timeline was taken.
 """
 from __future__ import annotations
 
