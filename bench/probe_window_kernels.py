@@ -151,7 +151,9 @@ def per_point_window_ns(ms: float, doc: dict) -> float:
 def markdown(docs: list[dict], env: dict) -> str:
     gpu = env.get("gpu") or {}
     head = " | ".join(f"{label(d)} ms (ns a point-window)" for d in docs)
-    lines = [f"### G1 MSM of 2^{docs[0]['points'].bit_length()} - 1 points by kernel and window width "
+    axes = "kernel, window width and pieces' least length" if any(d.get("varies_pieces") for d in docs) else \
+        "kernel and window width"
+    lines = [f"### G1 MSM of 2^{docs[0]['points'].bit_length()} - 1 points by {axes} "
              f"({gpu.get('name', '?')}, {code_label(env)}, {env.get('date')})", "",
              "Calls: " + ", ".join(f"{label(d)} ({d['windows']} windows) {d['call_ms']:.2f} ms" for d in docs), "",
              f"| kernel | {head} |", "|---|" + "---|" * len(docs)]

@@ -77,6 +77,10 @@ def test_the_table_gives_each_kernel_a_point_window_cost():
     assert "| msm.cu:msm_piece_sum_g1 | 600.00 (0.3439) | 560.00 (0.3477) |" in lines  # 600 ms / (2^27 - 1) / 13
     assert "| msm.cu:msm_scatter | - | 90.00 (0.0559) |" in lines
     assert lines[-1].startswith(f"| {probe.OUTSIDE} |"), "the time outside the launches last"
+    pieces = [{**docs[0], "piece_points": points, "varies_pieces": True} for points in (64, 256)]
+    lines = probe.markdown(pieces, {"commit": "abc", "date": "2026-12-06"}).splitlines()
+    assert lines[0].startswith("### G1 MSM of 2^27 - 1 points by kernel, window width and pieces' least length")
+    assert "| kernel | c = 20, pieces >= 64 ms (ns a point-window) | c = 20, pieces >= 256 ms" in lines[4]
 
 
 def test_bad_arguments_are_usage_errors():
