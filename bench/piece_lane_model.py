@@ -4,8 +4,8 @@
 
 msm_piece_sum (gpu/kernels/msm.cu) gives each thread one piece: a bucket's run of sorted points is cut into pieces
 of max(min_points, ceil(sqrt(run))) points (min_points the pass's: gpu/msm.py _Plan.piece_min_points), so every
-bucket's last piece is short. A warp takes 32
-pieces and runs as long as its longest one; its lanes are busy for sum(lengths) / (32 x max length) of that time.
+bucket's last piece is short. A warp takes 32 pieces and runs as long as its longest one; its lanes are busy for
+sum(lengths) / (32 x max length) of that time.
 Two orders are modelled: pieces in bucket order (msm.cu before msm_piece_keys) and longest first (msm_piece_keys'
 sorted keys, what msm_piece_sum takes now). This script makes the signed digits of uniformly random scalars below r
 for every window (as msm_digits does, carries included, so a top window with few live bits is skewed as on the GPU),

@@ -71,7 +71,7 @@ LEAST_PRIORITY, GREATEST_PRIORITY = 0, -1000
 """Stream priorities: CUDA's default (the least) and a number past the greatest, which CUDA clamps to the greatest
 (cudaStreamCreateWithPriority; a lower number is a greater priority; CuPy has no call for the range)."""
 LIMITED_BLOCKS = 3
-"""The piece sums' blocks an SM in the limited variant: one fewer than msm_piece_sum_g1's MSM_PIECE_SUM_G1_BLOCKS_PER_SM."""
+"""The piece sums' blocks an SM in the limited variant: one fewer than msm.cu's MSM_PIECE_SUM_G1_BLOCKS_PER_SM."""
 
 
 @dataclass
@@ -141,7 +141,8 @@ def sort_launches(captured: CapturedPass, scratch: SortScratch) -> list[Launch]:
     """msm_digits and the msm_scatter slices with their outputs (and the scatter's digit input) in ``scratch``:
     the same work as the pass's sort, its results elsewhere. The counters must be zero before (reset_sort)."""
     digits = captured.digits
-    launches = [Launch(digits.module, digits.kernel, digits.threads, (*digits.args[:-2], scratch.digits, scratch.counts))]
+    outputs = (scratch.digits, scratch.counts)
+    launches = [Launch(digits.module, digits.kernel, digits.threads, (*digits.args[:-2], *outputs))]
     for scatter in captured.scatters:
         if scatter.args[0] is not digits.args[-2]:
             raise ValueError("msm_scatter does not read msm_digits' digit words")

@@ -82,8 +82,8 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
                                                const unsigned int* piece_offsets,
                                                const unsigned long long* piece_order, unsigned int buckets,
                                                unsigned int total_pieces, unsigned int min_points,
-                                               unsigned int* acc_words, unsigned int* prefix_words, unsigned int* cursor_words,
-                                               unsigned int* piece_sums) {
+                                               unsigned int* acc_words, unsigned int* prefix_words,
+                                               unsigned int* cursor_words, unsigned int* piece_sums) {
     if (tid >= threads) return;
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
     affine_t<F>* acc = ec_affine<F>(acc_words);
