@@ -72,7 +72,7 @@ OUTPUTS = {
     "probe_prep.py": ("--json",),
     **{f"probe_{name}.py": ("--json", "--md")
        for name in ("affine_pieces", "batched_affine", "circuit_patterns", "fixed_base", "fp64_madd", "fp64_pieces",
-                    "fp64_product", "pipes", "segment_buckets", "window_kernels")},
+                    "fp64_product", "pipes", "segment_buckets", "sort_overlap", "window_kernels")},
 }
 """The scripts that write files after their runs (bench/output_folders.py), and their outputs ('output': bench_ntt's
 positional markdown file)."""
