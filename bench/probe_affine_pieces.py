@@ -45,9 +45,8 @@ INVERSIONS = ("gcd", "fermat")
 
 
 @dataclass
-class PieceSumLaunch:
-    """One msm_piece_sum launch of a pass, as gpu/msm.py made it: its module, kernel, thread count and arguments
-    (the job table, the sorted entries, the pieces and their order, and piece_sums, which holds its output)."""
+class MsmLaunch:
+    """One launch of gpu/msm.py, as it made it: its module, kernel, thread count and arguments."""
 
     module: tuple
     kernel: str
@@ -57,8 +56,14 @@ class PieceSumLaunch:
     """Arrays the job table points into (the MSM's bases): kept alive as long as the launch may be run again."""
 
     def run(self) -> None:
-        """The launch again, as gpu/msm.py made it (its piece sums rewritten with the same values)."""
+        """The launch again, as gpu/msm.py made it (its outputs rewritten with the same values)."""
         gpu.msm.launch(self.module, self.kernel, self.threads, *self.args)
+
+
+@dataclass
+class PieceSumLaunch(MsmLaunch):
+    """One msm_piece_sum launch of a pass (its arguments: the job table, the sorted entries, the pieces and their order,
+    and piece_sums, which holds its output)."""
 
     @property
     def total_pieces(self) -> int:
@@ -75,19 +80,25 @@ class PieceSumLaunch:
 
 
 @contextlib.contextmanager
-def captured_piece_sum_launches(group: Group):
-    """While open, every msm_piece_sum launch of gpu/msm.py for ``group`` runs as usual and is appended to the yielded
-    list (its arguments, piece_sums included, stay alive through the list)."""
-    launches: list[PieceSumLaunch] = []
+def captured_msm_launches(kernels, kind=MsmLaunch):
+    """While open, every launch of gpu/msm.py runs as usual, and those of the named ``kernels`` are appended to the
+    yielded list as ``kind`` (their arguments, outputs included, stay alive through the list)."""
+    launches: list = []
     real_launch = gpu.msm.launch
 
     def launch(module, kernel, threads, *args):
         real_launch(module, kernel, threads, *args)
-        if kernel == group.kernel("msm_piece_sum"):
-            launches.append(PieceSumLaunch(module, kernel, threads, args))
+        if kernel in kernels:
+            launches.append(kind(module, kernel, threads, args))
 
     with mock.patch.object(gpu.msm, "launch", launch):
         yield launches
+
+
+def captured_piece_sum_launches(group: Group):
+    """While open, every msm_piece_sum launch of gpu/msm.py for ``group`` is kept in the yielded list
+    (captured_msm_launches)."""
+    return captured_msm_launches({group.kernel("msm_piece_sum")}, PieceSumLaunch)
 
 
 def captured_msm_piece_sum(group: Group, log2_points: int, seed: int) -> PieceSumLaunch:

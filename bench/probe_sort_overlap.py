@@ -50,10 +50,9 @@ import argparse
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm, gpu_required, output_folders, probe_fixed_base
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm, gpu_required, output_folders, probe_*
 
 import gpu.msm  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
@@ -61,6 +60,7 @@ from gpu.ntt import MAX_LOG_N  # noqa: E402
 from gpu.points import G1_GROUP, THREADS_PER_BLOCK, backend  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import add_output_arguments  # noqa: E402
+from probe_affine_pieces import MsmLaunch, captured_msm_launches  # noqa: E402
 from probe_fixed_base import write_outputs  # noqa: E402
 
 SIGN_BIT = 1 << 31
@@ -75,22 +75,12 @@ LIMITED_BLOCKS = 3
 
 
 @dataclass
-class Launch:
-    """One gpu/msm.py launch as it was made: module, kernel, threads and arguments."""
-
-    module: tuple
-    kernel: str
-    threads: int
-    args: tuple
-
-
-@dataclass
 class CapturedPass:
     """The launches of one MSM pass that the probe re-runs, with the arrays they point into kept alive."""
 
-    digits: Launch
-    scatters: list[Launch]
-    piece_sum: Launch
+    digits: MsmLaunch
+    scatters: list[MsmLaunch]
+    piece_sum: MsmLaunch
     owners: tuple = field(default=())
 
     @property
@@ -99,20 +89,12 @@ class CapturedPass:
 
 
 def captured_pass(run) -> CapturedPass:
-    """run() (one MSM through gpu/msm.py, one pass) with every launch recorded; its msm_digits, msm_scatter and
-    msm_piece_sum launches. ValueError unless there is one pass: one msm_digits and one msm_piece_sum launch."""
-    launches: list[Launch] = []
-    real_launch = gpu.msm.launch
-
-    def launch(module, kernel, threads, *args):
-        real_launch(module, kernel, threads, *args)
-        launches.append(Launch(module, kernel, threads, args))
-
-    with mock.patch.object(gpu.msm, "launch", launch):
+    """run() (one MSM through gpu/msm.py, one pass) with its msm_digits, msm_scatter and msm_piece_sum launches
+    captured. ValueError unless there is one pass: one msm_digits and one msm_piece_sum launch."""
+    names = ("msm_digits", "msm_scatter", G1_GROUP.kernel("msm_piece_sum"))
+    with captured_msm_launches(set(names)) as launches:
         run()
-    named = {name: [item for item in launches if item.kernel == name]
-             for name in ("msm_digits", "msm_scatter", G1_GROUP.kernel("msm_piece_sum"))}
-    digits, scatters, pieces = named.values()
+    digits, scatters, pieces = ([item for item in launches if item.kernel == name] for name in names)
     if len(digits) != 1 or len(pieces) != 1 or not scatters:
         raise ValueError(f"expected one pass: msm_digits x{len(digits)}, msm_scatter x{len(scatters)}, "
                          f"msm_piece_sum x{len(pieces)}")
@@ -137,17 +119,17 @@ class SortScratch:
         return cls(*(xp.empty_like(array) for array in (digits, counts, overflowed, sorted_entries)))
 
 
-def sort_launches(captured: CapturedPass, scratch: SortScratch) -> list[Launch]:
+def sort_launches(captured: CapturedPass, scratch: SortScratch) -> list[MsmLaunch]:
     """msm_digits and the msm_scatter slices with their outputs (and the scatter's digit input) in ``scratch``:
     the same work as the pass's sort, its results elsewhere. The counters must be zero before (reset_sort)."""
     digits = captured.digits
     outputs = (scratch.digits, scratch.counts)
-    launches = [Launch(digits.module, digits.kernel, digits.threads, (*digits.args[:-2], *outputs))]
+    launches = [MsmLaunch(digits.module, digits.kernel, digits.threads, (*digits.args[:-2], *outputs))]
     for scatter in captured.scatters:
         if scatter.args[0] is not digits.args[-2]:
             raise ValueError("msm_scatter does not read msm_digits' digit words")
         args = (scratch.digits, *scatter.args[1:-2], scratch.overflowed, scratch.sorted_entries)
-        launches.append(Launch(scatter.module, scatter.kernel, scatter.threads, args))
+        launches.append(MsmLaunch(scatter.module, scatter.kernel, scatter.threads, args))
     return launches
 
 
@@ -173,7 +155,7 @@ def sort_mismatch(captured: CapturedPass, scratch: SortScratch) -> str | None:
     return None
 
 
-def run_launches(launches: list[Launch], shared_mem: int = 0) -> None:
+def run_launches(launches: list[MsmLaunch], shared_mem: int = 0) -> None:
     """The launches on the current stream, straight through CuPy (no per-launch check, as in a timed region); each with
     ``shared_mem`` bytes of dynamic shared memory."""
     for item in launches:
@@ -182,7 +164,7 @@ def run_launches(launches: list[Launch], shared_mem: int = 0) -> None:
         function((blocks,), (THREADS_PER_BLOCK,), item.args, shared_mem=shared_mem)
 
 
-def limiting_shared_memory(launch: Launch, blocks: int) -> tuple[int, int]:
+def limiting_shared_memory(launch: MsmLaunch, blocks: int) -> tuple[int, int]:
     """(the least dynamic shared memory, in SHARED_MEMORY_STEP steps, at which ``launch``'s kernel keeps at most
     ``blocks`` blocks an SM; the blocks an SM it keeps without any)."""
     from cupy.cuda import driver

@@ -8,6 +8,7 @@ import pytest
 import reference.msm as reference_msm
 from conftest import assert_usage_errors, bench_module
 from gpu import msm
+from gpu.points import G1_GROUP
 
 probe = bench_module("probe_window_kernels")
 
@@ -111,18 +112,11 @@ def test_piece_lengths_are_checked_against_each_other(kernel_emulation, monkeypa
     (buckets of ~8 points then cut in 3): msm_piece_sum runs on more pieces than buckets in the second, and its sum
     equals the first's (else SystemExit(1))."""
     monkeypatch.setattr(probe, "time_call", _one_call)
-    pieces = []
-    real_launch = msm.launch
-
-    def counting_launch(module, kernel, threads, *args):
-        if kernel == "msm_piece_sum_g1":
-            pieces.append(int(args[7]))  # total_pieces
-        real_launch(module, kernel, threads, *args)
-
-    monkeypatch.setattr(msm, "launch", counting_launch)
-    with kernel_emulation("msm.cu"):
+    capture = bench_module("probe_affine_pieces").captured_piece_sum_launches(G1_GROUP)
+    with kernel_emulation("msm.cu"), capture as launches:
         docs = probe.probe(10, [8], repeats=1, piece_lengths=[64, 2])
         default = probe.probe(10, [8], repeats=1)
+    pieces = [launch.total_pieces for launch in launches]
     assert [(d["window_bits"], d["piece_points"]) for d in docs] == [(8, 64), (8, 2)]
     assert [(d["piece_points"], d["varies_pieces"]) for d in default] == [(64, False)]
     buckets = reference_msm.num_windows(8) << 7
