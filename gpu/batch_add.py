@@ -206,7 +206,7 @@ class BatchAdder:
         chunk_words, chunks = chunk_plan(self.words_per_row, rows, group)
         mode_array = xp.asarray(np.asarray(modes, dtype=np.uint32))
         module, layout = group.module(BATCH_KERNELS), (u32(int(bitmaps.shape[1])), mode_array, u32(rows))
-        # The chunks with the most selected bits first: a warp's lanes then add about as many points each
+        # The chunks with the most selected bits first: a warp's lanes then add about as many points each.
         order = xp.empty(chunks, dtype=xp.uint64)
         launch(module, "batch_chunk_keys", chunks, u32(self.n), bitmaps, *layout, u32(chunk_words), u32(chunks), order)
         order.sort()

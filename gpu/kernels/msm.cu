@@ -232,8 +232,10 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
      min_points, piece_sums)
 // The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 4 blocks,
 // 16 warps, an SM (128 registers): with the running sum in shared memory (accumulator_slot) they fit, and 2.2-2.3%
-// faster than 3 blocks (bench/RESULTS_msm.md, "s, r and r2 in one call"). Unbounded, ptxas gave them 176 registers
-// once ec.cuh's Y coordinates took the lazily reduced a b - c d: 2 blocks, 1.3% slower than 3.
+// faster than a bound of 3 blocks, which gave them 168 registers (bench/RESULTS_msm.md, "s, r and r2 in one call").
+// The gain is the registers, not the 4th block: at 128 registers 3 resident blocks run as fast as 4 (615.11 against
+// 615.07 ms at 2^27, RESULTS_msm.md session 41). Unbounded, ptxas gave them 176 registers once ec.cuh's Y coordinates
+// took the lazily reduced a b - c d: 2 blocks, 1.3% slower than 3.
 #define MSM_PIECE_SUM_G1_BLOCKS_PER_SM 4
 EC_KERNEL_G1_MIN_BLOCKS(msm_piece_sum, MSM_PIECE_SUM_G1_BLOCKS_PER_SM, MSM_PIECE_SUM_PARAMS, MSM_PIECE_SUM_ARGS)
 EC_KERNEL_G2(msm_piece_sum, MSM_PIECE_SUM_PARAMS, MSM_PIECE_SUM_ARGS)
