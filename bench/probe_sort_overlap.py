@@ -8,8 +8,9 @@ and msm_scatter 56 ms, bound by L2's atomics and scattered stores. They run one 
 could run on SMs beside the piece sums, a pass cut into window chunks could sort chunk k + 1 while chunk k's pieces
 are summed, and hide most of 88 ms (12% of the call). They can share an SM only if the piece sums leave room:
 msm_piece_sum_g1 keeps 4 blocks of 128 threads an SM at 128 registers, the whole register file, so here it is also
-launched with dynamic shared memory that leaves room for 3 blocks only (3 blocks were 2.2% slower alone:
-RESULTS_msm.md, "s, r and r2 in one call"), a quarter of the registers left to the sort's blocks.
+launched with dynamic shared memory that leaves room for 3 blocks only (a bound of 3 blocks, at 142 registers, was
+2.2% slower: RESULTS_msm.md, "s, r and r2 in one call"; at 128 registers this probe measured 3 resident blocks as fast
+as 4, session 41), a quarter of the registers left to the sort's blocks.
 
 Method. One G1 MSM of 2^log2 - 1 random points and scalars through gpu/msm.py (the plan's own width) with every
 launch captured; then, on its own arguments, timed with CUDA events (one warm-up, the median of --repeats):
