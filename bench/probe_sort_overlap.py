@@ -170,16 +170,16 @@ def limiting_shared_memory(launch: MsmLaunch, blocks: int) -> tuple[int, int]:
     ``blocks`` blocks an SM; the blocks an SM it keeps without any)."""
     from cupy.cuda import driver
 
-    function = backend().load(*launch.module).get_function(launch.kernel).kernel  # RawKernel's loaded CUfunction
+    function = backend().load(*launch.module).get_function(launch.kernel)
 
-    def resident(shared: int) -> int:
-        return driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, THREADS_PER_BLOCK, shared)
+    def resident(shared: int) -> int:  # (function.kernel: the RawKernel's loaded CUfunction)
+        return driver.occupancyMaxActiveBlocksPerMultiprocessor(function.kernel.ptr, THREADS_PER_BLOCK, shared)
 
     own, shared = resident(0), 0
     while resident(shared) > blocks:
         shared += SHARED_MEMORY_STEP
     # A launch may ask for more than the default 48 KiB of dynamic shared memory only once its function allows it.
-    backend().load(*launch.module).get_function(launch.kernel).max_dynamic_shared_size_bytes = shared
+    function.max_dynamic_shared_size_bytes = shared
     return shared, own
 
 
