@@ -23,7 +23,6 @@
 #endif
 #include "msm.cu"
 #include "fq_inverse_gcd.cuh"
-#include "probe_pieces.cuh"
 
 // Where a lane is: entries [next, end) of `sorted` are its piece's points still to add; piece_sums[piece] gets the
 // sum; job's bases hold its points. next = end: nothing left (or no piece: a group's tail past total_pieces).
@@ -100,8 +99,8 @@ __host__ __device__ void affine_piece_sum_body(ec_index_t tid, unsigned int thre
             lane_cursor_t c{0, 0, 0, 0};
             if (rank < total_pieces) {
                 unsigned int piece = (unsigned int)piece_order[rank];  // the key's low word, as msm_piece_sum
-                const piece_entries_t run =
-                    piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
+                const msm_piece_entries_t run =
+                    msm_piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
                 c = lane_cursor_t{run.first, run.last, piece, run.job};
                 steps = run.last - run.first > steps ? run.last - run.first : steps;
             }

@@ -8,7 +8,6 @@
 #endif
 #include "msm.cu"
 #include "fp64_curve.cuh"
-#include "probe_pieces.cuh"
 
 // msm_piece_sum_body with the FP64 addition: thread tid sums the piece piece_order[tid] names, written in field.cuh's
 // form to piece_sums, as msm_piece_sum writes it.
@@ -20,7 +19,8 @@ __host__ __device__ void fp64_piece_sum_body(ec_index_t tid, const unsigned long
                                              unsigned int* piece_sums) {
     if (tid >= total_pieces) return;
     const unsigned int piece = (unsigned int)piece_order[tid];  // the key's low word, as msm_piece_sum
-    const piece_entries_t run = piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
+    const msm_piece_entries_t run =
+        msm_piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
     const g1_affine_t* points = ec_affine<fq_t>(reinterpret_cast<const unsigned int*>(table[run.job].bases));
     fq64_xyzz_t acc = fq64_from_xyzz(g1_xyzz_t::identity());

@@ -191,9 +191,24 @@ __host__ __device__ inline unsigned int bucket_of_piece(const unsigned int* piec
     return lo;
 }
 
-// piece_sums[p] = sum of the (signed) bases of piece p's slice of its bucket's sorted run, p the low word of thread
-// tid's sorted key (so the sums land in piece order, whichever thread computes them); the bases are those of the
-// bucket's job (buckets_per_job = windows * 2^(c-1) buckets each).
+// Piece `piece`'s slice of its bucket's sorted run: the entries [first, last) of `sorted`, points of job `job`'s bases
+// (buckets_per_job = windows * 2^(c-1) buckets each). bench/probes' piece sums read their pieces through it too.
+struct msm_piece_entries_t {
+    unsigned int first, last, job;
+};
+__host__ __device__ inline msm_piece_entries_t msm_piece_entries(unsigned int piece, const unsigned int* offsets,
+                                                                 const unsigned int* piece_offsets,
+                                                                 unsigned int buckets, unsigned int buckets_per_job,
+                                                                 unsigned int min_points) {
+    const unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
+    const unsigned int run_start = offsets[bucket], run_end = offsets[bucket + 1];
+    const unsigned int length = piece_length(run_end - run_start, min_points);
+    const unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
+    return msm_piece_entries_t{first, first + length < run_end ? first + length : run_end, bucket / buckets_per_job};
+}
+
+// piece_sums[p] = sum of the (signed) bases of piece p's entries (msm_piece_entries), p the low word of thread tid's
+// sorted key (so the sums land in piece order, whichever thread computes them).
 template <class F>
 __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long long* job_table,
                                             unsigned int buckets_per_job, const unsigned int* sorted,
@@ -203,19 +218,14 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
                                             unsigned int* piece_sums) {
     if (tid >= total_pieces) return;
     unsigned int piece = (unsigned int)piece_order[tid];  // the key's low word
-    unsigned int bucket = bucket_of_piece(piece_offsets, buckets, piece);
-    unsigned int run_start = offsets[bucket];
-    unsigned int run_end = offsets[bucket + 1];
-    unsigned int length = piece_length(run_end - run_start, min_points);
-    unsigned int first = run_start + (piece - piece_offsets[bucket]) * length;
-    unsigned int last = first + length < run_end ? first + length : run_end;
+    const msm_piece_entries_t run =
+        msm_piece_entries(piece, offsets, piece_offsets, buckets, buckets_per_job, min_points);
     const msm_job_t* table = reinterpret_cast<const msm_job_t*>(job_table);
-    const affine_t<F>* points =
-        ec_affine<F>(reinterpret_cast<const unsigned int*>(table[bucket / buckets_per_job].bases));
+    const affine_t<F>* points = ec_affine<F>(reinterpret_cast<const unsigned int*>(table[run.job].bases));
     xyzz_t<F> host_slot;
     xyzz_t<F>* acc = accumulator_slot<F>(&host_slot);
     *acc = xyzz_t<F>::identity();
-    for (unsigned int e = first; e < last; ++e) {
+    for (unsigned int e = run.first; e < run.last; ++e) {
         unsigned int entry = sorted[e];
         affine_t<F> p = points[entry & MSM_POINT_MASK];
         xyzz_add_affine_to(acc, (entry & MSM_SIGN_BIT) ? p.neg() : p);
@@ -232,7 +242,8 @@ __host__ __device__ void msm_piece_sum_body(ec_index_t tid, const unsigned long 
      min_points, piece_sums)
 // The G1 bucket additions (85% of an MSM's time, bound by the multiply-add pipe: bench/RESULTS_msm.md) keep 4 blocks,
 // 16 warps, an SM (128 registers): with the running sum in shared memory (accumulator_slot) they fit, and 2.2-2.3%
-// faster than a bound of 3 blocks, which gave them 168 registers (bench/RESULTS_msm.md, "s, r and r2 in one call").
+// faster than a bound of 3 blocks, under which ptxas gave them 142 registers (bench/RESULTS_msm.md, "s, r and r2 in
+// one call").
 // The gain is the registers, not the 4th block: at 128 registers 3 resident blocks run as fast as 4 (615.11 against
 // 615.07 ms at 2^27, RESULTS_msm.md session 41). Unbounded, ptxas gave them 176 registers once ec.cuh's Y coordinates
 // took the lazily reduced a b - c d: 2 blocks, 1.3% slower than 3.
