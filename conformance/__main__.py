@@ -94,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
                    f"(needs the coverage package: pip install -e '.[gate]'); implied by --record-gate, which also refuses to record "
                    f"while a kernel was never launched and is not in {ALLOWLIST}")
     r.add_argument("--gpus", metavar="N|all", help="run the GPU backend once per GPU: gpu replaced by gpu:0 .. gpu:N-1 "
-                   "(all: every visible device), each named in the report by device number, model and PCI bus id, "
+                   "(all: every visible device; none visible: gpu unavailable, as without --gpus), each named in the report by device number, model and PCI bus id, "
                    "so that one faulty card shows as its own failures")
     r.add_argument("--seeded-cache", metavar="DIR", help="keep the seeded vectors in DIR between runs: one built here is "
                    "written there, one there is read back instead of built, when its seed, size, generator sources and library "
@@ -192,20 +192,21 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
 
 
 def _per_gpu_backends(names: list[str], gpus: str) -> list[str]:
-    """names with gpu replaced by gpu:0 .. gpu:N-1 (--gpus N, or all visible devices)."""
+    """names with gpu replaced by gpu:0 .. gpu:N-1 (--gpus N, or all visible devices). With --gpus all and no
+    visible device, gpu stays: its backend then says why it cannot run, as without --gpus (the note, the report's
+    backends, --require-gpu's exit), instead of vanishing from a run that would pass without it."""
     from gpu.device import device_count
 
-    visible = device_count()
-    if gpus == "all":
-        count = visible
-    elif gpus.isdigit() and int(gpus) >= 1:
-        count = int(gpus)
-    else:
+    if gpus != "all" and not (gpus.isdigit() and int(gpus) >= 1):
         raise InvalidInputError("--gpus", f"expected a number of GPUs (>= 1) or 'all', got {gpus!r}")
-    if count > visible:
-        raise InvalidInputError("--gpus", f"asks for {count} GPU(s) but {visible} CUDA device(s) are visible")
     if GPU not in names:
         raise InvalidInputError("--gpus", "--backends must include gpu")
+    visible = device_count()
+    count = visible if gpus == "all" else int(gpus)
+    if count == 0:
+        return names
+    if count > visible:
+        raise InvalidInputError("--gpus", f"asks for {count} GPU(s) but {visible} CUDA device(s) are visible")
     at = names.index(GPU)
     return names[:at] + [f"{GPU}:{k}" for k in range(count)] + names[at + 1 :]
 

@@ -382,6 +382,22 @@ def test_without_a_gpu_checks_the_reference_and_fails_only_with_require_gpu(monk
     assert main(["run", str(SMALL), "--phases", "evaluate", "--require-gpu", "--report", str(tmp_path), "--quiet"]) == EXIT_GPU_REQUIRED
 
 
+def test_gpus_all_without_a_gpu_is_the_gpu_unavailable_not_dropped(monkeypatch, tmp_path, capsys):
+    """--gpus all with no visible device once turned gpu into no backend at all: a reference-only PASS, exit 0, even
+    with --require-gpu, and a report that did not name the GPU. It is the GPU being unavailable, as without --gpus."""
+    import gpu.device
+
+    monkeypatch.setattr(gpu.device, "device_count", lambda: 0)
+    monkeypatch.setattr(GpuBackend, "unavailable_reason", lambda self: "no CUDA device (test)")
+    arguments = ["run", str(SMALL), "--phases", "evaluate", "--backends", "reference,gpu", "--gpus", "all", "--quiet"]
+    assert main([*arguments, "--require-gpu", "--report", str(tmp_path / "required")]) == EXIT_GPU_REQUIRED
+    assert not (tmp_path / "required").exists()
+    assert main([*arguments, "--report", str(tmp_path / "report")]) == 0
+    assert "No usable CUDA device (no CUDA device (test))" in capsys.readouterr().err
+    backends = json.loads((tmp_path / "report" / "report.json").read_text())["backends"]
+    assert backends["gpu"] == {"available": False, "reason": "no CUDA device (test)", "device": None}
+
+
 def test_end_to_end_mode_passes_for_the_reference(tmp_path, capsys):
     assert main(["run", str(SMALL), "--backends", "reference", "--mode", "end-to-end", "--report", str(tmp_path), "--quiet"]) == 0
 
