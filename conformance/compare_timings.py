@@ -7,7 +7,8 @@ Noise rule (stated once here; docs/PERFORMANCE.md cites it). For each (case, bac
     slower        diff >  noise
     faster        diff < -noise
     within noise  |diff| <= noise       (never a regression, whatever the percentage)
-    not judged    either side has fewer than MIN_TIMED_RUNS timed runs (a spread from fewer says nothing)
+    not judged    either side has fewer than MIN_TIMED_RUNS timed runs (a spread from fewer says nothing), or the
+                  baseline median is 0 (a timer can read 0 for a stage with no work: no slowdown is a % of it)
 
 ``beyond_noise_pct`` = (|diff| - noise) / baseline median * 100 for slower/faster entries, else 0. With
 ``--max-slowdown PCT`` the comparison fails (exit 1) when any entry is slower with beyond_noise_pct > PCT, and is
@@ -38,6 +39,9 @@ TIMER_RESOLUTION_S = 1e-6
 """The smallest difference called real: CUDA events resolve about 0.5 microseconds, perf_counter better."""
 SLOWER, FASTER, WITHIN_NOISE, NOT_JUDGED = "slower", "faster", "within noise", "not judged"
 VERDICTS = (SLOWER, FASTER, WITHIN_NOISE, NOT_JUDGED)
+TOO_FEW_RUNS = f"fewer than {MIN_TIMED_RUNS} timed runs on a side (record both runs with more repeats, e.g. --repeat 6)"
+ZERO_BASELINE = "a baseline median of 0 s (no slowdown is a percentage of it)"
+"""Why an entry is not judged (the noise rule above)."""
 COMPARED_ENVIRONMENT = ("commit", "gpu_sources", "date", "python", "cpu")
 COMPARED_GPU = ("driver", "cuda_driver_api", "cuda_runtime", "cupy", "clocks_mhz", "pstate")
 """Environment facts whose differences are listed (not refused)."""
@@ -59,8 +63,17 @@ class Row:
     new: Stats
 
     @property
+    def why_not_judged(self) -> str | None:
+        """Why the noise rule cannot judge this entry (None when it can)."""
+        if len(self.baseline.runs) < MIN_TIMED_RUNS or len(self.new.runs) < MIN_TIMED_RUNS:
+            return TOO_FEW_RUNS
+        if self.baseline.median <= 0:
+            return ZERO_BASELINE
+        return None
+
+    @property
     def judged(self) -> bool:
-        return len(self.baseline.runs) >= MIN_TIMED_RUNS and len(self.new.runs) >= MIN_TIMED_RUNS
+        return self.why_not_judged is None
 
     @property
     def noise(self) -> float:
@@ -87,7 +100,7 @@ class Row:
     @property
     def beyond_noise_pct(self) -> float:
         """How far past the noise the difference goes, in % of the baseline median (0 within noise)."""
-        if self.verdict not in (SLOWER, FASTER) or self.baseline.median <= 0:
+        if self.verdict not in (SLOWER, FASTER):  # judged: the baseline median is > 0
             return 0.0
         return (abs(self.diff) - self.noise) / self.baseline.median * 100
 
@@ -193,10 +206,14 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
         mismatches=problems, environment_differences=_environment_differences(baseline, new),
         max_slowdown_pct=max_slowdown_pct, allow_unjudged=allow_unjudged,
     )
-    if max_slowdown_pct is not None and not any(r.judged for r in rows):
-        raise InvalidInputError("--max-slowdown", f"no entry has {MIN_TIMED_RUNS} or more timed runs on both sides, so "
-                                "nothing can be judged; record both runs with more repeats (e.g. --repeat 6)")
+    if max_slowdown_pct is not None and not any(r.judged for r in rows):  # a gate that judged nothing never passes
+        raise InvalidInputError("--max-slowdown", "no entry can be judged: " + "; ".join(_reasons_not_judged(rows)))
     return comparison
+
+
+def _reasons_not_judged(rows: list[Row]) -> list[str]:
+    """Each distinct reason why some of ``rows`` are not judged, in a fixed order."""
+    return sorted({r.why_not_judged for r in rows if not r.judged})
 
 
 def load_record(path) -> dict:
@@ -292,8 +309,7 @@ def table_rows(comparison: Comparison) -> list[list[str]]:
 def summary_lines(comparison: Comparison) -> list[str]:
     counts = {v: sum(1 for r in comparison.rows if r.verdict == v) for v in VERDICTS}
     lines = ["; ".join(f"{v}: {n}" for v, n in counts.items() if n)]
-    if counts[NOT_JUDGED]:
-        lines.append(f"not judged: fewer than {MIN_TIMED_RUNS} timed runs on one side (record with more repeats)")
+    lines += [f"not judged: {reason}" for reason in _reasons_not_judged(comparison.rows)]
     if comparison.mismatches:
         lines.append("compared despite: " + "; ".join(comparison.mismatches))
     if comparison.environment_differences:
@@ -308,7 +324,7 @@ def summary_lines(comparison: Comparison) -> list[str]:
         elif comparison.result == "incomplete":
             lines.append(f"result: INCOMPLETE: none of the {judged} judged entries is slower by more than "
                          f"{comparison.max_slowdown_pct:g}% beyond noise, but {len(comparison.unjudged)} could not be "
-                         f"judged: {unjudged} (record them with more runs, or gate without them: --allow-unjudged)")
+                         f"judged: {unjudged} (why: 'not judged' above; or gate without them: --allow-unjudged)")
         else:
             lines.append(f"result: PASS: none of the {judged} judged entries is slower by more than "
                          f"{comparison.max_slowdown_pct:g}% beyond noise"
@@ -336,7 +352,7 @@ def terminal_text(comparison: Comparison) -> str:
 
 NOISE_RULE = (f"A difference within noise = max(baseline spread, new spread, {TIMER_RESOLUTION_S * 1e6:g} us) is never "
               f"called slower or faster; spread = max - min of the timed runs (warm-up excluded); entries with fewer than "
-              f"{MIN_TIMED_RUNS} timed runs on a side are not judged.")
+              f"{MIN_TIMED_RUNS} timed runs on a side, or a baseline median of 0, are not judged.")
 
 
 def markdown_text(comparison: Comparison, chart_name: str | None, chart_note: str | None) -> str:

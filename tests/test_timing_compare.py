@@ -105,8 +105,26 @@ def test_too_few_runs_are_not_judged_and_a_gate_that_judges_nothing_is_an_error(
     assert {r.verdict for r in c.rows} == {NOT_JUDGED} and c.result == "report"
     base_path, new_path = write(tmp_path, "b.json", record(one_run)), write(tmp_path, "n.json", record(slower))
     assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
-    assert capsys.readouterr().err.startswith("error: --max-slowdown: no entry has 3 or more timed runs")
+    assert capsys.readouterr().err.startswith("error: --max-slowdown: no entry can be judged: fewer than 3 timed runs")
     assert MIN_TIMED_RUNS == 3
+
+
+def test_a_baseline_median_of_zero_is_not_judged_and_never_passes_a_gate(tmp_path, capsys):
+    """A timer can read 0 s for a stage with no work, so a record may hold it; but no slowdown is a percentage of 0.
+    Every baseline at 0 and every new run at 1 s once printed seven 'slower' rows and then PASS, exit 0. Now such an
+    entry is not judged: a gate of only those is an error (exit 2), one with a judged entry beside them INCOMPLETE."""
+    zero, one = {p: [0.0] * 5 for p in PHASES}, {p: [1.0] * 5 for p in PHASES}
+    base_path, new_path = write(tmp_path, "zero.json", record(zero)), write(tmp_path, "one.json", record(one))
+    assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "error: --max-slowdown: no entry can be judged: a baseline median of 0 s (no slowdown is a " \
+                           "percentage of it)\n" and captured.out == ""
+    mixed_path = write(tmp_path, "mixed.json", record(dict(zero, msm_h=one["msm_h"])))
+    assert main(["compare", mixed_path, new_path, "--max-slowdown", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "not judged: a baseline median of 0 s" in out
+    assert "result: INCOMPLETE: none of the 1 judged entries is slower by more than 5% beyond noise, but 2 could not be " \
+           "judged: porep-log10/gpu/evaluate, porep-log10/gpu/ntt_h" in out
 
 
 @pytest.mark.parametrize(
