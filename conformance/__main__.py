@@ -406,17 +406,18 @@ def _gate(args) -> int:
 def _compare(args) -> int:
     from .compare_timings import COMPARISON_FILES, compare_files, terminal_text, write_comparison_report
 
-    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown, args.allow_unjudged)
-    sys.stdout.write(terminal_text(comparison))
-    if args.report:
-        folder = Path(args.report)
+    folder = Path(args.report) if args.report else None
+    if folder is not None:  # an output that is an input: refused before reading anything
         check_outputs({f"--report {name}": folder / name for name in COMPARISON_FILES}, {"baseline": args.baseline, "new": args.new})
+    comparison = compare_files(args.baseline, args.new, args.allow_mismatch, args.max_slowdown, args.allow_unjudged)
+    if folder is not None:  # written before the verdict is printed, as `run` does: no verdict precedes an error exit
         try:
             written = write_comparison_report(comparison, folder)
         except OSError as exc:
             raise InvalidInputError("--report", f"cannot write the comparison into {args.report}: {exc.strerror or exc}") from None
         print(f"wrote {', '.join(str(p) for p in written)}" + ("" if any(p.suffix == ".png" for p in written) else
               " (no waterfall: matplotlib is not installed; pip install -e '.[report]')"), file=sys.stderr)
+    sys.stdout.write(terminal_text(comparison))
     return EXIT_MISMATCH if comparison.result in ("fail", "incomplete") else EXIT_OK
 
 

@@ -467,6 +467,19 @@ def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_pa
     assert sorted(p.name for p in folder.iterdir()) == ["comparison.md"]
 
 
+def test_no_verdict_is_printed_before_a_report_that_cannot_be_written(tmp_path, capsys):
+    """compare --max-slowdown --report once printed the table and 'result: PASS' on stdout, then exited 2 because
+    comparison.md was a folder or comparison.json the baseline: a verdict before an error exit."""
+    baseline = write(tmp_path, "comparison.json", record(BASE))
+    new = write(tmp_path, "new.json", record(BASE))
+    blocked = tmp_path / "blocked"
+    (blocked / "comparison.md").mkdir(parents=True)
+    for report in (blocked, tmp_path):  # a folder where a file goes; the baseline where comparison.json goes
+        assert run_main(main, ["compare", baseline, new, "--max-slowdown", "50", "--report", str(report)]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.startswith("error: --report") and captured.out == "", captured.out
+
+
 def test_a_round_given_twice_is_not_pooled(tmp_path, capsys):
     """Two timed runs a side cannot be judged (MIN_TIMED_RUNS); the same round pooled with itself (or with a copy) would
     make four, and `compare --max-slowdown` would then say PASS on runs that were never timed."""
