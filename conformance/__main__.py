@@ -32,7 +32,7 @@ from reference.safe_files import check_outputs
 from .backends import make_backend
 from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
-from .generated import GENERATED_CASES, check_generated, split_names
+from .generated import GENERATED_CASES, GENERATED_PREFIX, check_generated, split_names
 from .fingerprint import GATE_REPORT, gate_verdict, is_repository_root
 from .sources import GPU_DIR_NAME, REPO_ROOT, fingerprint, imported_gpu_root
 from .independent_library import LIBRARIES, load_library
@@ -255,6 +255,9 @@ def _run(args, argv) -> int:
 
 def _run_suite(args, argv, say, phases, names: list[str], paths, generated, recorder: CoverageRecorder | None, seeded=(),
                cache: SeededCache | None = None) -> int:
+    case_sources: dict[str, str] = {}  # the vector files' ids are claimed as each loads
+    for name in [spec.label for spec in seeded] + [GENERATED_PREFIX + case.name for case in generated]:
+        _claim_case_id(case_sources, name, name)
     if args.gpus is not None:
         names = _per_gpu_backends(names, args.gpus)
     backends = [make_backend(name) for name in names]
@@ -300,6 +303,7 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         for path in paths:
             start = time.perf_counter()
             vector = load_cached(path, progress=say)
+            _claim_case_id(case_sources, vector.id, str(path))  # refused as soon as loaded, before any phase runs
             info.load_seconds[vector.id] = round(time.perf_counter() - start, 3)
             check_witnesses_satisfied(vector)  # in every mode: an unsatisfied witness is bad input, not a backend's fault
             vectors.append((path, vector))
@@ -350,6 +354,18 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         except OSError as exc:
             raise InvalidInputError("--record-gate", f"cannot write {GATE_REPORT}: {exc.strerror or exc}") from None
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
+
+
+def _claim_case_id(case_sources: dict[str, str], case_id: str, source: str) -> None:
+    """Record that ``source`` is checked under ``case_id`` in case_sources {id: source}; InvalidInputError naming both
+    sources when another one already is: the report's timings key each entry by the id, and `compare` refuses a
+    record where one appears twice (conformance/timing.py check_timing_document)."""
+    if case_sources.get(case_id) == source:
+        raise InvalidInputError("vectors", f"{source} is given twice")
+    if case_id in case_sources:
+        raise InvalidInputError("vectors", f"{case_sources[case_id]} and {source} are both the case {case_id!r}: each "
+                                "case of a run needs its own id")
+    case_sources[case_id] = source
 
 
 def _unchecked_text(result) -> str:

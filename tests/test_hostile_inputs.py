@@ -345,6 +345,20 @@ def test_conformance_run_refuses_a_vector_given_twice(tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
+def test_conformance_run_refuses_two_vectors_with_one_id(tmp_path, capsys):
+    """Two copies of one vector (two paths, one id) ran and wrote one report with every entry twice, which `compare`
+    then refused ('appears more than once'); generated:X given twice would too. Refused before any phase runs."""
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    shutil.copy(SMALL, first)
+    shutil.copy(SMALL, second)
+    argv = ["run", str(first), str(second), "--backends", "reference", "--phases", "evaluate", "--report", str(tmp_path / "r"), "--quiet"]
+    err = _exit_2(conformance_main, argv, capsys, "vectors")
+    assert err == f"error: vectors: {first} and {second} are both the case '{_doc()['id']}': each case of a run needs its own id\n"
+    _exit_2(conformance_main, ["run", "generated:porep-log11", "generated:porep-log11", "--report", str(tmp_path / "r"), "--quiet"],
+            capsys, "vectors: generated:porep-log11 is given twice")
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.parametrize("unchecked", ["no-expected", "generated:porep-log11"])
 def test_conformance_run_that_checks_nothing_of_one_vector_is_an_error(unchecked, tmp_path, capsys):
     """Beside a vector that passes, one that no backend judged in any phase (the reference alone, on a vector without
