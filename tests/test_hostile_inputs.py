@@ -471,6 +471,47 @@ def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
 
 
+def test_an_output_that_is_a_folder_leaves_no_other_output_file(tmp_path, capsys):
+    """prove wrote --out and export-bellman three of its four files, then failed on a folder in the last one's place."""
+    (tmp_path / "adir").mkdir()
+    argv = ["prove", str(SMALL), "--format", "snarkjs", "--out", str(tmp_path / "p.json"), "--public", str(tmp_path / "adir"), "--quiet"]
+    err = _exit_2(reference_main, argv, capsys, "")
+    assert err == f"error: {tmp_path / 'adir'}: cannot write: Is a directory\n", err
+    (tmp_path / "bellman" / "public_inputs.json").mkdir(parents=True)
+    _exit_2(vectors_main, ["export-bellman", str(SMALL), "--out", str(tmp_path / "bellman"), "--quiet"], capsys, "public_inputs.json")
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["adir", "bellman", "bellman/public_inputs.json"]
+
+
+def _no_hard_links(*args, **kwargs):
+    raise PermissionError(1, "Operation not permitted")
+
+
+@pytest.mark.parametrize("hard_links", [True, False], ids=["hard-links", "no-hard-links"])
+def test_a_rename_that_fails_midway_puts_every_output_back(hard_links, tmp_path, monkeypatch):
+    """A rename that fails after others succeeded (here made to fail): the replaced file is back (from its hard link,
+    or moved aside where there are none), the new file and the folder made for it are gone, no temporary file is left."""
+    import re
+
+    from vectors.format import write_files_atomically
+
+    if not hard_links:
+        monkeypatch.setattr(os, "link", _no_hard_links)
+
+    replaced, new, failing = tmp_path / "a.json", tmp_path / "sub" / "b.json", tmp_path / "c.json"
+    replaced.write_bytes(b"old")
+    real_replace = os.replace
+
+    def replace_failing_on_the_last(src, dst):
+        if Path(dst) == failing:
+            raise PermissionError(1, "Operation not permitted")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace_failing_on_the_last)
+    with pytest.raises(InvalidInputError, match=re.escape(f"{failing}: cannot write: Operation not permitted")):
+        write_files_atomically({replaced: b"new", new: b"new", failing: b"new"})
+    assert [p.name for p in tmp_path.iterdir()] == ["a.json"] and replaced.read_bytes() == b"old"
+
+
 # ----------------------------------------------------------------------------------------------
 # Silent data loss
 
