@@ -691,6 +691,17 @@ def test_fields_the_format_does_not_define_are_refused(path, tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, ".".join(str(p) for p in path).replace(".0.", "[0]."))
 
 
+def test_verify_prints_no_verdict_before_a_later_lists_error(tmp_path, capsys):
+    """Two proofs, the second's public inputs one short: verify printed 'circuit 0: valid', then exited 2."""
+    proof = json.loads((INTEROP / "proof.json").read_text())
+    public = json.loads((INTEROP / "public.json").read_text())
+    proofs, publics = _write(tmp_path, [proof, proof], "p.json"), _write(tmp_path, [public, public[:1]], "public.json")
+    argv = ["verify", str(INTEROP / "verification_key.json"), str(proofs), "--public", str(publics), "--quiet"]
+    assert run_main(reference_main, argv) == EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: public.json[1]: has 1 values"), (out, err)
+
+
 def test_proof_file_with_an_extra_field_is_refused(tmp_path, capsys):
     proof = dict(_doc()["circuits"][0]["expected"]["proof"], d="00")
     _exit_2(reference_main, ["verify", str(SMALL), str(_write(tmp_path, proof, "p.json")), "--quiet"], capsys, "p.json")
