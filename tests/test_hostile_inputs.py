@@ -707,6 +707,22 @@ def test_proof_file_with_an_extra_field_is_refused(tmp_path, capsys):
     _exit_2(reference_main, ["verify", str(SMALL), str(_write(tmp_path, proof, "p.json")), "--quiet"], capsys, "p.json")
 
 
+def test_snarkjs_json_with_a_key_snarkjs_does_not_write_is_refused(tmp_path, capsys):
+    """An unknown key in verification_key.json or proof.json was ignored ('valid'), where the toolkit's own proof
+    JSON refuses one; every key snarkjs writes is still read: the interop files, as snarkjs wrote them, verify."""
+    files = {name: INTEROP / name for name in ("verification_key.json", "proof.json")}
+
+    def argv():
+        return ["verify", str(files["verification_key.json"]), str(files["proof.json"]), "--public", str(INTEROP / "public.json"), "--quiet"]
+
+    assert run_main(reference_main, argv()) == EXIT_OK
+    for name in list(files):
+        doc = json.loads(files[name].read_text())
+        files[name] = _write(tmp_path, {**doc, "extra": "1"}, name)
+        _exit_2(reference_main, argv(), capsys, f"{name}.extra: is not a key snarkjs writes")
+        files[name] = INTEROP / name
+
+
 @pytest.mark.parametrize(
     "secret, value",
     [("delta", "00" * 32), ("gamma", "00" * 32), ("alpha", "00" * 32), ("tau", "00" * 31 + "01"), ("tau", f"{0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000000:064x}")],
