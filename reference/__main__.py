@@ -5,7 +5,6 @@ proof.json and public.json, and ``verify`` reads snarkjs proofs, public signals 
 and bellman's 192-byte binary proofs (vectors/snarkjs.py, vectors/bellman.py). Being the reference, it decodes
 points with reference/encoding.py alone, even where the fast library is installed.
 """
-import argparse
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from vectors.snarkjs import (
     verifying_key_from_json,
 )
 
-from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_proof, read_json, run_main
+from .cli import EXIT_INVALID_PROOF, EXIT_OK, ArgumentParser, Progress, each_document, parse_proof, read_json, run_main
 from .errors import InvalidInputError, SizeMismatchError
 from .proof_files import add_prove_arguments, check_prove_arguments, write_proofs
 from .prover import prove
@@ -31,8 +30,8 @@ JSON_OPENERS = (ord("{"), ord("["))
 """A proof file whose first non-blank byte is one of these is JSON; anything else is read as bellman's binary proofs."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(
         prog="python -m reference",
         description="Reference (pure-Python, readable, slow) BLS12-381 Groth16 prover and verifier.",
     )

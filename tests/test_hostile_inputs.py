@@ -447,6 +447,22 @@ def test_non_canonical_json_is_refused(text, problem, tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(path), "--quiet"], capsys, "")
 
 
+@pytest.mark.parametrize(
+    "module, argv, line",
+    [
+        ("gpu.__main__", ["prove", "v.json", "--devices", ","], "--devices: names no device"),
+        ("reference.__main__", ["prove"], "vector: is required"),
+    ],
+)
+def test_argument_errors_are_one_error_line(module, argv, line, capsys):
+    """argparse printed its usage and 'python -m gpu prove: error: argument --devices: ...' (reference/cli.py
+    ArgumentParser makes every entry point's argument errors the toolkit's 'error: field: problem', exit 2)."""
+    import importlib
+
+    assert run_main(importlib.import_module(module).main, argv) == EXIT_BAD_INPUT
+    assert capsys.readouterr() == ("", f"error: {line}\n")
+
+
 def _unwritable(tmp_path) -> Path:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
