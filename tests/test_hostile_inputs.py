@@ -452,6 +452,8 @@ def test_non_canonical_json_is_refused(text, problem, tmp_path, capsys):
     [
         ("gpu.__main__", ["prove", "v.json", "--devices", ","], "--devices: names no device"),
         ("reference.__main__", ["prove"], "vector: is required"),
+        ("vectors.__main__", ["generate", "--log-n", "two"], "--log-n: invalid int value: 'two'"),
+        ("vectors.edge_cases", ["--bogus"], "--bogus: is not an argument of this command"),
     ],
 )
 def test_argument_errors_are_one_error_line(module, argv, line, capsys):
