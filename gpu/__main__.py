@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reference.cli import EXIT_BAD_INPUT, EXIT_OK, Progress, proofs_document, run_main
+from reference.cli import EXIT_BAD_INPUT, EXIT_OK, ArgumentParser, Progress, proofs_document, run_main
 from reference.errors import InvalidInputError, ToolkitError
 from reference.proof_files import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from vectors.format import load_vector
@@ -25,8 +25,8 @@ from .staging import PAGEABLE, STAGINGS, StageTimer, stage_kind, upload_keys
 TOOL = "gpu prove"
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m gpu", description="The CuPy GPU Groth16 prover (BLS12-381; the vector's domain convention: bellman or snarkjs).")
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(prog="python -m gpu", description="The CuPy GPU Groth16 prover (BLS12-381; the vector's domain convention: bellman or snarkjs).")
     sub = p.add_subparsers(dest="command", required=True)
     pr = sub.add_parser(
         "prove",

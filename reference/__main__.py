@@ -5,7 +5,6 @@ proof.json and public.json, and ``verify`` reads snarkjs proofs, public signals 
 and bellman's 192-byte binary proofs (vectors/snarkjs.py, vectors/bellman.py). Being the reference, it decodes
 points with reference/encoding.py alone, even where the fast library is installed.
 """
-import argparse
 import sys
 from pathlib import Path
 
@@ -20,19 +19,19 @@ from vectors.snarkjs import (
     verifying_key_from_json,
 )
 
-from .cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, each_document, parse_proof, read_json, run_main
+from .cli import EXIT_INVALID_PROOF, EXIT_OK, ArgumentParser, Progress, each_document, parse_proof, read_json, run_main
 from .errors import InvalidInputError, SizeMismatchError
 from .proof_files import add_prove_arguments, check_prove_arguments, write_proofs
 from .prover import prove
 from .safe_files import MAX_JSON_BYTES, parse_json, read_regular_file
-from .verifier import verify
+from .verifier import check_public_inputs, verify
 
 JSON_OPENERS = (ord("{"), ord("["))
 """A proof file whose first non-blank byte is one of these is JSON; anything else is read as bellman's binary proofs."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(
         prog="python -m reference",
         description="Reference (pure-Python, readable, slow) BLS12-381 Groth16 prover and verifier.",
     )
@@ -89,7 +88,14 @@ def _load_public(path) -> list[list[int]]:
     return [public_from_json(doc, name)]
 
 
+def _list_names(name: str, count: int) -> list[str]:
+    """How errors name each of ``count`` lists of public inputs in the file ``name``: name[i], or name for one list."""
+    return [name] if count == 1 else [f"{name}[{i}]" for i in range(count)]
+
+
 def _verify(args) -> int:
+    """Every input is read and checked (key, proofs, each list of public inputs against the key) before any pairing,
+    and the verdicts are printed together at the end: no verdict line precedes an error exit."""
     say = Progress(args.quiet)
     key_doc = read_json(args.key)
     if is_snarkjs_verifying_key(key_doc):
@@ -99,19 +105,20 @@ def _verify(args) -> int:
     else:
         vector = parse_vector(key_doc, Path(args.key).parent, say, reference=True)
         vk, inputs = vector.pk.vk, [w.public_inputs for w in vector.witnesses]
+        names = [f"circuits[{c}].public_inputs" for c in range(len(inputs))]
         source = f"the vector has {len(inputs)} circuit(s)"
     proofs = _load_any_proofs(args.proof)
     if args.public:
         inputs = _load_public(args.public)
+        names = _list_names(Path(args.public).name, len(inputs))
         source = f"{args.public} has public inputs for {len(inputs)}"
     if len(proofs) != len(inputs):
         raise SizeMismatchError(args.proof, f"holds {len(proofs)} proof(s); {source}")
-    failures = 0
-    for c, (proof, public_inputs) in enumerate(zip(proofs, inputs)):
-        ok = verify(vk, public_inputs, proof)
-        print(f"circuit {c}: {'valid' if ok else 'INVALID'}")
-        failures += not ok
-    return EXIT_INVALID_PROOF if failures else EXIT_OK
+    for where, public_inputs in zip(names, inputs):
+        check_public_inputs(vk, public_inputs, where)
+    valid = [verify(vk, public_inputs, proof) for proof, public_inputs in zip(proofs, inputs)]
+    print("\n".join(f"circuit {c}: {'valid' if ok else 'INVALID'}" for c, ok in enumerate(valid)))
+    return EXIT_OK if all(valid) else EXIT_INVALID_PROOF
 
 
 def main(argv=None) -> int:

@@ -1,4 +1,5 @@
-"""What every command-line tool of the toolkit shares: error reporting, progress, proof files."""
+"""What every command-line tool of the toolkit shares: argument parsing, error reporting, progress, proof files."""
+import argparse
 import sys
 import time
 
@@ -21,6 +22,38 @@ def run_main(main, argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse.ArgumentParser whose errors are the toolkit's: InvalidInputError(field, problem), which run_main prints
+    as one 'error: field: problem' line with exit 2 (argparse prints its usage and 'prog: error: ...'). Subparsers
+    (add_subparsers().add_parser) are of this class too: argparse makes them of the parser's own class."""
+
+    def error(self, message: str):
+        raise InvalidInputError(*argument_error_parts(message))
+
+
+_ARGUMENT_PREFIX = "argument "
+_REQUIRED_PREFIX = "the following arguments are required: "
+_UNRECOGNIZED_PREFIX = "unrecognized arguments: "
+ARGUMENTS_FIELD = "arguments"
+"""The field of an argparse error that names no argument (e.g. 'one of the arguments --a --b is required')."""
+
+
+def argument_error_parts(message: str) -> tuple[str, str]:
+    """(field, problem) of an argparse error message: 'argument --devices: names no device' -> ('--devices', 'names no
+    device'); 'the following arguments are required: vector' -> ('vector', 'is required'); 'unrecognized arguments: -x'
+    -> ('-x', 'is not an argument of this command')."""
+    if message.startswith(_ARGUMENT_PREFIX) and ": " in message:
+        field, problem = message.removeprefix(_ARGUMENT_PREFIX).split(": ", 1)
+        return field, problem
+    if message.startswith(_REQUIRED_PREFIX):
+        names = message.removeprefix(_REQUIRED_PREFIX)
+        return names, "are required" if ", " in names else "is required"
+    if message.startswith(_UNRECOGNIZED_PREFIX):
+        names = message.removeprefix(_UNRECOGNIZED_PREFIX)
+        return names, "are not arguments of this command" if " " in names else "is not an argument of this command"
+    return ARGUMENTS_FIELD, message
 
 
 class Progress:

@@ -20,16 +20,20 @@ from .field import R
 from .keys import VerifyingKey, check_verifying_key
 
 
-def public_input_point(vk: VerifyingKey, public_inputs: list[int]) -> tuple:
-    """X = IC_0 + sum_{i>=1} x_i IC_i (IC_0 belongs to ONE)."""
+def check_public_inputs(vk: VerifyingKey, public_inputs: list[int], where: str = "public_inputs") -> None:
+    """One value per IC point after IC_0 (which belongs to ONE), each in [0, r); InvalidInputError naming ``where``."""
     if len(public_inputs) + 1 != len(vk.ic):
-        raise SizeMismatchError(
-            "public_inputs", f"has {len(public_inputs)} values; the verifying key has {len(vk.ic) - 1} (ic has {len(vk.ic)} points)"
-        )
-    total = vk.ic[0]
+        raise SizeMismatchError(where, f"has {len(public_inputs)} values; the verifying key has {len(vk.ic) - 1} (ic has {len(vk.ic)} points)")
     for i, x in enumerate(public_inputs):
         if not 0 <= x < R:
-            raise ScalarRangeError(f"public_inputs[{i}]", f"{x:#x} is not in [0, r)")
+            raise ScalarRangeError(f"{where}[{i}]", f"{x:#x} is not in [0, r)")
+
+
+def public_input_point(vk: VerifyingKey, public_inputs: list[int]) -> tuple:
+    """X = IC_0 + sum_{i>=1} x_i IC_i (IC_0 belongs to ONE)."""
+    check_public_inputs(vk, public_inputs)
+    total = vk.ic[0]
+    for i, x in enumerate(public_inputs):
         total = add(total, multiply(vk.ic[i + 1], x))
     return total
 

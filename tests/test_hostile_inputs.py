@@ -461,6 +461,24 @@ def test_non_canonical_json_is_refused(text, problem, tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(path), "--quiet"], capsys, "")
 
 
+@pytest.mark.parametrize(
+    "module, argv, line",
+    [
+        ("gpu.__main__", ["prove", "v.json", "--devices", ","], "--devices: names no device"),
+        ("reference.__main__", ["prove"], "vector: is required"),
+        ("vectors.__main__", ["generate", "--log-n", "two"], "--log-n: invalid int value: 'two'"),
+        ("vectors.edge_cases", ["--bogus"], "--bogus: is not an argument of this command"),
+    ],
+)
+def test_argument_errors_are_one_error_line(module, argv, line, capsys):
+    """argparse printed its usage and 'python -m gpu prove: error: argument --devices: ...' (reference/cli.py
+    ArgumentParser makes every entry point's argument errors the toolkit's 'error: field: problem', exit 2)."""
+    import importlib
+
+    assert run_main(importlib.import_module(module).main, argv) == EXIT_BAD_INPUT
+    assert capsys.readouterr() == ("", f"error: {line}\n")
+
+
 def _unwritable(tmp_path) -> Path:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
@@ -483,6 +501,47 @@ def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_pa
     err = _exit_2(conformance_main, argv, capsys, "--report")
     assert err == f"error: --report: cannot write the report into {tmp_path}: Is a directory\n", err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_an_output_that_is_a_folder_leaves_no_other_output_file(tmp_path, capsys):
+    """prove wrote --out and export-bellman three of its four files, then failed on a folder in the last one's place."""
+    (tmp_path / "adir").mkdir()
+    argv = ["prove", str(SMALL), "--format", "snarkjs", "--out", str(tmp_path / "p.json"), "--public", str(tmp_path / "adir"), "--quiet"]
+    err = _exit_2(reference_main, argv, capsys, "")
+    assert err == f"error: {tmp_path / 'adir'}: cannot write: Is a directory\n", err
+    (tmp_path / "bellman" / "public_inputs.json").mkdir(parents=True)
+    _exit_2(vectors_main, ["export-bellman", str(SMALL), "--out", str(tmp_path / "bellman"), "--quiet"], capsys, "public_inputs.json")
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["adir", "bellman", "bellman/public_inputs.json"]
+
+
+def _no_hard_links(*args, **kwargs):
+    raise PermissionError(1, "Operation not permitted")
+
+
+@pytest.mark.parametrize("hard_links", [True, False], ids=["hard-links", "no-hard-links"])
+def test_a_rename_that_fails_midway_puts_every_output_back(hard_links, tmp_path, monkeypatch):
+    """A rename that fails after others succeeded (here made to fail): the replaced file is back (from its hard link,
+    or moved aside where there are none), the new file and the folder made for it are gone, no temporary file is left."""
+    import re
+
+    from vectors.format import write_files_atomically
+
+    if not hard_links:
+        monkeypatch.setattr(os, "link", _no_hard_links)
+
+    replaced, new, failing = tmp_path / "a.json", tmp_path / "sub" / "b.json", tmp_path / "c.json"
+    replaced.write_bytes(b"old")
+    real_replace = os.replace
+
+    def replace_failing_on_the_last(src, dst):
+        if Path(dst) == failing:
+            raise PermissionError(1, "Operation not permitted")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace_failing_on_the_last)
+    with pytest.raises(InvalidInputError, match=re.escape(f"{failing}: cannot write: Operation not permitted")):
+        write_files_atomically({replaced: b"new", new: b"new", failing: b"new"})
+    assert [p.name for p in tmp_path.iterdir()] == ["a.json"] and replaced.read_bytes() == b"old"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -664,9 +723,36 @@ def test_fields_the_format_does_not_define_are_refused(path, tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, ".".join(str(p) for p in path).replace(".0.", "[0]."))
 
 
+def test_verify_prints_no_verdict_before_a_later_lists_error(tmp_path, capsys):
+    """Two proofs, the second's public inputs one short: verify printed 'circuit 0: valid', then exited 2."""
+    proof = json.loads((INTEROP / "proof.json").read_text())
+    public = json.loads((INTEROP / "public.json").read_text())
+    proofs, publics = _write(tmp_path, [proof, proof], "p.json"), _write(tmp_path, [public, public[:1]], "public.json")
+    argv = ["verify", str(INTEROP / "verification_key.json"), str(proofs), "--public", str(publics), "--quiet"]
+    assert run_main(reference_main, argv) == EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: public.json[1]: has 1 values"), (out, err)
+
+
 def test_proof_file_with_an_extra_field_is_refused(tmp_path, capsys):
     proof = dict(_doc()["circuits"][0]["expected"]["proof"], d="00")
     _exit_2(reference_main, ["verify", str(SMALL), str(_write(tmp_path, proof, "p.json")), "--quiet"], capsys, "p.json")
+
+
+def test_snarkjs_json_with_a_key_snarkjs_does_not_write_is_refused(tmp_path, capsys):
+    """An unknown key in verification_key.json or proof.json was ignored ('valid'), where the toolkit's own proof
+    JSON refuses one; every key snarkjs writes is still read: the interop files, as snarkjs wrote them, verify."""
+    files = {name: INTEROP / name for name in ("verification_key.json", "proof.json")}
+
+    def argv():
+        return ["verify", str(files["verification_key.json"]), str(files["proof.json"]), "--public", str(INTEROP / "public.json"), "--quiet"]
+
+    assert run_main(reference_main, argv()) == EXIT_OK
+    for name in list(files):
+        doc = json.loads(files[name].read_text())
+        files[name] = _write(tmp_path, {**doc, "extra": "1"}, name)
+        _exit_2(reference_main, argv(), capsys, f"{name}.extra: is not a key snarkjs writes")
+        files[name] = INTEROP / name
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,9 @@
 """python -m vectors {generate,regenerate,check,import-snarkjs,export-bellman,import-bellman}: make, validate,
 import and export test vectors."""
-import argparse
 import sys
 from pathlib import Path
 
-from reference.cli import EXIT_OK, Progress, run_main
+from reference.cli import EXIT_OK, ArgumentParser, Progress, run_main
 from reference.errors import InvalidInputError
 from reference.safe_files import check_outputs
 
@@ -26,8 +25,8 @@ SIDECAR_HELP = ("store arrays of at least this many elements in binary sidecar f
 QUIET_HELP = "no progress lines on stderr"
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m vectors", description="Generate and validate BLS12-381 Groth16 test vectors (format: vectors/FORMAT.md).")
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(prog="python -m vectors", description="Generate and validate BLS12-381 Groth16 test vectors (format: vectors/FORMAT.md).")
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser(
         "generate",

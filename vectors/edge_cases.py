@@ -20,13 +20,12 @@ placed in any query (the same trick as the ``sink`` gate of vectors/generate.py)
 Variables in the same sink row with the same coefficient get identical key points; coefficients k
 and r - k give points P and -P.
 """
-import argparse
 import random
 import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from reference.cli import EXIT_OK, Progress, run_main
+from reference.cli import EXIT_OK, ArgumentParser, Progress, run_main
 from reference.errors import InvalidInputError
 from reference.field import R, inv
 from reference.msm import REFERENCE_CURVE
@@ -549,7 +548,7 @@ EXIT_STALE = 1
 
 def main(argv=None) -> int:
     """python -m vectors.edge_cases [--check] [--quiet] [NAME ...]: write or check the edge vectors."""
-    parser = argparse.ArgumentParser(prog="python -m vectors.edge_cases", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="python -m vectors.edge_cases", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="do not write; exit 1 if any file differs from a fresh generation")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("names", nargs="*", help="only these cases (default: all)")

@@ -8,7 +8,9 @@ naming the JSON field (``proving_key.h[17]``) and the problem.
 The writer writes each file to a temporary name and renames it into place, so a failed run leaves
 no partial vector behind.
 """
+import contextlib
 import dataclasses
+import errno
 import functools
 import hashlib
 import json
@@ -696,34 +698,116 @@ def write_vector(vector: Vector, path, sidecar_min: int | None = None, inputs=()
     return write_files_atomically(files, inputs)
 
 
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-_FILE_MODE = 0o666 & ~_UMASK
-
-
 def write_files_atomically(files: dict[Path, bytes], inputs=()) -> list[Path]:
-    """Write every file under a temporary name in its folder, then rename all; on any error remove the temporaries.
+    """Write every file of {path: bytes} or none: the one output writer of every command (docs/HOSTILE_INPUTS.md).
 
-    Refuses (InvalidInputError, nothing written) two targets that are one file, a target that is one of ``inputs``,
-    and a target that cannot be written (the error names it)."""
+    Every file is first written under a temporary name in its folder, which proves the folder exists (or can be
+    made) and is writable; only when all are written are they renamed into place. Refused before anything is
+    renamed (InvalidInputError naming the path): two targets that are one file, a target that is one of ``inputs``,
+    a target that is a folder, a target whose folder cannot be written. Should a rename still fail (or the run be
+    interrupted) midway, the targets already renamed are undone: a new file is removed, a replaced file is put back
+    from the second name (a hard link) it was given before the rename, folders made for the targets are removed.
+
+    What can remain after such a failure: on a filesystem without hard links, a replaced file is moved aside
+    instead, so it is absent from its path between the two renames; and should putting it back fail too, it is
+    left beside its path as ``.<name>.<random>.old``."""
     check_outputs({str(target): target for target in files}, {f"input {p}": p for p in inputs})
-    staged = []
+    for target in files:
+        _refuse_folder(target)
+    outputs: list[_Output] = []
+    made_folders: list[Path] = []
     target = None
     try:
         for target, data in files.items():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-            staged.append((tmp, target))
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; give the file the usual permissions
-        for tmp, target in staged:
-            os.replace(tmp, target)
+            made_folders += _make_folders(target.parent)
+            outputs.append(_Output(target, _write_temporary(target, data)))
+        for output in outputs:
+            target = output.target
+            output.rename()
     except BaseException as exc:
-        for tmp, _ in staged:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        _undo(outputs, made_folders)
         if isinstance(exc, OSError):
             raise InvalidInputError(str(target), f"cannot write: {exc.strerror or exc}") from None
         raise
-    return [target for _, target in staged]
+    for output in outputs:
+        output.drop_backup()
+    return [output.target for output in outputs]
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+_FILE_MODE = 0o666 & ~_UMASK
+BACKUP_SUFFIX = ".old"
+"""Appended to a temporary file's name to name the second name of the file its target replaces."""
+
+
+@dataclass
+class _Output:
+    """One file of write_files_atomically: its target, the temporary file holding its bytes, and (once renamed) the
+    second name of the file it replaced, if any."""
+
+    target: Path
+    temporary: str
+    backup: str | None = None
+    renamed: bool = False
+
+    def rename(self) -> None:
+        if os.path.lexists(self.target):
+            self.backup = self.temporary + BACKUP_SUFFIX
+            try:
+                os.link(self.target, self.backup, follow_symlinks=False)
+            except OSError:  # no hard links on this filesystem: move the file aside instead
+                os.replace(self.target, self.backup)
+        os.replace(self.temporary, self.target)
+        self.renamed = True
+
+    def undo(self) -> None:
+        """Best effort (called while another error is raised): the target as it was before, no temporary left."""
+        with contextlib.suppress(OSError):
+            if self.backup is not None:
+                os.replace(self.backup, self.target)  # atomic: the old file is back in one step
+            elif self.renamed:
+                os.unlink(self.target)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.temporary)
+
+    def drop_backup(self) -> None:
+        if self.backup is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.backup)
+
+
+def _refuse_folder(target: Path) -> None:
+    """A folder cannot be replaced by a file (the rename fails with EISDIR): refused before any rename, not after
+    the other targets are in place. A symbolic link to a folder is a link, which the rename replaces."""
+    if target.is_dir() and not target.is_symlink():
+        raise InvalidInputError(str(target), f"cannot write: {os.strerror(errno.EISDIR)}")
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Make ``folder`` and its missing parents; returns those made, outermost first (OSError when one cannot be)."""
+    missing = [f for f in (folder, *folder.parents) if not f.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing[::-1]
+
+
+def _write_temporary(target: Path, data: bytes) -> str:
+    """``data`` in a new file beside ``target`` (a hidden, unique name); returns its path."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(temporary, _FILE_MODE)  # mkstemp makes 0600; give the file the usual permissions
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return temporary
+
+
+def _undo(outputs: list[_Output], made_folders: list[Path]) -> None:
+    """Every output put back as it was, then the folders made for them removed (innermost first, only if empty)."""
+    for output in reversed(outputs):
+        output.undo()
+    for folder in reversed(made_folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()

@@ -90,6 +90,16 @@ KNOWN_PRIMES = {
 SNARKJS_CURVE = "bls12381"
 """snarkjs's name of BLS12-381 (proof.json and verification_key.json ``curve``)."""
 SNARKJS_PROTOCOL = "groth16"
+SNARKJS_PROOF_POINTS = ("pi_a", "pi_b", "pi_c")
+SNARKJS_VK_POINTS = ("vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC")
+SNARKJS_TAGS = ("protocol", "curve")
+"""Read where given: they must name Groth16 on BLS12-381 (this toolkit's only protocol and curve)."""
+SNARKJS_VK_DERIVED = ("nPublic", "vk_alphabeta_12")
+"""Keys of verification_key.json that follow from the others: nPublic is checked against IC; vk_alphabeta_12 is not read."""
+SNARKJS_PROOF_KEYS = frozenset(SNARKJS_PROOF_POINTS + SNARKJS_TAGS)
+SNARKJS_VK_KEYS = frozenset(SNARKJS_VK_POINTS + SNARKJS_TAGS + SNARKJS_VK_DERIVED)
+"""Every key snarkjs 0.7.6 writes in proof.json (src/groth16_prove.js) and a Groth16 verification_key.json
+(src/zkey_export_verificationkey.js); any other key is refused, as the toolkit's own formats refuse unknown fields."""
 JSON_IDENTITY_Z = 0
 JSON_AFFINE_Z = 1
 
@@ -598,10 +608,18 @@ def _require_tag(doc: dict, key: str, expected: str, where: str) -> None:
         raise InvalidInputError(f"{where}.{key}", f"is {doc[key]!r}; this toolkit reads {expected!r} only")
 
 
+def _refuse_unknown_keys(doc: dict, known: frozenset, where: str) -> None:
+    unknown = sorted(set(doc) - known)
+    if unknown:
+        raise InvalidInputError(f"{where}.{unknown[0]}", f"is not a key snarkjs writes (it writes {', '.join(sorted(known))})")
+
+
 def proof_from_json(doc, where: str = "proof") -> Proof:
-    """A Proof from snarkjs proof.json; ``protocol`` must be groth16 and ``curve`` bls12381 where given."""
-    if not isinstance(doc, dict) or not {"pi_a", "pi_b", "pi_c"} <= set(doc):
+    """A Proof from snarkjs proof.json; ``protocol`` must be groth16 and ``curve`` bls12381 where given, and no
+    other key than SNARKJS_PROOF_KEYS."""
+    if not isinstance(doc, dict) or not set(SNARKJS_PROOF_POINTS) <= set(doc):
         raise InvalidInputError(where, 'expected a snarkjs proof {"pi_a", "pi_b", "pi_c", ...}')
+    _refuse_unknown_keys(doc, SNARKJS_PROOF_KEYS, where)
     _require_tag(doc, "protocol", SNARKJS_PROTOCOL, where)
     _require_tag(doc, "curve", SNARKJS_CURVE, where)
     return Proof(
@@ -636,9 +654,11 @@ def verifying_key_from_json(doc, where: str = "verification_key") -> SnarkjsVeri
     """Decode snarkjs verification_key.json (vk_alpha_1, vk_beta_2, vk_gamma_2, vk_delta_2, IC; nPublic = len(IC) - 1).
 
     vk_alphabeta_12 = e(alpha, beta) is not read: it is derived data, and snarkjs's own verifier ignores it too.
+    No other key than SNARKJS_VK_KEYS is accepted.
     """
-    if not isinstance(doc, dict) or not {"vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"} <= set(doc):
+    if not isinstance(doc, dict) or not set(SNARKJS_VK_POINTS) <= set(doc):
         raise InvalidInputError(where, "expected a snarkjs verification key {vk_alpha_1, vk_beta_2, vk_gamma_2, vk_delta_2, IC, ...}")
+    _refuse_unknown_keys(doc, SNARKJS_VK_KEYS, where)
     _require_tag(doc, "protocol", SNARKJS_PROTOCOL, where)
     _require_tag(doc, "curve", SNARKJS_CURVE, where)
     if not isinstance(doc["IC"], list) or not doc["IC"]:
