@@ -18,13 +18,12 @@ a run that would check nothing, or that checked nothing of one of its vectors); 
 compare: 0, 1 a phase slower than --max-slowdown beyond noise or an entry it could not judge (INCOMPLETE, unless
 --allow-unjudged), 2 bad input or runs that are not comparable.
 """
-import argparse
 import shlex
 import sys
 import time
 from pathlib import Path
 
-from reference.cli import EXIT_INVALID_PROOF, EXIT_OK, Progress, run_main
+from reference.cli import EXIT_INVALID_PROOF, EXIT_OK, ArgumentParser, Progress, run_main
 from reference.errors import InvalidInputError
 from reference.prover import PHASES
 from reference.safe_files import check_outputs
@@ -39,13 +38,13 @@ from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
-from .report import REPORT_FILES, RunInfo, drawn, json_text, markdown_text, report_document, terminal_text, write_all_or_none, write_json
+from .report import REPORT_FILES, RunInfo, drawn, json_text, markdown_text, report_document, terminal_text, write_json
 from .runner import ERROR, FAIL, PASS, check_vector
 from .seeded import (GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, SeededCache, check_seeded, fill_cache, slow_generation,
                      split_seeded, start_builds)
 from .timing import conformance_timings, environment, timings_markdown
 from vectors.bundled import bundled_paths
-from vectors.format import check_witnesses_satisfied
+from vectors.format import check_witnesses_satisfied, write_files_atomically
 
 EXIT_MISMATCH = EXIT_INVALID_PROOF
 EXIT_GPU_REQUIRED = 3
@@ -60,8 +59,8 @@ DEFAULT_REPORT_DIR = "conformance-report"
 """Where report files go without --report (ignored by git: see .gitignore)."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(
         prog="python -m conformance",
         description="Run every prover phase of each backend on shared test vectors and compare the outputs exactly.",
     )
@@ -383,7 +382,7 @@ def _write_report_files(document: dict, folder: Path, say, inputs=()) -> None:
     files = {folder / "report.json": json_text(document).encode(),
              folder / "report.md": (markdown_text(document) + ("\n" + timings_markdown(document["timings"]) if document["timings"]["entries"] else "")).encode(),
              **({chart: png} if png is not None else {})}
-    write_all_or_none(files)  # all or none: a report.md that cannot be written leaves no report.json
+    write_files_atomically(files)  # all or none: a report.md that cannot be written leaves no report.json
     say(f"wrote {', '.join(str(folder / name) for name in REPORT_FILES if (folder / name).exists())}")
 
 
@@ -403,10 +402,9 @@ def _record_gate(document: dict, fingerprint_before: dict, say) -> bool:
         print(f"error: {exc}", file=sys.stderr)
         say(f"not recording {GATE_REPORT}")
         return False
-    target.parent.mkdir(parents=True, exist_ok=True)
     gate_document = dict(document, chart=None, chart_note="the gate report carries no chart")
-    write_json(gate_document, target)
-    target.with_suffix(".md").write_text(markdown_text(gate_document))
+    write_files_atomically({target: json_text(gate_document).encode(),
+                            target.with_suffix(".md"): markdown_text(gate_document).encode()})  # one gate, both files
     say(f"recorded {GATE_REPORT} (and {GATE_REPORT.with_suffix('.md')}): commit them")
     return True
 

@@ -400,13 +400,15 @@ COMPARISON_FILES = ("comparison.json", "comparison.md", "waterfall.png")
 def write_comparison_report(comparison: Comparison, folder: Path) -> list[Path]:
     """comparison.json, comparison.md and (with matplotlib) waterfall.png into ``folder``; the files written."""
     from .chart import write_waterfall
-    from .report import drawn, json_text, write_all_or_none
+    from vectors.format import write_files_atomically
+
+    from .report import drawn, json_text
 
     folder.mkdir(parents=True, exist_ok=True)
     chart = folder / "waterfall.png"
     png, note = drawn(lambda path: write_waterfall(comparison, path), chart.name)
     chart_name = None if note else chart.name
-    write_all_or_none({folder / "comparison.json": json_text(comparison_json(comparison, chart_name, note)).encode(),
-                       folder / "comparison.md": markdown_text(comparison, chart_name, note).encode(),
-                       **({chart: png} if png is not None else {})})  # all or none
+    write_files_atomically({folder / "comparison.json": json_text(comparison_json(comparison, chart_name, note)).encode(),
+                            folder / "comparison.md": markdown_text(comparison, chart_name, note).encode(),
+                            **({chart: png} if png is not None else {})})  # all or none
     return [folder / name for name in COMPARISON_FILES if (folder / name).exists()]

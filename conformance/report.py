@@ -1,8 +1,6 @@
 """The run's outputs: report.json (schema in conformance/REPORT_SCHEMA.md), report.md, and the
 terminal table. All three are built from the same document (``report_document``)."""
-import errno
 import json
-import os
 import platform
 import tempfile
 from dataclasses import dataclass, field
@@ -10,7 +8,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from reference.prover import PHASES
-from vectors.format import write_files_atomically
 
 from .compare import Mismatch
 from .gpu_coverage import markdown_lines as coverage_markdown_lines
@@ -152,21 +149,11 @@ def json_text(document: dict) -> str:
 
 def drawn(draw, name: str) -> tuple[bytes | None, str | None]:
     """(the bytes ``draw(path)`` writes, None where it drew nothing; its note), drawn in a temporary folder so that a
-    report's files can be written together (write_all_or_none)."""
+    report's files can be written together (vectors/format.py write_files_atomically)."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / name
         note = draw(path)
         return (None if note else path.read_bytes()), note
-
-
-def write_all_or_none(files: dict) -> None:
-    """Write every file of {path: bytes} or none: vectors/format.py write_files_atomically (temporary names, renamed
-    when all are written), after refusing a path that is a folder, whose rename would fail once the others were
-    renamed (IsADirectoryError); a file that cannot be written is InvalidInputError naming it."""
-    for path in files:
-        if path.is_dir():
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    write_files_atomically(files)
 
 
 # ---------------------------------------------------------------------------------------------

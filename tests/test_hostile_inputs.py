@@ -468,6 +468,7 @@ def test_non_canonical_json_is_refused(text, problem, tmp_path, capsys):
         ("reference.__main__", ["prove"], "vector: is required"),
         ("vectors.__main__", ["generate", "--log-n", "two"], "--log-n: invalid int value: 'two'"),
         ("vectors.edge_cases", ["--bogus"], "--bogus: is not an argument of this command"),
+        ("conformance.__main__", ["run", "--backends"], "--backends: expected one argument"),
     ],
 )
 def test_argument_errors_are_one_error_line(module, argv, line, capsys):
@@ -498,8 +499,8 @@ def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_pa
     output files written. The report's files are written together or not at all."""
     (tmp_path / "report.md").mkdir()
     argv = ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(tmp_path), "--quiet"]
-    err = _exit_2(conformance_main, argv, capsys, "--report")
-    assert err == f"error: --report: cannot write the report into {tmp_path}: Is a directory\n", err
+    err = _exit_2(conformance_main, argv, capsys, str(tmp_path))
+    assert err == f"error: {tmp_path / 'report.md'}: cannot write: Is a directory\n", err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
 
 
