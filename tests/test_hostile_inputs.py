@@ -598,6 +598,22 @@ def test_conformance_run_does_not_read_a_large_file_beside_the_vector_into_memor
     assert "result: PASS" in done.stdout
 
 
+def test_a_sidecar_count_larger_than_the_vector_needs_is_refused_before_reading(tmp_path):
+    """A sidecar reference claiming 2^26 H points (the vector needs n - 1 = 255) over a 3 GiB (sparse) file: the file
+    was read whole before the count was compared (MemoryError traceback under a 2 GiB limit). The count is compared
+    with the vector's shape first."""
+    vector = _sidecar_copy(tmp_path)
+    doc = _doc(vector)
+    claimed = 1 << 26
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as f:
+        f.truncate(claimed * doc["proving_key"]["h"]["element_bytes"])
+    doc["proving_key"]["h"].update(sidecar=big.name, count=claimed)
+    done = _run_limited(["vectors", "check", str(_write(tmp_path, doc)), "--quiet"])
+    assert done.returncode == EXIT_BAD_INPUT and done.stdout == "", (done.returncode, done.stderr[-500:])
+    assert done.stderr == f"error: proving_key.h.count: is {claimed}; expected 255\n"
+
+
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):
     out = tmp_path / "odd name.json"
     argv = ["generate", "--log-n", "2", "--seed", "s", "--sidecar-min", "1", "--out", str(out), "--quiet"]

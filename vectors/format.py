@@ -28,7 +28,7 @@ from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey, check_p
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
 from reference.prover import PHASES, CircuitOutputs, Witness
 from reference.r1cs import R1CS, Density, witness_vector
-from reference.safe_files import check_outputs, read_regular_file
+from reference.safe_files import MAX_BINARY_BYTES, check_outputs, read_regular_file
 from reference.setup import TEST_ONLY_BANNER, Trapdoor
 
 from .decoding import PointDecoder
@@ -170,9 +170,10 @@ class _ArrayReader:
         self.decoder = decoder
         self.sidecar_paths: list[Path] = []
 
-    def read(self, value, kind: str, where: str, expected_len: int | None = None) -> list:
-        items, from_sidecar = self._items(value, kind, where)
-        if expected_len is not None and len(items) != expected_len:
+    def read(self, value, kind: str, where: str, expected_len: int) -> list:
+        """The ``expected_len`` elements of the array (the length the vector's shape requires)."""
+        items, from_sidecar = self._items(value, kind, where, expected_len)
+        if len(items) != expected_len:
             raise SizeMismatchError(where, f"has {len(items)} elements; expected {expected_len}")
         if kind == "scalar":
             return [_scalar(item.hex() if from_sidecar else item, f"{where}[{i}]") for i, item in enumerate(items)]
@@ -182,25 +183,30 @@ class _ArrayReader:
         """One point stored inline as hex."""
         return self.decoder.one(hex_value, kind, where, prepare=functools.partial(point_from_hex, kind))
 
-    def _items(self, value, kind: str, where: str) -> tuple[list, bool]:
+    def _items(self, value, kind: str, where: str, expected_len: int) -> tuple[list, bool]:
         """(the elements: JSON values, or the sidecar's raw bytes of each; True for a sidecar)."""
         if isinstance(value, list):
             return value, False
         if isinstance(value, dict) and "sidecar" in value:
-            return self._sidecar_items(value, kind, where), True
+            return self._sidecar_items(value, kind, where, expected_len), True
         raise InvalidInputError(where, "expected a JSON list or a sidecar reference")
 
-    def _sidecar_items(self, ref: dict, kind: str, where: str) -> list[bytes]:
+    def _sidecar_items(self, ref: dict, kind: str, where: str, expected_len: int) -> list[bytes]:
         required = {"sidecar", "sha256", "count", "element", "element_bytes"}
         if set(ref) != required:
             raise SidecarError(where, f"a sidecar reference has exactly the keys {sorted(required)}")
         if ref["element"] != kind or ref["element_bytes"] != ELEMENT_BYTES[kind]:
             raise SidecarError(where, f"sidecar holds {ref['element']} elements of {ref['element_bytes']} bytes; expected {kind} of {ELEMENT_BYTES[kind]}")
-        _int_field(ref["count"], f"{where}.count")
+        # The count is checked against the vector's shape before the file is opened, so that the bytes read follow what
+        # the vector needs, not what the reference claims.
+        if _int_field(ref["count"], f"{where}.count") != expected_len:
+            raise SizeMismatchError(f"{where}.count", f"is {ref['count']}; expected {expected_len}")
         name = check_sidecar_name(ref["sidecar"], where)
         if not isinstance(ref["sha256"], str) or len(ref["sha256"]) != SHA256_HEX_DIGITS or not _is_lower_hex(ref["sha256"]):
             raise SidecarError(f"{where}.sha256", f"expected {SHA256_HEX_DIGITS} lowercase hex digits")
         size = ref["count"] * ref["element_bytes"]
+        if size > MAX_BINARY_BYTES:
+            raise SidecarError(where, f"{ref['count']} elements need {size} bytes; a sidecar is read up to {MAX_BINARY_BYTES}")
         try:  # a regular file, not a link, at most the size the reference claims (checked before reading)
             data = read_regular_file(self.base_dir / name, "sidecar", max_bytes=size, follow_links=False)
         except InvalidInputError as exc:
