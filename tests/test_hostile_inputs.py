@@ -567,8 +567,8 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY_BYTES, SUBPROCESS_MEMORY_BYTES))
 
 
-def _run_limited(argv) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=120,
+def _run_limited(argv, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=timeout,
                           preexec_fn=_limit_memory)
 
 
@@ -612,6 +612,22 @@ def test_a_sidecar_count_larger_than_the_vector_needs_is_refused_before_reading(
     done = _run_limited(["vectors", "check", str(_write(tmp_path, doc)), "--quiet"])
     assert done.returncode == EXIT_BAD_INPUT and done.stdout == "", (done.returncode, done.stderr[-500:])
     assert done.stderr == f"error: proving_key.h.count: is {claimed}; expected 255\n"
+
+
+HUGE_COUNT = "1000000000000"
+REFUSAL_SECONDS = 30
+"""A refusal by the arguments alone takes well under a second; building 10^12 gates first ran until memory ran out."""
+
+
+@pytest.mark.parametrize("option", ["--constraints", "--public-inputs", "--circuits"])
+def test_generate_refuses_a_size_the_domain_cannot_hold_before_building(option, tmp_path):
+    """`generate --log-n 2 --constraints 10^12` built every gate before comparing the rows with --log-n (a hang, then a
+    MemoryError in _porep_gates); each size argument is now compared with 2^log_n first."""
+    out = tmp_path / "x.json"
+    argv = ["vectors", "generate", "--log-n", "2", "--seed", "s", option, HUGE_COUNT, "--out", str(out), "--quiet"]
+    done = _run_limited(argv, timeout=REFUSAL_SECONDS)
+    assert done.returncode == EXIT_BAD_INPUT and done.stderr.startswith(f"error: {option}: "), done.stderr[-500:]
+    assert done.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
 
 
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):

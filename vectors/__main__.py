@@ -15,7 +15,7 @@ from .edge_cases import EDGE_CASES, select_cases, write_edge_vectors
 from .fast_library import curve_primitive
 from .flags import checker
 from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
-from .generate import MAX_GENERATED_LOG_N, SHAPES, build_vector
+from .generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS, SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
 
@@ -38,10 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--log-n", type=int, required=True, help=f"log2 of the domain size, 1..{MAX_GENERATED_LOG_N} (the pure-Python "
                    "reference, with --reference or without the fast library, takes minutes above about 12)")
     g.add_argument("--seed", required=True, help="seed string; the same seed gives the same vector, bit for bit")
-    g.add_argument("--circuits", type=int, default=1, help="circuits of one shape proved in one call (default 1)")
+    g.add_argument("--circuits", type=int, default=1, help="circuits of one shape proved in one call (default 1; "
+                   f"circuits * 2^log_n at most {MAX_GENERATED_ROWS})")
     g.add_argument("--shape", choices=SHAPES, default="porep", help="porep: mostly 0/1 witness, PoRep-like densities (default); random: uniformly random scalars")
     g.add_argument("--public-inputs", type=int, help="number of public inputs, ONE not counted (default: min(3, n/4))")
-    g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain)")
+    g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain); with the "
+                   "inputs they must need a domain of exactly 2^log_n rows")
     g.add_argument("--id", help="vector id (default: the output file's stem)")
     g.add_argument("--comment", help="one-line comment stored in the vector")
     g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
