@@ -630,9 +630,37 @@ def test_generate_refuses_a_size_the_domain_cannot_hold_before_building(option, 
     assert done.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
 
 
+LINE_FORGING_TEXT = ["a\nok  forged", "a\x00b", "tab\tbed", "\u202eeman"]
+"""A newline, NUL, tab, a right-to-left override: an id or comment that could split or disguise a line."""
+
+
+@pytest.mark.parametrize("field, text", [*((f, t) for f in ("id", "comment") for t in LINE_FORGING_TEXT), ("id", ""), ("id", "a b")])
+def test_check_refuses_an_id_or_comment_that_could_forge_a_line(field, text, tmp_path, capsys):
+    """An id 'a\nok  forged' made `vectors check` print a second, forged ok line; FORMAT.md now says what characters
+    id and comment hold, and the reader refuses any other (no ok line at all)."""
+    doc = _doc()
+    doc[field] = text
+    err = _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, f"error: {field}: ")
+    assert err.count("\n") == 1 and capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("option", ["--id", "--comment"])
+def test_generate_refuses_an_id_or_comment_the_reader_would_refuse(option, tmp_path, capsys):
+    argv = ["generate", "--log-n", "2", "--seed", "s", option, "a\nok  forged", "--out", str(tmp_path / "g.json"), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, f"error: {option}: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_refuses_an_out_stem_that_is_not_an_id(tmp_path, capsys):
+    """Without --id the id is --out's stem: one the reader would refuse is named as --out, before any work."""
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--out", str(tmp_path / "a\nok  forged.json"), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, "error: --out: its stem is the vector's id")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):
     out = tmp_path / "odd name.json"
-    argv = ["generate", "--log-n", "2", "--seed", "s", "--sidecar-min", "1", "--out", str(out), "--quiet"]
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--id", "v", "--sidecar-min", "1", "--out", str(out), "--quiet"]
     _exit_2(vectors_main, argv, capsys, "plain file name")
     assert list(tmp_path.iterdir()) == []
 

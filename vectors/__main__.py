@@ -14,7 +14,7 @@ from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, select_cases, write_edge_vectors
 from .fast_library import curve_primitive
 from .flags import checker
-from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
+from .format import MAX_VECTOR_ID, check_comment, check_vector_id, document_bytes, load_vector, vector_document, write_files_atomically, write_vector
 from .generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS, SHAPES, build_vector
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
@@ -24,6 +24,7 @@ REFERENCE_HELP = ("compute every value with the pure-Python reference, even wher
 SIDECAR_HELP = ("store arrays of at least this many elements in binary sidecar files beside --out (default: none, every "
                 "array inline in the JSON)")
 QUIET_HELP = "no progress lines on stderr"
+ID_HELP = f"vector id: 1 to {MAX_VECTOR_ID} letters, digits and ._-+ (default: the output file's stem)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,8 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--public-inputs", type=int, help="number of public inputs, ONE not counted (default: min(3, n/4))")
     g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain); with the "
                    "inputs they must need a domain of exactly 2^log_n rows")
-    g.add_argument("--id", help="vector id (default: the output file's stem)")
-    g.add_argument("--comment", help="one-line comment stored in the vector")
+    g.add_argument("--id", help=ID_HELP)
+    g.add_argument("--comment", help="comment stored in the vector: one line of printable ASCII")
     g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
     g.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
@@ -94,7 +95,7 @@ def _interop_parsers(sub) -> None:
     s.add_argument("zkey", help="snarkjs Groth16 .zkey for the same circuit, on bls12381")
     s.add_argument("--witness", action="append", default=[], help="a further .wtns: one more circuit in the vector (repeatable)")
     s.add_argument("--seed", help="seed of the blinding scalars r, s (default: SHA-256 of the input files)")
-    s.add_argument("--id", help="vector id (default: the output file's stem)")
+    s.add_argument("--id", help=ID_HELP)
     s.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     s.add_argument("--out", required=True, help="output vector JSON path")
     s.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -121,7 +122,7 @@ def _interop_parsers(sub) -> None:
     source.add_argument("--circuit", help="vector JSON whose R1CS and witnesses (with r, s) to use")
     i.add_argument("--wtns", action="append", default=[], help="witness for --r1cs, one per circuit (repeatable)")
     i.add_argument("--seed", help="with --r1cs: seed of r, s (default: SHA-256 of the input files)")
-    i.add_argument("--id", help="vector id (default: the output file's stem)")
+    i.add_argument("--id", help=ID_HELP)
     i.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     i.add_argument("--out", required=True, help="output vector JSON path")
     i.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -152,6 +153,8 @@ def _check_at_least(args, bounds: dict[str, int]) -> None:
 
 def _build(args, say):
     _check_at_least(args, {"constraints": 1, "public_inputs": 0, "sidecar_min": 0})
+    if args.comment is not None:
+        check_comment(args.comment, "--comment")
     return build_vector(
         args.log_n,
         args.seed,
@@ -159,7 +162,7 @@ def _build(args, say):
         shape=args.shape,
         num_public=args.public_inputs,
         num_constraints=args.constraints,
-        vector_id=args.id or Path(args.out).name.removesuffix(".json"),
+        vector_id=_vector_id(args),
         comment=args.comment,
         flags=args.flag,
         progress=say,
@@ -234,16 +237,24 @@ def _check(args) -> int:
 
 
 def _vector_id(args) -> str:
-    return args.id or Path(args.out).name.removesuffix(".json")
+    """--id, by default --out's stem; refused before any work if a reader would refuse it (FORMAT.md)."""
+    if args.id is not None:
+        return check_vector_id(args.id, "--id")
+    stem = Path(args.out).name.removesuffix(".json")
+    try:
+        return check_vector_id(stem, "--out")
+    except InvalidInputError as exc:
+        raise InvalidInputError("--out", f"its stem is the vector's id (without --id): {exc.problem}") from None
 
 
 def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
+    vector_id = _vector_id(args)
     inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_snarkjs(
-        args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say,
+        args.r1cs, [args.wtns, *args.witness], args.zkey, vector_id, seed=args.seed, progress=say,
         curve=curve_primitive(args.reference), reference=args.reference,
     )
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
@@ -261,6 +272,7 @@ def _export_bellman(args) -> int:
 def _import_bellman(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
+    vector_id = _vector_id(args)
     if args.circuit:
         if args.wtns or args.seed:
             raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
@@ -273,7 +285,7 @@ def _import_bellman(args) -> int:
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
     inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
-    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say,
+    vector = import_bellman(args.parameters, r1cs, witnesses, vector_id, origin, progress=say,
                            curve=curve_primitive(args.reference), reference=args.reference)
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))

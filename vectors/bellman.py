@@ -36,7 +36,7 @@ from reference.safe_files import read_regular_file
 from reference.r1cs import R1CS
 
 from .decoding import PointDecoder
-from .format import Vector, write_files_atomically
+from .format import Vector, printable_text, write_files_atomically
 from .snarkjs import vector_from_key
 
 LENGTH_BYTES = 4
@@ -256,7 +256,7 @@ def import_bellman(
         witnesses,
         BELLMAN,
         vector_id=vector_id,
-        comment=f"bellman Parameters {path.name} with its R1CS and witnesses",
+        comment=f"bellman Parameters {printable_text(path.name)} with its R1CS and witnesses",
         flags=["bellman-import"],
         generator={"command": "python -m vectors import-bellman", "parameters": path.name, **source},
         progress=progress,

@@ -162,6 +162,32 @@ def check_sidecar_name(name, where: str) -> str:
     return name
 
 
+MAX_VECTOR_ID = MAX_SIDECAR_NAME
+"""An id is a file name stem (FORMAT.md, *Top level*)."""
+COMMENT_CHARACTERS = frozenset(map(chr, range(ord(" "), ord("~") + 1)))
+"""Printable ASCII: one rule in every language (Unicode's printable classes change between versions)."""
+
+
+def check_vector_id(value, where: str) -> str:
+    """An id readers accept and writers produce: 1 to 255 letters, digits and ``._-+`` (FORMAT.md, "Canonical input"),
+    so that no line that prints it can be split or forged."""
+    if not (isinstance(value, str) and 0 < len(value) <= MAX_VECTOR_ID and SIDECAR_NAME_CHARACTERS.issuperset(value)):
+        raise InvalidInputError(where, f"{value!r:.80} must be 1 to {MAX_VECTOR_ID} letters, digits and ._-+")
+    return value
+
+
+def check_comment(value, where: str) -> str:
+    """A comment readers accept and writers produce: one line of printable ASCII (FORMAT.md, "Canonical input")."""
+    if not (isinstance(value, str) and COMMENT_CHARACTERS.issuperset(value)):
+        raise InvalidInputError(where, f"{value!r:.80} must be one line of printable ASCII characters (space to ~)")
+    return value
+
+
+def printable_text(text: str) -> str:
+    """``text`` with every character outside printable ASCII escaped as Python does (a file name in a comment)."""
+    return ascii(text)[1:-1]
+
+
 class _ArrayReader:
     """Reads arrays stored inline (a JSON list of hex strings) or in a binary sidecar file."""
 
@@ -304,9 +330,9 @@ def _check_top_level(doc) -> None:
         raise InvalidInputError("format_version", f"expected the integer {FORMAT_VERSION}: this reader understands version {FORMAT_VERSION}")
     if doc["curve"] != CURVE_NAME:
         raise InvalidInputError("curve", f"expected {CURVE_NAME!r}")
-    for key in ("id", "comment"):
-        if key in doc and not isinstance(doc[key], str):
-            raise InvalidInputError(key, "expected a string")
+    check_vector_id(doc["id"], "id")
+    if "comment" in doc:
+        check_comment(doc["comment"], "comment")
     if "generator" in doc and not isinstance(doc["generator"], dict):
         raise InvalidInputError("generator", "expected an object")
     flags = doc.get("flags", [])
@@ -601,6 +627,8 @@ def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -
     """The JSON document of ``vector`` and the sidecar files it names ({file name: bytes})."""
     arrays = _ArrayWriter(stem, sidecar_min)
     r1cs, pk, vk = vector.r1cs, vector.pk, vector.pk.vk
+    check_vector_id(vector.id, "id")  # a writer writes nothing that its readers refuse
+    check_comment(vector.comment, "comment")
     doc = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,

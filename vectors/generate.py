@@ -233,7 +233,7 @@ def build_vector(
         [synthetic_witness(r1cs, gates, seed, c) for c in range(circuits)],
         seed,
         vector_id=vector_id or f"{shape}-log{log_n}-c{circuits}-{seed}",
-        comment=comment or f"synthetic {shape}-shaped circuit, domain 2^{log_n}, {circuits} circuit(s), seed {seed!r}",
+        comment=comment or f"synthetic {shape}-shaped circuit, domain 2^{log_n}, {circuits} circuit(s), seed {ascii(seed)}",
         flags=list(flags or []) + [f"shape-{shape}"],
         generator={
             "command": "python -m vectors generate",

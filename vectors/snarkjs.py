@@ -39,7 +39,7 @@ from reference.safe_files import read_regular_file
 from reference.setup import derive_scalar
 
 from .decoding import G1, G2, PointDecoder
-from .format import Vector
+from .format import Vector, printable_text
 from .generate import vector_from_key
 
 # ----------------------------------------------------------------------------------------------
@@ -727,7 +727,7 @@ def import_snarkjs(
         witnesses,
         SNARKJS,
         vector_id=vector_id,
-        comment=f"circom/snarkjs circuit {Path(r1cs_path).name} with its snarkjs Groth16 key {Path(zkey_path).name}",
+        comment=f"circom/snarkjs circuit {printable_text(Path(r1cs_path).name)} with its snarkjs Groth16 key {printable_text(Path(zkey_path).name)}",
         flags=["snarkjs"],
         generator={
             "command": "python -m vectors import-snarkjs",
