@@ -6,6 +6,7 @@ silently; ``--require-gpu`` turns that skip into a failure, for the device
 machine and for any CI that has a GPU.
 """
 import contextlib
+import dataclasses
 import functools
 import importlib.util
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from py_ecc.optimized_bls12_381 import G1
 
 from reference.field import R
 
@@ -299,3 +301,10 @@ def route(monkeypatch):
         return checked[-1] if unsatisfied else h, stand_ins.copies, len(copies), len(allocations)
 
     return run
+
+
+def key_with_a_foreign_l_point(vector):
+    """The vector's proving key with one L point (of an aux variable that circuit 0 sets non-zero) replaced by the G1
+    generator: a proving key that does not belong to its verifying key, as an edited zkey or Parameters file holds."""
+    i = next(i for i, x in enumerate(vector.witnesses[0].aux) if x)
+    return dataclasses.replace(vector.pk, l=(*vector.pk.l[:i], G1, *vector.pk.l[i + 1:]))

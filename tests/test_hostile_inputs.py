@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import key_with_a_foreign_l_point
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, neg
 
 from conformance.__main__ import main as conformance_main
@@ -217,6 +218,21 @@ def test_check_refuses_a_wrong_stated_value(name, tmp_path, capsys):
     _set(doc, path, value)
     field = {"r": "circuits[0].expected.proof", "trapdoor": "verifying_key.ic"}.get(name, f"circuits[0].expected.{name}")
     _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, field)
+
+
+@pytest.mark.parametrize("extra", [[], ["--reference"], ["--fast"]])
+def test_check_refuses_proofs_that_fail_the_pairing_under_their_own_keys(extra, tmp_path, capsys):
+    """A vector without trapdoor whose every expected output is what the reference computes from its (inconsistent)
+    key: the full check recomputed the same failing proof and said ok while --fast refused it by the pairing oracle.
+    Every mode now runs the pairing check."""
+    from vectors.format import write_vector
+
+    vector = load_vector(SMALL)
+    forged = vector_from_key(vector.r1cs, key_with_a_foreign_l_point(vector), vector.witnesses, vector.convention, "v", "c", [], {})
+    path = tmp_path / "v.json"
+    write_vector(forged, path)
+    err = _exit_2(vectors_main, ["check", *extra, str(path), "--quiet"], capsys, "circuits[0].expected.proof: fails the pairing oracle")
+    assert capsys.readouterr().out == "" and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("extra", [[], ["--fast"]])

@@ -363,6 +363,24 @@ def _zkey_header_u32(raw: bytes, index: int) -> int:
     return _sections(raw)[2][0] + 4 + 48 + 4 + 32 + 4 * index
 
 
+ZKEY_L_SECTION = 8
+ZKEY_G1_BYTES = 96
+
+
+def test_import_refuses_a_zkey_whose_proving_key_does_not_fit_the_verifying_key(tmp_path, capsys):
+    """A zkey with its first L point (section 8) made the identity: the proof computed with it does not verify, and
+    `check` would have recomputed it bit for bit; the importer runs the pairing check on what it made, writes nothing."""
+    raw = fixture("circuit.zkey").read_bytes()
+    zkey = tmp_path / "foreign-l.zkey"
+    zkey.write_bytes(_patched(raw, _sections(raw)[ZKEY_L_SECTION][0], bytes(ZKEY_G1_BYTES)))
+    out = tmp_path / "v.json"
+    args = ["import-snarkjs", str(fixture("circuit.r1cs")), str(fixture("witness.wtns")), str(zkey), "--out", str(out), "--quiet"]
+    assert run_main(vectors_main, args) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == ("error: foreign-l.zkey: the proving key does not belong to its verifying key: "
+                                       "circuit 0, pairing check: the proof computed with it does not verify\n")
+    assert not out.exists()
+
+
 def test_wrong_magic_is_refused():
     with pytest.raises(InvalidInputError, match=r"circuit\.zkey\.magic: is b'zkey'; a \.r1cs file starts with b'r1cs'"):
         parse_r1cs(fixture("circuit.zkey").read_bytes(), "circuit.zkey")

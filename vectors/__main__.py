@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         help="read and fully validate vectors",
         description="Decode and validate every field of each vector, then check every value it states against the "
         "reference: the keys against the trapdoor (if any), every expected output recomputed from the R1CS, keys, "
-        "witnesses, r and s; then that every flag's property holds in the vector's data (vectors/flags.py). Exit 2 naming "
+        "witnesses, r and s, and every proof by the pairing check; then that every flag's property holds in the vector's data (vectors/flags.py). Exit 2 naming "
         "the first wrong field.",
     )
     c.add_argument("vectors", nargs="+", help="vector JSON files")

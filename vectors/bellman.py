@@ -37,7 +37,7 @@ from reference.r1cs import R1CS
 
 from .decoding import PointDecoder
 from .format import Vector, printable_text, write_files_atomically
-from .snarkjs import vector_from_key
+from .generate import check_imported_key, vector_from_key
 
 LENGTH_BYTES = 4
 """Each list is preceded by its length as a u32, big-endian (byteorder's write_u32::<BigEndian>)."""
@@ -250,7 +250,7 @@ def import_bellman(
     if progress:
         progress(f"decoding the points of {path.name}")
     pk = parse_parameters(data, r1cs, path.name, PointDecoder(reference=reference, progress=progress or (lambda m: None)))
-    return vector_from_key(
+    vector = vector_from_key(
         r1cs,
         pk,
         witnesses,
@@ -262,3 +262,4 @@ def import_bellman(
         progress=progress,
         curve=curve,
     )
+    return check_imported_key(vector, path.name, curve)

@@ -313,6 +313,19 @@ def vector_from_key(
     )
 
 
+def check_imported_key(vector: Vector, key_file: str, curve=None) -> Vector:
+    """``vector`` unless its proving key does not belong to its verifying key (an imported key with an L point changed):
+    the proofs computed with such a key fail the pairing check, and `check`'s recomputation would reproduce them bit
+    for bit, so an importer refuses the key (InvalidInputError naming ``key_file``): one pairing check per circuit."""
+    from .checking import first_failing_proof
+
+    mismatch = first_failing_proof(vector, curve or curve_primitive())
+    if mismatch is not None:
+        raise InvalidInputError(key_file, f"the proving key does not belong to its verifying key: {mismatch.location()}: "
+                                "the proof computed with it does not verify")
+    return vector
+
+
 def computed_by(curve, keys_computed_by: str | None = None) -> dict:
     """The ``computed_by`` entry (vectors/FORMAT.md): the keys' implementation (if this toolkit computed them) and
     each phase's: ``curve``'s for the phases whose group arithmetic it does, the pure-Python reference's for the others."""

@@ -40,7 +40,7 @@ from reference.setup import derive_scalar
 
 from .decoding import G1, G2, PointDecoder
 from .format import Vector, printable_text
-from .generate import vector_from_key
+from .generate import check_imported_key, vector_from_key
 
 # ----------------------------------------------------------------------------------------------
 # Constants
@@ -721,7 +721,7 @@ def import_snarkjs(
     zkey = parse_zkey(zkey_bytes, Path(zkey_path).name, PointDecoder(reference=reference, progress=say))
     pk = proving_key_from_zkey(zkey, r1cs, Path(zkey_path).name)
     say(f"proving {len(witnesses)} circuit(s) with the reference")
-    return vector_from_key(
+    vector = vector_from_key(
         r1cs,
         pk,
         witnesses,
@@ -739,3 +739,4 @@ def import_snarkjs(
         progress=say,
         curve=curve,
     )
+    return check_imported_key(vector, Path(zkey_path).name, curve)
