@@ -199,6 +199,18 @@ def test_check_refuses_an_unknown_flag(tmp_path, capsys):
     assert err == "error: flags[1]: 'fast-path' is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n"
 
 
+@pytest.mark.parametrize("fast", [False, True], ids=["full", "fast"])
+def test_check_refuses_a_flag_listed_twice(tmp_path, capsys, fast):
+    """["shape-porep", "shape-porep"] passed (each claim holds); FORMAT.md lists each flag at most once."""
+    from reference.cli import run_main
+
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", "shape-porep"])
+    assert run_main(vectors_main, ["check", *(["--fast"] if fast else []), bad, "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: flags[1]: 'shape-porep' is listed already (flags[0]): each flag at most once\n"
+
+
 def test_generate_refuses_a_flag_that_check_could_not_judge(tmp_path, capsys):
     from reference.cli import run_main
 

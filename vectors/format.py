@@ -338,7 +338,17 @@ def _check_top_level(doc) -> None:
     flags = doc.get("flags", [])
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
         raise InvalidInputError("flags", "expected a list of strings")
+    check_flags_listed_once(flags, "flags")
     _check_all_object_fields(doc)
+
+
+def check_flags_listed_once(flags: list[str], where: str) -> None:
+    """Each flag at most once (FORMAT.md, "Canonical input"): a repeated claim is one a reader might count twice."""
+    first = {}
+    for i, flag in enumerate(flags):
+        if flag in first:
+            raise InvalidInputError(f"{where}[{i}]", f"{flag!r:.80} is listed already ({where}[{first[flag]}]): each flag at most once")
+        first[flag] = i
 
 
 _SUMS = {"l": None, "a": None, "b_g1": None, "b_g2": None}
@@ -629,6 +639,7 @@ def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -
     r1cs, pk, vk = vector.r1cs, vector.pk, vector.pk.vk
     check_vector_id(vector.id, "id")  # a writer writes nothing that its readers refuse
     check_comment(vector.comment, "comment")
+    check_flags_listed_once(vector.flags, "flags")
     doc = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
