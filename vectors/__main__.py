@@ -1,6 +1,7 @@
 """python -m vectors {generate,regenerate,check,import-snarkjs,export-bellman,import-bellman}: make, validate,
 import and export test vectors."""
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -13,9 +14,9 @@ from .bundled import BUNDLED, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, select_cases, write_edge_vectors
 from .fast_library import curve_primitive
-from .flags import checker
+from .flags import FlagDoesNotHold, check_flag, checker
 from .format import MAX_VECTOR_ID, check_comment, check_vector_id, document_bytes, load_vector, vector_document, write_files_atomically, write_vector
-from .generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS, SHAPES, build_vector
+from .generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS, SHAPES, build_vector, shape_flag
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
 
@@ -47,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
                    "inputs they must need a domain of exactly 2^log_n rows")
     g.add_argument("--id", help=ID_HELP)
     g.add_argument("--comment", help="comment stored in the vector: one line of printable ASCII")
-    g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
+    g.add_argument("--flag", action="append", default=[], help="a flag of vectors/FORMAT.md's Flags to add to the vector's flags "
+                   "(repeatable; shape-<shape> is added anyway): refused, nothing written, unless the generated vector has its "
+                   "property, as `check` judges it (vectors/flags.py)")
     g.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
     g.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -131,14 +134,16 @@ def _interop_parsers(sub) -> None:
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
-    for flag in args.flag:  # a tag `check` could not judge would make the vector one that `check` refuses
-        if checker(flag) is None:
-            raise InvalidInputError("--flag", f"{flag!r} is not a flag of vectors/FORMAT.md (section Flags)")
-    vector = _build(args, say)
-    say(f"encoding and writing {args.out}")
-    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
+    doc, sidecars = _generated_document(args, say)
+    say(f"writing {args.out}")
+    written = write_files_atomically(_vector_files(Path(args.out), doc, sidecars))
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
+
+
+def _vector_files(path: Path, doc: dict, sidecars: dict[str, bytes]) -> dict[Path, bytes]:
+    """{file: bytes} of a vector document at ``path`` and its sidecars beside it."""
+    return {path: document_bytes(doc), **{path.parent / name: data for name, data in sidecars.items()}}
 
 
 def _check_at_least(args, bounds: dict[str, int]) -> None:
@@ -151,10 +156,33 @@ def _check_at_least(args, bounds: dict[str, int]) -> None:
             raise InvalidInputError("--" + dest.replace("_", "-"), f"must be at least {least}, got {value}")
 
 
+def _check_flag_names(args) -> None:
+    """Each --flag a flag of FORMAT.md that `check` can judge, given once, and not the shape flag generate adds."""
+    given = {shape_flag(args.shape): "--shape"}
+    for flag in args.flag:
+        if checker(flag) is None:
+            raise InvalidInputError("--flag", f"{flag!r} is not a flag of vectors/FORMAT.md (section Flags)")
+        if flag in given:
+            raise InvalidInputError("--flag", f"{flag!r} is given by {given[flag]} already: each flag at most once")
+        given[flag] = "--flag"
+
+
+def _check_flags_hold(vector, args) -> None:
+    """Refuse the generated vector unless every flag's property holds (vectors/flags.py, as `check` judges it): a
+    false flag would make a vector that `check` refuses."""
+    for flag in vector.flags:
+        try:
+            check_flag(vector, flag)
+        except FlagDoesNotHold as exc:
+            option = "--flag" if flag in args.flag else "--shape"
+            raise InvalidInputError(option, f"{flag!r} does not hold for the generated vector: {exc}") from None
+
+
 def _build(args, say):
     _check_at_least(args, {"constraints": 1, "public_inputs": 0, "sidecar_min": 0})
     if args.comment is not None:
         check_comment(args.comment, "--comment")
+    _check_flag_names(args)
     return build_vector(
         args.log_n,
         args.seed,
@@ -170,12 +198,19 @@ def _build(args, say):
     )
 
 
-def generate_from_args(argv: list[str], out: str, progress) -> dict:
+def _generated_document(args, say) -> tuple[dict, dict[str, bytes]]:
+    """The document and sidecars of the vector `generate` makes, refused unless every flag holds of the vector as it
+    will be read back (from --out and the sidecars beside it: the ``sidecar`` flag judges those files)."""
+    vector = _build(args, say)
+    out = Path(args.out)
+    doc, sidecars = vector_document(vector, out.name.removesuffix(".json"), args.sidecar_min)
+    _check_flags_hold(dataclasses.replace(vector, source_files=[out, *(out.parent / name for name in sidecars)]), args)
+    return doc, sidecars
+
+
+def generate_from_args(argv: list[str], out: str, progress) -> tuple[dict, dict[str, bytes]]:
     """Parse `generate` arguments and build (without writing) the document and sidecars of that vector."""
-    args = _parser().parse_args(["generate", *argv, "--out", out])
-    vector = _build(args, progress)
-    stem = Path(out).name.removesuffix(".json")
-    return vector_document(vector, stem, args.sidecar_min)
+    return _generated_document(_parser().parse_args(["generate", *argv, "--out", out]), progress)
 
 
 def _regenerate(args) -> int:
@@ -188,8 +223,7 @@ def _regenerate(args) -> int:
     stale, compared = [], [b.name for b in chosen]
     for b in chosen:
         say(f"{b.name}: {b.command}")
-        doc, sidecars = generate_from_args(list(b.args), str(b.path), say)
-        files = {b.path: document_bytes(doc), **{b.path.parent / k: v for k, v in sidecars.items()}}
+        files = _vector_files(b.path, *generate_from_args(list(b.args), str(b.path), say))
         if args.check:
             stale += [str(p) for p, data in files.items() if not p.exists() or p.read_bytes() != data]
         else:

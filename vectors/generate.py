@@ -61,6 +61,11 @@ class Gate:
     c: tuple
 
 
+def shape_flag(shape: str) -> str:
+    """The flag every generated vector carries (FORMAT.md, *Flags*)."""
+    return f"shape-{shape}"
+
+
 def default_public_inputs(log_n: int) -> int:
     """A few public inputs, none for the 2-point domain (ONE and one constraint fill it)."""
     return min(3, (1 << log_n) // 4)
@@ -234,7 +239,7 @@ def build_vector(
         seed,
         vector_id=vector_id or f"{shape}-log{log_n}-c{circuits}-{seed}",
         comment=comment or f"synthetic {shape}-shaped circuit, domain 2^{log_n}, {circuits} circuit(s), seed {ascii(seed)}",
-        flags=list(flags or []) + [f"shape-{shape}"],
+        flags=list(flags or []) + [shape_flag(shape)],
         generator={
             "command": "python -m vectors generate",
             "log_n": log_n,
