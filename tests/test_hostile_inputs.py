@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import key_with_a_foreign_l_point
+from conftest import iden3_rebuilt, key_with_a_foreign_l_point
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, neg
 
 from conformance.__main__ import main as conformance_main
@@ -672,6 +672,19 @@ def test_generate_refuses_an_out_stem_that_is_not_an_id(tmp_path, capsys):
     argv = ["generate", "--log-n", "2", "--seed", "s", "--out", str(tmp_path / "a\nok  forged.json"), "--quiet"]
     _exit_2(vectors_main, argv, capsys, "error: --out: its stem is the vector's id")
     assert list(tmp_path.iterdir()) == []
+
+
+ZKEY_CONTRIBUTIONS_SECTION = 10
+
+
+def test_import_refuses_a_zkey_without_a_section_snarkjs_always_writes(tmp_path, capsys):
+    """A .zkey without section 10 (contributions) was imported with exit 0, though FORMAT.md refuses a missing section."""
+    zkey = tmp_path / "no-contributions.zkey"
+    zkey.write_bytes(iden3_rebuilt((INTEROP / "circuit.zkey").read_bytes(), drop=ZKEY_CONTRIBUTIONS_SECTION))
+    out = tmp_path / "v.json"
+    argv = ["import-snarkjs", str(INTEROP / "circuit.r1cs"), str(INTEROP / "witness.wtns"), str(zkey), "--out", str(out), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, "error: no-contributions.zkey section 10 (contributions): is missing")
+    assert not out.exists()
 
 
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):

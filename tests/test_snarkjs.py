@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import iden3_rebuilt
 from py_ecc.optimized_bls12_381 import FQ, FQ2, normalize
 
 from reference.__main__ import main as reference_main
@@ -399,6 +400,28 @@ def test_wrong_magic_is_refused():
 def test_wrong_curve_is_refused(name, parse, field):
     with pytest.raises(InvalidInputError, match=field):
         parse(fixture(name).read_bytes(), name)
+
+
+UNKNOWN_SECTION = 99
+
+
+@pytest.mark.parametrize("name, parse, drop, extra, problem", [
+    ("circuit.zkey", parse_zkey, 10, None, r"section 10 \(contributions\): is missing"),
+    ("circuit.r1cs", parse_r1cs, 3, None, r"section 3 \(wire-to-label map\): is missing"),
+    ("circuit.zkey", parse_zkey, None, UNKNOWN_SECTION, r"section 99 \(unknown\): is not a section of a \.zkey file"),
+    ("witness.wtns", parse_wtns, None, UNKNOWN_SECTION, r"section 99 \(unknown\): is not a section of a \.wtns file"),
+], ids=["zkey-without-contributions", "r1cs-without-wire-map", "zkey-unknown-section", "wtns-unknown-section"])
+def test_a_missing_or_unknown_section_is_refused(name, parse, drop, extra, problem):
+    """FORMAT.md: every section snarkjs and circom write is required, those not read included (a zkey without section 10
+    was imported); a .zkey or .wtns section of a type they do not define is refused (section 99 was ignored)."""
+    with pytest.raises(InvalidInputError, match=problem):
+        parse(iden3_rebuilt(fixture(name).read_bytes(), drop, extra), name)
+
+
+def test_an_unknown_r1cs_section_is_ignored_as_its_specification_demands(circuit):
+    """r1csfile's doc/r1cs_bin_format.md: a section of another type leaves the file valid and MUST be ignored."""
+    raw = fixture("circuit.r1cs").read_bytes()
+    assert parse_r1cs(iden3_rebuilt(raw, extra=UNKNOWN_SECTION), "circuit.r1cs") == parse_r1cs(raw, "circuit.r1cs")
 
 
 @pytest.mark.parametrize("cut", [1, 100, 4000])
