@@ -15,7 +15,9 @@ from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, select_cases, write_edge_vectors
 from .fast_library import curve_primitive
 from .flags import FlagDoesNotHold, check_flag, checker
-from .format import MAX_VECTOR_ID, check_comment, check_vector_id, document_bytes, load_vector, vector_document, write_files_atomically, write_vector
+from .format import (
+    MAX_VECTOR_ID, check_comment, check_vector_id, document_bytes, load_vector, vector_document, write_files_atomically, write_vector,
+)
 from .generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS, SHAPES, build_vector, shape_flag
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
@@ -70,8 +72,8 @@ def _parser() -> argparse.ArgumentParser:
         help="read and fully validate vectors",
         description="Decode and validate every field of each vector, then check every value it states against the "
         "reference: the keys against the trapdoor (if any), every expected output recomputed from the R1CS, keys, "
-        "witnesses, r and s, and every proof by the pairing check; then that every flag's property holds in the vector's data (vectors/flags.py). Exit 2 naming "
-        "the first wrong field.",
+        "witnesses, r and s, and every proof by the pairing check; then that every flag's property holds in the vector's "
+        "data (vectors/flags.py). Exit 2 naming the first wrong field.",
     )
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--fast", action="store_true", help="judge by the oracles instead of recomputing (trapdoor at both ends of "

@@ -10,8 +10,8 @@ A vector's inputs are its R1CS, keys, witnesses and blinding scalars r, s; every
 The full check recomputes each claim with the reference (its group arithmetic by ``curve``: the fast library where
 installed, the pure-Python definition with ``--reference``; reference/msm.py ``ReferenceCurve``) and compares the canonical encodings (the vector
 document itself), naming the first field that differs, then runs the pairing oracle on every stated proof (the
-recomputation takes the keys as given: only the pairing ties the proving key to the verifying key). ``--fast`` judges by the independent oracles instead
-(conformance/oracles.py): the keys' points at both ends of every query against the trapdoor, the verifying
+recomputation takes the keys as given: only the pairing ties the proving key to the verifying key). ``--fast``
+judges by the independent oracles instead (conformance/oracles.py): the keys' points at both ends of every query against the trapdoor, the verifying
 key exactly; evaluate and prep recomputed (linear time); ntt_h by the h identity at a random point; msm_h,
 batch_add and tail_msm by the trapdoor (by the reference where the vector has none; ntt_h by the reference in the
 snarkjs convention, whose h is not coefficients); the proof by the pairing
