@@ -24,6 +24,11 @@ Term = tuple[int, int]
 Row = tuple[Term, ...]
 
 
+def log_domain(num_rows: int) -> int:
+    """log2 of the domain for ``num_rows`` rows: the smallest power of two >= num_rows, at least 2 (``R1CS.log_n`` says why)."""
+    return max(1, (num_rows - 1).bit_length())
+
+
 @dataclass(frozen=True)
 class R1CS:
     """The circuit's own constraint rows A, B, C (input rows are *not* stored; see ``rows``)."""
@@ -80,7 +85,7 @@ class R1CS:
         input row is always there, the floor only changes a circuit with no constraints and no public
         input; the reference takes n = 2 there so that its keys also serve supraseal.
         """
-        return max(1, (self.num_rows - 1).bit_length())
+        return log_domain(self.num_rows)
 
     @property
     def n(self) -> int:

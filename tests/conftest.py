@@ -6,14 +6,17 @@ silently; ``--require-gpu`` turns that skip into a failure, for the device
 machine and for any CI that has a GPU.
 """
 import contextlib
+import dataclasses
 import functools
 import importlib.util
+import struct
 import sys
 import types
 from pathlib import Path
 
 import numpy as np
 import pytest
+from py_ecc.optimized_bls12_381 import G1
 
 from reference.field import R
 
@@ -299,3 +302,33 @@ def route(monkeypatch):
         return checked[-1] if unsatisfied else h, stand_ins.copies, len(copies), len(allocations)
 
     return run
+
+
+def key_with_a_foreign_l_point(vector):
+    """The vector's proving key with one L point (of an aux variable that circuit 0 sets non-zero) replaced by the G1
+    generator: a proving key that does not belong to its verifying key, as an edited zkey or Parameters file holds."""
+    i = next(i for i, x in enumerate(vector.witnesses[0].aux) if x)
+    return dataclasses.replace(vector.pk, l=(*vector.pk.l[:i], G1, *vector.pk.l[i + 1:]))
+
+
+IDEN3_MAGIC_AND_VERSION_BYTES = 8
+"""An iden3 binary file (.r1cs, .wtns, .zkey) opens with a 4-byte magic and a u32 version, then a u32 section count."""
+IDEN3_COUNT = struct.Struct("<I")
+IDEN3_SECTION_HEADER = struct.Struct("<IQ")
+"""Each section: u32 type, u64 size, then its bytes (little-endian)."""
+
+
+def iden3_rebuilt(raw: bytes, drop: int | None = None, extra: int | None = None) -> bytes:
+    """The iden3 file ``raw`` with section ``drop`` removed and an empty section of type ``extra`` appended."""
+    (count,) = IDEN3_COUNT.unpack_from(raw, IDEN3_MAGIC_AND_VERSION_BYTES)
+    pos, kept = IDEN3_MAGIC_AND_VERSION_BYTES + IDEN3_COUNT.size, []
+    for _ in range(count):
+        kind, size = IDEN3_SECTION_HEADER.unpack_from(raw, pos)
+        start = pos + IDEN3_SECTION_HEADER.size
+        if kind != drop:
+            kept.append((kind, raw[start : start + size]))
+        pos = start + size
+    if extra is not None:
+        kept.append((extra, b""))
+    body = b"".join(IDEN3_SECTION_HEADER.pack(kind, len(payload)) + payload for kind, payload in kept)
+    return raw[:IDEN3_MAGIC_AND_VERSION_BYTES] + IDEN3_COUNT.pack(len(kept)) + body

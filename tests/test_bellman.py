@@ -5,6 +5,7 @@ import json
 import struct
 
 import pytest
+from conftest import key_with_a_foreign_l_point
 from py_ecc.bls.point_compression import compress_G1, compress_G2
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, multiply, normalize
 
@@ -225,6 +226,20 @@ def test_export_refuses_the_snarkjs_convention_and_writes_nothing(tmp_path, caps
     rc = run_main(vectors_main, ["export-bellman", str(SNARKJS_INTEROP), "--out", str(out), "--quiet"])
     assert rc == EXIT_BAD_INPUT
     assert "error: domain.convention: is 'snarkjs'; a bellman Parameters file holds the bellman convention's keys only" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_import_refuses_parameters_whose_proving_key_does_not_fit_the_verifying_key(tmp_path, capsys):
+    """A Parameters file with one L point changed: the proof computed with it does not verify, and `check` would have
+    recomputed it bit for bit; the importer runs the pairing check on what it made and writes nothing."""
+    source = DATA_DIR / "porep-log03.json"
+    params = tmp_path / "foreign-l.params"
+    params.write_bytes(parameters_bytes(key_with_a_foreign_l_point(load_vector(source))))
+    out = tmp_path / "v.json"
+    args = ["import-bellman", str(params), "--circuit", str(source), "--out", str(out), "--quiet"]
+    assert run_main(vectors_main, args) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == ("error: foreign-l.params: the proving key does not belong to its verifying key: "
+                                       "circuit 0, pairing check: the proof computed with it does not verify\n")
     assert not out.exists()
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import iden3_rebuilt, key_with_a_foreign_l_point
 from py_ecc.optimized_bls12_381 import G1, G2, Z1, Z2, neg
 
 from conformance.__main__ import main as conformance_main
@@ -217,6 +218,21 @@ def test_check_refuses_a_wrong_stated_value(name, tmp_path, capsys):
     _set(doc, path, value)
     field = {"r": "circuits[0].expected.proof", "trapdoor": "verifying_key.ic"}.get(name, f"circuits[0].expected.{name}")
     _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, field)
+
+
+@pytest.mark.parametrize("extra", [[], ["--reference"], ["--fast"]])
+def test_check_refuses_proofs_that_fail_the_pairing_under_their_own_keys(extra, tmp_path, capsys):
+    """A vector without trapdoor whose every expected output is what the reference computes from its (inconsistent)
+    key: the full check recomputed the same failing proof and said ok while --fast refused it by the pairing oracle.
+    Every mode now runs the pairing check."""
+    from vectors.format import write_vector
+
+    vector = load_vector(SMALL)
+    forged = vector_from_key(vector.r1cs, key_with_a_foreign_l_point(vector), vector.witnesses, vector.convention, "v", "c", [], {})
+    path = tmp_path / "v.json"
+    write_vector(forged, path)
+    err = _exit_2(vectors_main, ["check", *extra, str(path), "--quiet"], capsys, "circuits[0].expected.proof: fails the pairing oracle")
+    assert capsys.readouterr().out == "" and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("extra", [[], ["--fast"]])
@@ -641,8 +657,8 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY_BYTES, SUBPROCESS_MEMORY_BYTES))
 
 
-def _run_limited(argv) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=120,
+def _run_limited(argv, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=timeout,
                           preexec_fn=_limit_memory)
 
 
@@ -672,9 +688,82 @@ def test_conformance_run_does_not_read_a_large_file_beside_the_vector_into_memor
     assert "result: PASS" in done.stdout
 
 
+def test_a_sidecar_count_larger_than_the_vector_needs_is_refused_before_reading(tmp_path):
+    """A sidecar reference claiming 2^26 H points (the vector needs n - 1 = 255) over a 3 GiB (sparse) file: the file
+    was read whole before the count was compared (MemoryError traceback under a 2 GiB limit). The count is compared
+    with the vector's shape first."""
+    vector = _sidecar_copy(tmp_path)
+    doc = _doc(vector)
+    claimed = 1 << 26
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as f:
+        f.truncate(claimed * doc["proving_key"]["h"]["element_bytes"])
+    doc["proving_key"]["h"].update(sidecar=big.name, count=claimed)
+    done = _run_limited(["vectors", "check", str(_write(tmp_path, doc)), "--quiet"])
+    assert done.returncode == EXIT_BAD_INPUT and done.stdout == "", (done.returncode, done.stderr[-500:])
+    assert done.stderr == f"error: proving_key.h.count: is {claimed}; expected 255\n"
+
+
+HUGE_COUNT = "1000000000000"
+REFUSAL_SECONDS = 30
+"""A refusal by the arguments alone takes well under a second; building 10^12 gates first ran until memory ran out."""
+
+
+@pytest.mark.parametrize("option", ["--constraints", "--public-inputs", "--circuits"])
+def test_generate_refuses_a_size_the_domain_cannot_hold_before_building(option, tmp_path):
+    """`generate --log-n 2 --constraints 10^12` built every gate before comparing the rows with --log-n (a hang, then a
+    MemoryError in _porep_gates); each size argument is now compared with 2^log_n first."""
+    out = tmp_path / "x.json"
+    argv = ["vectors", "generate", "--log-n", "2", "--seed", "s", option, HUGE_COUNT, "--out", str(out), "--quiet"]
+    done = _run_limited(argv, timeout=REFUSAL_SECONDS)
+    assert done.returncode == EXIT_BAD_INPUT and done.stderr.startswith(f"error: {option}: "), done.stderr[-500:]
+    assert done.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
+
+
+LINE_FORGING_TEXT = ["a\nok  forged", "a\x00b", "tab\tbed", "\u202eeman"]
+"""A newline, NUL, tab, a right-to-left override: an id or comment that could split or disguise a line."""
+
+
+@pytest.mark.parametrize("field, text", [*((f, t) for f in ("id", "comment") for t in LINE_FORGING_TEXT), ("id", ""), ("id", "a b")])
+def test_check_refuses_an_id_or_comment_that_could_forge_a_line(field, text, tmp_path, capsys):
+    """An id 'a\nok  forged' made `vectors check` print a second, forged ok line; FORMAT.md now says what characters
+    id and comment hold, and the reader refuses any other (no ok line at all)."""
+    doc = _doc()
+    doc[field] = text
+    err = _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, f"error: {field}: ")
+    assert err.count("\n") == 1 and capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("option", ["--id", "--comment"])
+def test_generate_refuses_an_id_or_comment_the_reader_would_refuse(option, tmp_path, capsys):
+    argv = ["generate", "--log-n", "2", "--seed", "s", option, "a\nok  forged", "--out", str(tmp_path / "g.json"), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, f"error: {option}: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_refuses_an_out_stem_that_is_not_an_id(tmp_path, capsys):
+    """Without --id the id is --out's stem: one the reader would refuse is named as --out, before any work."""
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--out", str(tmp_path / "a\nok  forged.json"), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, "error: --out: its stem is the vector's id")
+    assert list(tmp_path.iterdir()) == []
+
+
+ZKEY_CONTRIBUTIONS_SECTION = 10
+
+
+def test_import_refuses_a_zkey_without_a_section_snarkjs_always_writes(tmp_path, capsys):
+    """A .zkey without section 10 (contributions) was imported with exit 0, though FORMAT.md refuses a missing section."""
+    zkey = tmp_path / "no-contributions.zkey"
+    zkey.write_bytes(iden3_rebuilt((INTEROP / "circuit.zkey").read_bytes(), drop=ZKEY_CONTRIBUTIONS_SECTION))
+    out = tmp_path / "v.json"
+    argv = ["import-snarkjs", str(INTEROP / "circuit.r1cs"), str(INTEROP / "witness.wtns"), str(zkey), "--out", str(out), "--quiet"]
+    _exit_2(vectors_main, argv, capsys, "error: no-contributions.zkey section 10 (contributions): is missing")
+    assert not out.exists()
+
+
 def test_writer_refuses_a_sidecar_name_the_reader_would_refuse(tmp_path, capsys):
     out = tmp_path / "odd name.json"
-    argv = ["generate", "--log-n", "2", "--seed", "s", "--sidecar-min", "1", "--out", str(out), "--quiet"]
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--id", "v", "--sidecar-min", "1", "--out", str(out), "--quiet"]
     _exit_2(vectors_main, argv, capsys, "plain file name")
     assert list(tmp_path.iterdir()) == []
 

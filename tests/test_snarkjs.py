@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import iden3_rebuilt
 from py_ecc.optimized_bls12_381 import FQ, FQ2, normalize
 
 from reference.__main__ import main as reference_main
@@ -363,6 +364,24 @@ def _zkey_header_u32(raw: bytes, index: int) -> int:
     return _sections(raw)[2][0] + 4 + 48 + 4 + 32 + 4 * index
 
 
+ZKEY_L_SECTION = 8
+ZKEY_G1_BYTES = 96
+
+
+def test_import_refuses_a_zkey_whose_proving_key_does_not_fit_the_verifying_key(tmp_path, capsys):
+    """A zkey with its first L point (section 8) made the identity: the proof computed with it does not verify, and
+    `check` would have recomputed it bit for bit; the importer runs the pairing check on what it made, writes nothing."""
+    raw = fixture("circuit.zkey").read_bytes()
+    zkey = tmp_path / "foreign-l.zkey"
+    zkey.write_bytes(_patched(raw, _sections(raw)[ZKEY_L_SECTION][0], bytes(ZKEY_G1_BYTES)))
+    out = tmp_path / "v.json"
+    args = ["import-snarkjs", str(fixture("circuit.r1cs")), str(fixture("witness.wtns")), str(zkey), "--out", str(out), "--quiet"]
+    assert run_main(vectors_main, args) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == ("error: foreign-l.zkey: the proving key does not belong to its verifying key: "
+                                       "circuit 0, pairing check: the proof computed with it does not verify\n")
+    assert not out.exists()
+
+
 def test_wrong_magic_is_refused():
     with pytest.raises(InvalidInputError, match=r"circuit\.zkey\.magic: is b'zkey'; a \.r1cs file starts with b'r1cs'"):
         parse_r1cs(fixture("circuit.zkey").read_bytes(), "circuit.zkey")
@@ -381,6 +400,28 @@ def test_wrong_magic_is_refused():
 def test_wrong_curve_is_refused(name, parse, field):
     with pytest.raises(InvalidInputError, match=field):
         parse(fixture(name).read_bytes(), name)
+
+
+UNKNOWN_SECTION = 99
+
+
+@pytest.mark.parametrize("name, parse, drop, extra, problem", [
+    ("circuit.zkey", parse_zkey, 10, None, r"section 10 \(contributions\): is missing"),
+    ("circuit.r1cs", parse_r1cs, 3, None, r"section 3 \(wire-to-label map\): is missing"),
+    ("circuit.zkey", parse_zkey, None, UNKNOWN_SECTION, r"section 99 \(unknown\): is not a section of a \.zkey file"),
+    ("witness.wtns", parse_wtns, None, UNKNOWN_SECTION, r"section 99 \(unknown\): is not a section of a \.wtns file"),
+], ids=["zkey-without-contributions", "r1cs-without-wire-map", "zkey-unknown-section", "wtns-unknown-section"])
+def test_a_missing_or_unknown_section_is_refused(name, parse, drop, extra, problem):
+    """FORMAT.md: every section snarkjs and circom write is required, those not read included (a zkey without section 10
+    was imported); a .zkey or .wtns section of a type they do not define is refused (section 99 was ignored)."""
+    with pytest.raises(InvalidInputError, match=problem):
+        parse(iden3_rebuilt(fixture(name).read_bytes(), drop, extra), name)
+
+
+def test_an_unknown_r1cs_section_is_ignored_as_its_specification_demands(circuit):
+    """r1csfile's doc/r1cs_bin_format.md: a section of another type leaves the file valid and MUST be ignored."""
+    raw = fixture("circuit.r1cs").read_bytes()
+    assert parse_r1cs(iden3_rebuilt(raw, extra=UNKNOWN_SECTION), "circuit.r1cs") == parse_r1cs(raw, "circuit.r1cs")
 
 
 @pytest.mark.parametrize("cut", [1, 100, 4000])

@@ -199,6 +199,18 @@ def test_check_refuses_an_unknown_flag(tmp_path, capsys):
     assert err == "error: flags[1]: 'fast-path' is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n"
 
 
+@pytest.mark.parametrize("fast", [False, True], ids=["full", "fast"])
+def test_check_refuses_a_flag_listed_twice(tmp_path, capsys, fast):
+    """["shape-porep", "shape-porep"] passed (each claim holds); FORMAT.md lists each flag at most once."""
+    from reference.cli import run_main
+
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", "shape-porep"])
+    assert run_main(vectors_main, ["check", *(["--fast"] if fast else []), bad, "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: flags[1]: 'shape-porep' is listed already (flags[0]): each flag at most once\n"
+
+
 def test_generate_refuses_a_flag_that_check_could_not_judge(tmp_path, capsys):
     from reference.cli import run_main
 
@@ -207,6 +219,34 @@ def test_generate_refuses_a_flag_that_check_could_not_judge(tmp_path, capsys):
     assert run_main(vectors_main, argv) == 2
     assert capsys.readouterr().err == "error: --flag: 'fast-path' is not a flag of vectors/FORMAT.md (section Flags)\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, problem", [
+    (["domain-log1"], "'domain-log1' does not hold for the generated vector: log n = 2, H has 3 points"),
+    (["shape-porep"], "'shape-porep' is given by --shape already: each flag at most once"),
+    (["sidecar", "sidecar"], "'sidecar' is given by --flag already: each flag at most once"),
+], ids=["false", "the-shape-flag", "twice"])
+def test_generate_refuses_a_flag_the_generated_vector_would_not_pass_check_with(flags, problem, tmp_path, capsys):
+    """`generate --flag domain-log1 --log-n 2` wrote a vector with a false flag (exit 0) that `check` then refused:
+    generate judges every flag with check's checkers (vectors/flags.py) before writing, and refuses a repeated one."""
+    from reference.cli import run_main
+
+    out = tmp_path / "v.json"
+    argv = ["generate", "--log-n", "2", "--seed", "s", *(a for f in flags for a in ("--flag", f)), "--out", str(out), "--quiet"]
+    assert run_main(vectors_main, argv) == 2
+    assert capsys.readouterr().err == f"error: --flag: {problem}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_judges_the_sidecar_flag_on_the_files_it_writes(tmp_path, capsys):
+    """The sidecar flag holds of the vector as written (arrays in sidecars with --sidecar-min), not without them."""
+    from reference.cli import EXIT_OK, run_main
+
+    argv = ["generate", "--log-n", "2", "--seed", "s", "--flag", "sidecar", "--quiet"]
+    assert run_main(vectors_main, [*argv, "--out", str(tmp_path / "inline.json")]) == 2
+    assert "error: --flag: 'sidecar' does not hold" in capsys.readouterr().err
+    assert run_main(vectors_main, [*argv, "--sidecar-min", "1", "--out", str(tmp_path / "v.json")]) == EXIT_OK
+    assert run_main(vectors_main, ["check", "--fast", str(tmp_path / "v.json"), "--quiet"]) == EXIT_OK
 
 
 def test_check_says_the_flags_were_checked(capsys):

@@ -1,5 +1,6 @@
 """python -m vectors {generate,regenerate,check,import-snarkjs,export-bellman,import-bellman}: make, validate,
 import and export test vectors."""
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -12,9 +13,11 @@ from .bundled import BUNDLED, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, select_cases, write_edge_vectors
 from .fast_library import curve_primitive
-from .flags import checker
-from .format import document_bytes, load_vector, vector_document, write_files_atomically, write_vector
-from .generate import MAX_GENERATED_LOG_N, SHAPES, build_vector
+from .flags import FlagDoesNotHold, check_flag, checker
+from .format import (
+    MAX_VECTOR_ID, check_comment, check_vector_id, document_bytes, load_vector, vector_document, write_files_atomically, write_vector,
+)
+from .generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS, SHAPES, build_vector, shape_flag
 from .snarkjs import import_snarkjs, read_circom_circuit, read_file
 
 
@@ -23,6 +26,7 @@ REFERENCE_HELP = ("compute every value with the pure-Python reference, even wher
 SIDECAR_HELP = ("store arrays of at least this many elements in binary sidecar files beside --out (default: none, every "
                 "array inline in the JSON)")
 QUIET_HELP = "no progress lines on stderr"
+ID_HELP = f"vector id: 1 to {MAX_VECTOR_ID} letters, digits and ._-+ (default: the output file's stem)"
 
 
 def _parser() -> ArgumentParser:
@@ -37,13 +41,17 @@ def _parser() -> ArgumentParser:
     g.add_argument("--log-n", type=int, required=True, help=f"log2 of the domain size, 1..{MAX_GENERATED_LOG_N} (the pure-Python "
                    "reference, with --reference or without the fast library, takes minutes above about 12)")
     g.add_argument("--seed", required=True, help="seed string; the same seed gives the same vector, bit for bit")
-    g.add_argument("--circuits", type=int, default=1, help="circuits of one shape proved in one call (default 1)")
+    g.add_argument("--circuits", type=int, default=1, help="circuits of one shape proved in one call (default 1; "
+                   f"circuits * 2^log_n at most {MAX_GENERATED_ROWS})")
     g.add_argument("--shape", choices=SHAPES, default="porep", help="porep: mostly 0/1 witness, PoRep-like densities (default); random: uniformly random scalars")
     g.add_argument("--public-inputs", type=int, help="number of public inputs, ONE not counted (default: min(3, n/4))")
-    g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain)")
-    g.add_argument("--id", help="vector id (default: the output file's stem)")
-    g.add_argument("--comment", help="one-line comment stored in the vector")
-    g.add_argument("--flag", action="append", default=[], help="a tag of vectors/FORMAT.md's Flags to add to the vector's flags (repeatable; `check` judges it)")
+    g.add_argument("--constraints", type=int, help="number of constraints (default: about 7/8 of the domain); with the "
+                   "inputs they must need a domain of exactly 2^log_n rows")
+    g.add_argument("--id", help=ID_HELP)
+    g.add_argument("--comment", help="comment stored in the vector: one line of printable ASCII")
+    g.add_argument("--flag", action="append", default=[], help="a flag of vectors/FORMAT.md's Flags to add to the vector's flags "
+                   "(repeatable; shape-<shape> is added anyway): refused, nothing written, unless the generated vector has its "
+                   "property, as `check` judges it (vectors/flags.py)")
     g.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     g.add_argument("--out", required=True, help="output JSON path (sidecars are written beside it)")
     g.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -63,8 +71,8 @@ def _parser() -> ArgumentParser:
         help="read and fully validate vectors",
         description="Decode and validate every field of each vector, then check every value it states against the "
         "reference: the keys against the trapdoor (if any), every expected output recomputed from the R1CS, keys, "
-        "witnesses, r and s; then that every flag's property holds in the vector's data (vectors/flags.py). Exit 2 naming "
-        "the first wrong field.",
+        "witnesses, r and s, and every proof by the pairing check; then that every flag's property holds in the vector's "
+        "data (vectors/flags.py). Exit 2 naming the first wrong field.",
     )
     c.add_argument("vectors", nargs="+", help="vector JSON files")
     c.add_argument("--fast", action="store_true", help="judge by the oracles instead of recomputing (trapdoor at both ends of "
@@ -91,7 +99,7 @@ def _interop_parsers(sub) -> None:
     s.add_argument("zkey", help="snarkjs Groth16 .zkey for the same circuit, on bls12381")
     s.add_argument("--witness", action="append", default=[], help="a further .wtns: one more circuit in the vector (repeatable)")
     s.add_argument("--seed", help="seed of the blinding scalars r, s (default: SHA-256 of the input files)")
-    s.add_argument("--id", help="vector id (default: the output file's stem)")
+    s.add_argument("--id", help=ID_HELP)
     s.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     s.add_argument("--out", required=True, help="output vector JSON path")
     s.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -118,7 +126,7 @@ def _interop_parsers(sub) -> None:
     source.add_argument("--circuit", help="vector JSON whose R1CS and witnesses (with r, s) to use")
     i.add_argument("--wtns", action="append", default=[], help="witness for --r1cs, one per circuit (repeatable)")
     i.add_argument("--seed", help="with --r1cs: seed of r, s (default: SHA-256 of the input files)")
-    i.add_argument("--id", help="vector id (default: the output file's stem)")
+    i.add_argument("--id", help=ID_HELP)
     i.add_argument("--sidecar-min", type=int, help=SIDECAR_HELP)
     i.add_argument("--out", required=True, help="output vector JSON path")
     i.add_argument("--reference", action="store_true", help=REFERENCE_HELP)
@@ -127,14 +135,16 @@ def _interop_parsers(sub) -> None:
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
-    for flag in args.flag:  # a tag `check` could not judge would make the vector one that `check` refuses
-        if checker(flag) is None:
-            raise InvalidInputError("--flag", f"{flag!r} is not a flag of vectors/FORMAT.md (section Flags)")
-    vector = _build(args, say)
-    say(f"encoding and writing {args.out}")
-    written = write_vector(vector, args.out, sidecar_min=args.sidecar_min)
+    doc, sidecars = _generated_document(args, say)
+    say(f"writing {args.out}")
+    written = write_files_atomically(_vector_files(Path(args.out), doc, sidecars))
     say("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
+
+
+def _vector_files(path: Path, doc: dict, sidecars: dict[str, bytes]) -> dict[Path, bytes]:
+    """{file: bytes} of a vector document at ``path`` and its sidecars beside it."""
+    return {path: document_bytes(doc), **{path.parent / name: data for name, data in sidecars.items()}}
 
 
 def _check_at_least(args, bounds: dict[str, int]) -> None:
@@ -147,8 +157,33 @@ def _check_at_least(args, bounds: dict[str, int]) -> None:
             raise InvalidInputError("--" + dest.replace("_", "-"), f"must be at least {least}, got {value}")
 
 
+def _check_flag_names(args) -> None:
+    """Each --flag a flag of FORMAT.md that `check` can judge, given once, and not the shape flag generate adds."""
+    given = {shape_flag(args.shape): "--shape"}
+    for flag in args.flag:
+        if checker(flag) is None:
+            raise InvalidInputError("--flag", f"{flag!r} is not a flag of vectors/FORMAT.md (section Flags)")
+        if flag in given:
+            raise InvalidInputError("--flag", f"{flag!r} is given by {given[flag]} already: each flag at most once")
+        given[flag] = "--flag"
+
+
+def _check_flags_hold(vector, args) -> None:
+    """Refuse the generated vector unless every flag's property holds (vectors/flags.py, as `check` judges it): a
+    false flag would make a vector that `check` refuses."""
+    for flag in vector.flags:
+        try:
+            check_flag(vector, flag)
+        except FlagDoesNotHold as exc:
+            option = "--flag" if flag in args.flag else "--shape"
+            raise InvalidInputError(option, f"{flag!r} does not hold for the generated vector: {exc}") from None
+
+
 def _build(args, say):
     _check_at_least(args, {"constraints": 1, "public_inputs": 0, "sidecar_min": 0})
+    if args.comment is not None:
+        check_comment(args.comment, "--comment")
+    _check_flag_names(args)
     return build_vector(
         args.log_n,
         args.seed,
@@ -156,7 +191,7 @@ def _build(args, say):
         shape=args.shape,
         num_public=args.public_inputs,
         num_constraints=args.constraints,
-        vector_id=args.id or Path(args.out).name.removesuffix(".json"),
+        vector_id=_vector_id(args),
         comment=args.comment,
         flags=args.flag,
         progress=say,
@@ -164,12 +199,19 @@ def _build(args, say):
     )
 
 
-def generate_from_args(argv: list[str], out: str, progress) -> dict:
+def _generated_document(args, say) -> tuple[dict, dict[str, bytes]]:
+    """The document and sidecars of the vector `generate` makes, refused unless every flag holds of the vector as it
+    will be read back (from --out and the sidecars beside it: the ``sidecar`` flag judges those files)."""
+    vector = _build(args, say)
+    out = Path(args.out)
+    doc, sidecars = vector_document(vector, out.name.removesuffix(".json"), args.sidecar_min)
+    _check_flags_hold(dataclasses.replace(vector, source_files=[out, *(out.parent / name for name in sidecars)]), args)
+    return doc, sidecars
+
+
+def generate_from_args(argv: list[str], out: str, progress) -> tuple[dict, dict[str, bytes]]:
     """Parse `generate` arguments and build (without writing) the document and sidecars of that vector."""
-    args = _parser().parse_args(["generate", *argv, "--out", out])
-    vector = _build(args, progress)
-    stem = Path(out).name.removesuffix(".json")
-    return vector_document(vector, stem, args.sidecar_min)
+    return _generated_document(_parser().parse_args(["generate", *argv, "--out", out]), progress)
 
 
 def _regenerate(args) -> int:
@@ -182,8 +224,7 @@ def _regenerate(args) -> int:
     stale, compared = [], [b.name for b in chosen]
     for b in chosen:
         say(f"{b.name}: {b.command}")
-        doc, sidecars = generate_from_args(list(b.args), str(b.path), say)
-        files = {b.path: document_bytes(doc), **{b.path.parent / k: v for k, v in sidecars.items()}}
+        files = _vector_files(b.path, *generate_from_args(list(b.args), str(b.path), say))
         if args.check:
             stale += [str(p) for p, data in files.items() if not p.exists() or p.read_bytes() != data]
         else:
@@ -231,16 +272,24 @@ def _check(args) -> int:
 
 
 def _vector_id(args) -> str:
-    return args.id or Path(args.out).name.removesuffix(".json")
+    """--id, by default --out's stem; refused before any work if a reader would refuse it (FORMAT.md)."""
+    if args.id is not None:
+        return check_vector_id(args.id, "--id")
+    stem = Path(args.out).name.removesuffix(".json")
+    try:
+        return check_vector_id(stem, "--out")
+    except InvalidInputError as exc:
+        raise InvalidInputError("--out", f"its stem is the vector's id (without --id): {exc.problem}") from None
 
 
 def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
+    vector_id = _vector_id(args)
     inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_snarkjs(
-        args.r1cs, [args.wtns, *args.witness], args.zkey, _vector_id(args), seed=args.seed, progress=say,
+        args.r1cs, [args.wtns, *args.witness], args.zkey, vector_id, seed=args.seed, progress=say,
         curve=curve_primitive(args.reference), reference=args.reference,
     )
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
@@ -258,6 +307,7 @@ def _export_bellman(args) -> int:
 def _import_bellman(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
+    vector_id = _vector_id(args)
     if args.circuit:
         if args.wtns or args.seed:
             raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
@@ -270,7 +320,7 @@ def _import_bellman(args) -> int:
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
     inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
-    vector = import_bellman(args.parameters, r1cs, witnesses, _vector_id(args), origin, progress=say,
+    vector = import_bellman(args.parameters, r1cs, witnesses, vector_id, origin, progress=say,
                            curve=curve_primitive(args.reference), reference=args.reference)
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
     say("wrote " + ", ".join(str(p) for p in written))

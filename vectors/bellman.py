@@ -36,8 +36,8 @@ from reference.safe_files import read_regular_file
 from reference.r1cs import R1CS
 
 from .decoding import PointDecoder
-from .format import Vector, write_files_atomically
-from .snarkjs import vector_from_key
+from .format import Vector, printable_text, write_files_atomically
+from .generate import check_imported_key, vector_from_key
 
 LENGTH_BYTES = 4
 """Each list is preceded by its length as a u32, big-endian (byteorder's write_u32::<BigEndian>)."""
@@ -250,15 +250,16 @@ def import_bellman(
     if progress:
         progress(f"decoding the points of {path.name}")
     pk = parse_parameters(data, r1cs, path.name, PointDecoder(reference=reference, progress=progress or (lambda m: None)))
-    return vector_from_key(
+    vector = vector_from_key(
         r1cs,
         pk,
         witnesses,
         BELLMAN,
         vector_id=vector_id,
-        comment=f"bellman Parameters {path.name} with its R1CS and witnesses",
+        comment=f"bellman Parameters {printable_text(path.name)} with its R1CS and witnesses",
         flags=["bellman-import"],
         generator={"command": "python -m vectors import-bellman", "parameters": path.name, **source},
         progress=progress,
         curve=curve,
     )
+    return check_imported_key(vector, path.name, curve)

@@ -9,8 +9,9 @@ A vector's inputs are its R1CS, keys, witnesses and blinding scalars r, s; every
 
 The full check recomputes each claim with the reference (its group arithmetic by ``curve``: the fast library where
 installed, the pure-Python definition with ``--reference``; reference/msm.py ``ReferenceCurve``) and compares the canonical encodings (the vector
-document itself), naming the first field that differs. ``--fast`` judges by the independent oracles instead
-(conformance/oracles.py): the keys' points at both ends of every query against the trapdoor, the verifying
+document itself), naming the first field that differs, then runs the pairing oracle on every stated proof (the
+recomputation takes the keys as given: only the pairing ties the proving key to the verifying key). ``--fast``
+judges by the independent oracles instead (conformance/oracles.py): the keys' points at both ends of every query against the trapdoor, the verifying
 key exactly; evaluate and prep recomputed (linear time); ntt_h by the h identity at a random point; msm_h,
 batch_add and tail_msm by the trapdoor (by the reference where the vector has none; ntt_h by the reference in the
 snarkjs convention, whose h is not coefficients); the proof by the pairing
@@ -43,8 +44,13 @@ def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: 
         checked.append("keys match the trapdoor" + (" (verifying key; both ends of every query)" if fast else f" (by {curve.name})"))
     if has_expected:
         say(f"{vector.id}: expected outputs")
-        _check_expected_oracles(vector) if fast else _check_expected(vector, curve, say)
-        checked.append("expected outputs " + ("by the oracles" if fast else f"recomputed by the reference (group sums by {curve.name})"))
+        if fast:
+            _check_expected_oracles(vector)
+        else:
+            _check_expected(vector, curve, say)
+            _check_proofs_verify(vector, curve)
+        checked.append("expected outputs " + ("by the oracles" if fast else f"recomputed by the reference (group sums by {curve.name}), "
+                                              "proofs by the pairing check"))
     if vector.flags:
         say(f"{vector.id}: flags")
         checked.append(f"{check_flags(vector)} flag(s) checked")
@@ -104,6 +110,34 @@ def _check_expected(vector: Vector, curve, say) -> None:
     _compare(vector, recomputed, ("prep", "circuits"), "the reference prover computes from the vector's inputs")
 
 
+def first_failing_proof(vector: Vector, curve=REFERENCE_CURVE):
+    """conformance's pairing oracle (oracles.py ``check_pairing``) on the vector's expected proofs: the first Mismatch,
+    or None. The pairing is the library's where ``curve`` is (as the recomputation's group sums), else py_ecc's."""
+    from conformance.oracles import check_pairing
+    from conformance.phases import Problem, expected_output
+
+    verifies = None
+    if curve is not REFERENCE_CURVE:
+        from conformance.independent_library import verifies_by_library as verifies
+    return check_pairing(Problem.from_vector(vector), expected_output(vector, "assemble"), verifies)
+
+
+def _check_proofs_verify(vector: Vector, curve) -> None:
+    """The pairing oracle, as --fast runs it: recomputing takes the keys as given, so a proving key that does not
+    belong to its verifying key (an L point changed) gives the same failing proof twice; only the pairing ties them."""
+    from conformance.oracles import PAIRING
+
+    mismatch = first_failing_proof(vector, curve)
+    if mismatch is not None:
+        _refuse_mismatch(PAIRING, "assemble", mismatch)
+
+
+def _refuse_mismatch(oracle: str, phase: str, mismatch) -> None:
+    """InvalidInputError naming the expected field that ``oracle`` found wrong."""
+    field = "circuits" if mismatch.circuit is None else f"circuits[{mismatch.circuit}]"
+    raise InvalidInputError(f"{field}.expected.{'proof' if phase == 'assemble' else phase}", f"fails the {oracle} oracle: {mismatch.describe()}")
+
+
 # ----------------------------------------------------------------------------------------------
 # --fast: the conformance oracles
 
@@ -144,8 +178,7 @@ def _check_expected_oracles(vector: Vector) -> None:
         inputs = {p: expected_output(vector, p) for p in needs}
         mismatch = judge(oracle, phase, problem, inputs, expected_output(vector, phase))
         if mismatch is not None:
-            field = "circuits" if mismatch.circuit is None else f"circuits[{mismatch.circuit}]"
-            raise InvalidInputError(f"{field}.expected.{'proof' if phase == 'assemble' else phase}", f"fails the {oracle} oracle: {mismatch.describe()}")
+            _refuse_mismatch(oracle, phase, mismatch)
 
 
 def _expected_outputs(vector: Vector):

@@ -30,7 +30,7 @@ from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey, check_p
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
 from reference.prover import PHASES, CircuitOutputs, Witness
 from reference.r1cs import R1CS, Density, witness_vector
-from reference.safe_files import check_outputs, read_regular_file
+from reference.safe_files import MAX_BINARY_BYTES, check_outputs, read_regular_file
 from reference.setup import TEST_ONLY_BANNER, Trapdoor
 
 from .decoding import PointDecoder
@@ -164,6 +164,32 @@ def check_sidecar_name(name, where: str) -> str:
     return name
 
 
+MAX_VECTOR_ID = MAX_SIDECAR_NAME
+"""An id is a file name stem (FORMAT.md, *Top level*)."""
+COMMENT_CHARACTERS = frozenset(map(chr, range(ord(" "), ord("~") + 1)))
+"""Printable ASCII: one rule in every language (Unicode's printable classes change between versions)."""
+
+
+def check_vector_id(value, where: str) -> str:
+    """An id readers accept and writers produce: 1 to 255 letters, digits and ``._-+`` (FORMAT.md, "Canonical input"),
+    so that no line that prints it can be split or forged."""
+    if not (isinstance(value, str) and 0 < len(value) <= MAX_VECTOR_ID and SIDECAR_NAME_CHARACTERS.issuperset(value)):
+        raise InvalidInputError(where, f"{value!r:.80} must be 1 to {MAX_VECTOR_ID} letters, digits and ._-+")
+    return value
+
+
+def check_comment(value, where: str) -> str:
+    """A comment readers accept and writers produce: one line of printable ASCII (FORMAT.md, "Canonical input")."""
+    if not (isinstance(value, str) and COMMENT_CHARACTERS.issuperset(value)):
+        raise InvalidInputError(where, f"{value!r:.80} must be one line of printable ASCII characters (space to ~)")
+    return value
+
+
+def printable_text(text: str) -> str:
+    """``text`` with every character outside printable ASCII escaped as Python does (a file name in a comment)."""
+    return ascii(text)[1:-1]
+
+
 class _ArrayReader:
     """Reads arrays stored inline (a JSON list of hex strings) or in a binary sidecar file."""
 
@@ -172,9 +198,10 @@ class _ArrayReader:
         self.decoder = decoder
         self.sidecar_paths: list[Path] = []
 
-    def read(self, value, kind: str, where: str, expected_len: int | None = None) -> list:
-        items, from_sidecar = self._items(value, kind, where)
-        if expected_len is not None and len(items) != expected_len:
+    def read(self, value, kind: str, where: str, expected_len: int) -> list:
+        """The ``expected_len`` elements of the array (the length the vector's shape requires)."""
+        items, from_sidecar = self._items(value, kind, where, expected_len)
+        if len(items) != expected_len:
             raise SizeMismatchError(where, f"has {len(items)} elements; expected {expected_len}")
         if kind == "scalar":
             return [_scalar(item.hex() if from_sidecar else item, f"{where}[{i}]") for i, item in enumerate(items)]
@@ -184,25 +211,30 @@ class _ArrayReader:
         """One point stored inline as hex."""
         return self.decoder.one(hex_value, kind, where, prepare=functools.partial(point_from_hex, kind))
 
-    def _items(self, value, kind: str, where: str) -> tuple[list, bool]:
+    def _items(self, value, kind: str, where: str, expected_len: int) -> tuple[list, bool]:
         """(the elements: JSON values, or the sidecar's raw bytes of each; True for a sidecar)."""
         if isinstance(value, list):
             return value, False
         if isinstance(value, dict) and "sidecar" in value:
-            return self._sidecar_items(value, kind, where), True
+            return self._sidecar_items(value, kind, where, expected_len), True
         raise InvalidInputError(where, "expected a JSON list or a sidecar reference")
 
-    def _sidecar_items(self, ref: dict, kind: str, where: str) -> list[bytes]:
+    def _sidecar_items(self, ref: dict, kind: str, where: str, expected_len: int) -> list[bytes]:
         required = {"sidecar", "sha256", "count", "element", "element_bytes"}
         if set(ref) != required:
             raise SidecarError(where, f"a sidecar reference has exactly the keys {sorted(required)}")
         if ref["element"] != kind or ref["element_bytes"] != ELEMENT_BYTES[kind]:
             raise SidecarError(where, f"sidecar holds {ref['element']} elements of {ref['element_bytes']} bytes; expected {kind} of {ELEMENT_BYTES[kind]}")
-        _int_field(ref["count"], f"{where}.count")
+        # The count is checked against the vector's shape before the file is opened, so that the bytes read follow what
+        # the vector needs, not what the reference claims.
+        if _int_field(ref["count"], f"{where}.count") != expected_len:
+            raise SizeMismatchError(f"{where}.count", f"is {ref['count']}; expected {expected_len}")
         name = check_sidecar_name(ref["sidecar"], where)
         if not isinstance(ref["sha256"], str) or len(ref["sha256"]) != SHA256_HEX_DIGITS or not _is_lower_hex(ref["sha256"]):
             raise SidecarError(f"{where}.sha256", f"expected {SHA256_HEX_DIGITS} lowercase hex digits")
         size = ref["count"] * ref["element_bytes"]
+        if size > MAX_BINARY_BYTES:
+            raise SidecarError(where, f"{ref['count']} elements need {size} bytes; a sidecar is read up to {MAX_BINARY_BYTES}")
         try:  # a regular file, not a link, at most the size the reference claims (checked before reading)
             data = read_regular_file(self.base_dir / name, "sidecar", max_bytes=size, follow_links=False)
         except InvalidInputError as exc:
@@ -300,15 +332,25 @@ def _check_top_level(doc) -> None:
         raise InvalidInputError("format_version", f"expected the integer {FORMAT_VERSION}: this reader understands version {FORMAT_VERSION}")
     if doc["curve"] != CURVE_NAME:
         raise InvalidInputError("curve", f"expected {CURVE_NAME!r}")
-    for key in ("id", "comment"):
-        if key in doc and not isinstance(doc[key], str):
-            raise InvalidInputError(key, "expected a string")
+    check_vector_id(doc["id"], "id")
+    if "comment" in doc:
+        check_comment(doc["comment"], "comment")
     if "generator" in doc and not isinstance(doc["generator"], dict):
         raise InvalidInputError("generator", "expected an object")
     flags = doc.get("flags", [])
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
         raise InvalidInputError("flags", "expected a list of strings")
+    check_flags_listed_once(flags, "flags")
     _check_all_object_fields(doc)
+
+
+def check_flags_listed_once(flags: list[str], where: str) -> None:
+    """Each flag at most once (FORMAT.md, "Canonical input"): a repeated claim is one a reader might count twice."""
+    first = {}
+    for i, flag in enumerate(flags):
+        if flag in first:
+            raise InvalidInputError(f"{where}[{i}]", f"{flag!r:.80} is listed already ({where}[{first[flag]}]): each flag at most once")
+        first[flag] = i
 
 
 _SUMS = {"l": None, "a": None, "b_g1": None, "b_g2": None}
@@ -597,6 +639,9 @@ def vector_document(vector: Vector, stem: str, sidecar_min: int | None = None) -
     """The JSON document of ``vector`` and the sidecar files it names ({file name: bytes})."""
     arrays = _ArrayWriter(stem, sidecar_min)
     r1cs, pk, vk = vector.r1cs, vector.pk, vector.pk.vk
+    check_vector_id(vector.id, "id")  # a writer writes nothing that its readers refuse
+    check_comment(vector.comment, "comment")
+    check_flags_listed_once(vector.flags, "flags")
     doc = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,

@@ -32,7 +32,7 @@ from reference.field import R
 from reference.keys import ProvingKey, check_proving_key
 from reference.msm import REFERENCE_CURVE
 from reference.prover import CURVE_PHASES, PHASES, Witness, prove
-from reference.r1cs import R1CS
+from reference.r1cs import R1CS, log_domain
 from reference.setup import Trapdoor, derive_scalar, setup, trapdoor_from_seed
 
 from .fast_library import curve_primitive
@@ -43,6 +43,9 @@ MAX_GENERATED_LOG_N = 20
 """2^20 takes minutes with the library on 2 cores and some GB of memory (bench/RESULTS_generate.md), hours in pure
 Python; beyond it the Python side (a py_ecc object per key point, the pure-Python NTT) needs more memory than CI's
 24 GiB and tens of minutes: larger vectors come from the GPU key generator."""
+MAX_GENERATED_ROWS = 1 << MAX_GENERATED_LOG_N
+"""circuits * n at most this: each circuit's witness and expected outputs hold a few scalars per row, so many circuits
+of a small domain cost as much as one large one."""
 ONE = 0
 """Witness index of the constant ONE."""
 
@@ -56,6 +59,11 @@ class Gate:
     a: tuple
     b: tuple
     c: tuple
+
+
+def shape_flag(shape: str) -> str:
+    """The flag every generated vector carries (FORMAT.md, *Flags*)."""
+    return f"shape-{shape}"
 
 
 def default_public_inputs(log_n: int) -> int:
@@ -159,6 +167,18 @@ def _assign(gates: list[Gate], public_inputs: list[int], rng: random.Random) -> 
     return z[1 + len(public_inputs) :]
 
 
+def _check_rows_fit(log_n: int, num_inputs: int, num_constraints: int) -> None:
+    """Refuse, before a gate is built, sizes whose rows (constraints + inputs) need another domain than 2^log_n:
+    building 10^12 gates to find out would never end."""
+    if log_domain(num_inputs + 1) > log_n:  # the inputs' rows and the one constraint every circuit has
+        raise InvalidInputError("--public-inputs", f"{num_inputs - 1} public inputs, ONE and a constraint do not fit in 2^{log_n} rows")
+    rows = num_constraints + num_inputs
+    if log_domain(rows) != log_n:
+        raise InvalidInputError(
+            "--constraints", f"{rows} rows need log n = {log_domain(rows)}, not {log_n}: use fewer constraints or inputs"
+        )
+
+
 def synthetic_circuit(
     log_n: int, seed: str, shape: str = "porep", num_public: int | None = None, num_constraints: int | None = None
 ) -> tuple[R1CS, list[Gate]]:
@@ -169,6 +189,7 @@ def synthetic_circuit(
     num_inputs = 1 + num_public
     if num_constraints is None:
         num_constraints = default_constraints(log_n, num_inputs)
+    _check_rows_fit(log_n, num_inputs, num_constraints)
     rng = random.Random(f"{seed}|circuit|{shape}|{log_n}|{num_public}|{num_constraints}")
     build = _porep_gates if shape == "porep" else _random_gates
     gates = build(rng, num_inputs, num_constraints)
@@ -209,18 +230,16 @@ def build_vector(
         raise InvalidInputError("--circuits", f"must be at least 1, got {circuits}")
     if not 1 <= log_n <= MAX_GENERATED_LOG_N:
         raise InvalidInputError("--log-n", f"must be in 1..{MAX_GENERATED_LOG_N} for the reference generator, got {log_n}")
+    if circuits << log_n > MAX_GENERATED_ROWS:
+        raise InvalidInputError("--circuits", f"{circuits} circuits of 2^{log_n} rows exceed the generator's {MAX_GENERATED_ROWS} rows in all")
     r1cs, gates = synthetic_circuit(log_n, seed, shape, num_public, num_constraints)
-    if r1cs.log_n != log_n:
-        raise InvalidInputError(
-            "--constraints", f"{r1cs.num_rows} rows need log n = {r1cs.log_n}, not {log_n}: use fewer constraints or inputs"
-        )
     return make_vector(
         r1cs,
         [synthetic_witness(r1cs, gates, seed, c) for c in range(circuits)],
         seed,
         vector_id=vector_id or f"{shape}-log{log_n}-c{circuits}-{seed}",
-        comment=comment or f"synthetic {shape}-shaped circuit, domain 2^{log_n}, {circuits} circuit(s), seed {seed!r}",
-        flags=list(flags or []) + [f"shape-{shape}"],
+        comment=comment or f"synthetic {shape}-shaped circuit, domain 2^{log_n}, {circuits} circuit(s), seed {ascii(seed)}",
+        flags=list(flags or []) + [shape_flag(shape)],
         generator={
             "command": "python -m vectors generate",
             "log_n": log_n,
@@ -297,6 +316,19 @@ def vector_from_key(
         generator=generator,
         computed_by=computed_by(curve, keys_computed_by),
     )
+
+
+def check_imported_key(vector: Vector, key_file: str, curve=None) -> Vector:
+    """``vector`` unless its proving key does not belong to its verifying key (an imported key with an L point changed):
+    the proofs computed with such a key fail the pairing check, and `check`'s recomputation would reproduce them bit
+    for bit, so an importer refuses the key (InvalidInputError naming ``key_file``): one pairing check per circuit."""
+    from .checking import first_failing_proof
+
+    mismatch = first_failing_proof(vector, curve or curve_primitive())
+    if mismatch is not None:
+        raise InvalidInputError(key_file, f"the proving key does not belong to its verifying key: {mismatch.location()}: "
+                                "the proof computed with it does not verify")
+    return vector
 
 
 def computed_by(curve, keys_computed_by: str | None = None) -> dict:

@@ -347,7 +347,7 @@ INVALID_CASES = (
     InvalidCase("sidecar-witness-corrupted", SMALL, to_sidecar((C0, 0, "aux_assignment"), "scalar", flip_byte), SidecarError,
                 "circuits[0].aux_assignment", "sha256"),
     InvalidCase("sidecar-count-disagrees-with-density", SMALL, to_sidecar((PK, "a"), "g1", drop_last_element_consistently),
-                SizeMismatchError, "proving_key.a", "has 4 elements; expected 5"),
+                SizeMismatchError, "proving_key.a.count", "is 4; expected 5"),
     InvalidCase("sidecar-outside-folder", SMALL, to_sidecar((PK, "l"), "g1", lambda ref, f, d: ref.update(sidecar="../" + f.name)),
                 SidecarError, "proving_key.l", "plain file name"),
     InvalidCase("sidecar-wrong-element", SMALL, to_sidecar((PK, "b_g2"), "g2", lambda ref, f, d: ref.update(element="g1", element_bytes=48)),

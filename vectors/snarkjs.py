@@ -13,6 +13,8 @@ Every integer is little-endian. Layouts (checked against r1csfile 0.0.48 src/r1c
   beta2, gamma2, delta1, delta2; 3: IC (nPublic + 1 G1); 4: u32 count, then (u32 matrix, u32 row, u32 signal,
   coefficient * R^2 mod r) for A (matrix 0) and B (1), R = 2^256; 5: A, 6: B1 (G1), 7: B2 (G2), nVars points
   each; 8: C (the L query, nVars - nPublic - 1 G1); 9: H (domainSize G1); 10: contributions.
+  Every section listed is required once (.r1cs 3 and .zkey 10 are not read); a .r1cs section of another type is
+  ignored, as its specification demands; a .wtns or .zkey section of another type is refused.
   Points are affine (x, y) in Montgomery form (x * 2^384 mod p), little-endian, 48 bytes per Fq element,
   G2 coordinates c0 then c1; the identity is all zero bytes.
 
@@ -39,8 +41,8 @@ from reference.safe_files import read_regular_file
 from reference.setup import derive_scalar
 
 from .decoding import G1, G2, PointDecoder
-from .format import Vector
-from .generate import vector_from_key
+from .format import Vector, printable_text
+from .generate import check_imported_key, vector_from_key
 
 # ----------------------------------------------------------------------------------------------
 # Constants
@@ -78,6 +80,14 @@ ZKEY_SECTIONS = {
     1: "protocol", 2: "groth16 header", 3: "IC", 4: "coefficients", 5: "A points", 6: "B1 points",
     7: "B2 points", 8: "C points", 9: "H points", 10: "contributions",
 }
+R1CS_REQUIRED = (1, 2, 3)
+WTNS_REQUIRED = (1, 2)
+ZKEY_REQUIRED = tuple(ZKEY_SECTIONS)
+"""The sections a file must hold, once each (FORMAT.md, "circom / snarkjs binary files"): every one circom and snarkjs
+write, those this reader does not read (.r1cs 3, .zkey 10) included."""
+R1CS_IGNORES_UNKNOWN = True
+"""r1csfile's doc/r1cs_bin_format.md: a section of another type leaves the file valid and MUST be ignored. The .wtns and
+.zkey formats say nothing of the kind: a section type they do not define is refused."""
 
 BN128_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583
@@ -146,11 +156,15 @@ class _Cursor:
             )
 
 
-def read_sections(data: bytes, magic: bytes, max_version: int, names: dict[int, str], where: str) -> dict[int, bytes]:
+def read_sections(
+    data: bytes, magic: bytes, max_version: int, names: dict[int, str], where: str, required: tuple[int, ...],
+    ignore_unknown: bool = False,
+) -> dict[int, bytes]:
     """{section type: bytes} of an iden3 binary file: magic, u32 version, u32 count, then (u32 type, u64 size, bytes).
 
-    Raises InvalidInputError for a wrong magic, an unknown version or a repeated section, and SizeMismatchError
-    for a truncated file or bytes after the last section.
+    Raises InvalidInputError for a wrong magic, an unknown version, a repeated section, a missing ``required`` one, or
+    one whose type is not in ``names`` (skipped instead with ``ignore_unknown``), and SizeMismatchError for a truncated
+    file or bytes after the last section.
     """
     head = _Cursor(data, where)
     found = head.take(MAGIC_BYTES, "magic")
@@ -159,18 +173,26 @@ def read_sections(data: bytes, magic: bytes, max_version: int, names: dict[int, 
     version = head.u32("version")
     if not 1 <= version <= max_version:
         raise InvalidInputError(f"{where}.version", f"is {version}; this reader knows versions 1..{max_version}")
-    sections = {}
+    sections, seen = {}, set()
     for i in range(head.u32("section count")):
         kind = head.u32(f"section header {i}.type")
         size = head.u64(f"section header {i}.size")
         name = _section_name(where, kind, names)
-        if kind in sections:
+        if kind in seen:
             raise InvalidInputError(name, "appears twice")
+        seen.add(kind)
         if size > len(data) - head.pos:
             raise SizeMismatchError(name, f"declares {size} bytes but only {len(data) - head.pos} remain: the file is truncated")
-        sections[kind] = head.take(size, name)
+        content = head.take(size, name)
+        if kind in names:
+            sections[kind] = content
+        elif not ignore_unknown:
+            raise InvalidInputError(name, f"is not a section of a .{magic.decode()} file (known: {sorted(names)})")
     head.where = f"{where} (after the last section)"
     head.done()
+    missing = [kind for kind in required if kind not in sections]
+    if missing:
+        raise InvalidInputError(_section_name(where, missing[0], names), "is missing")
     return sections
 
 
@@ -217,7 +239,7 @@ class CircomCircuit:
 def parse_r1cs(data: bytes, where: str = "r1cs") -> CircomCircuit:
     """Decode an iden3 .r1cs file (module docstring): constraint j says <A_j, z> * <B_j, z> = <C_j, z> mod r,
     z = [ONE, outputs, public inputs, private inputs, internal]; num_inputs = 1 + nPubOut + nPubIn."""
-    sections = read_sections(data, R1CS_MAGIC, R1CS_VERSION, R1CS_SECTIONS, where)
+    sections = read_sections(data, R1CS_MAGIC, R1CS_VERSION, R1CS_SECTIONS, where, R1CS_REQUIRED, ignore_unknown=R1CS_IGNORES_UNKNOWN)
     for kind in R1CS_CUSTOM_GATE_SECTIONS:
         if kind in sections:
             raise InvalidInputError(_section_name(where, kind, R1CS_SECTIONS), "custom gates are PLONK-only; Groth16 cannot prove this circuit")
@@ -263,7 +285,7 @@ def _linear_combination(body: _Cursor, wires: int, what: str) -> tuple:
 
 def parse_wtns(data: bytes, where: str = "wtns") -> list[int]:
     """Decode an iden3 .wtns file: the full assignment z = [ONE, public signals, private signals] (values < r)."""
-    sections = read_sections(data, WTNS_MAGIC, WTNS_MAX_VERSION, WTNS_SECTIONS, where)
+    sections = read_sections(data, WTNS_MAGIC, WTNS_MAX_VERSION, WTNS_SECTIONS, where, WTNS_REQUIRED)
     header = _section(sections, 1, WTNS_SECTIONS, where)
     _require_prime(header, "n8", "prime", R, FR_BYTES)
     count = header.u32("nWitness")
@@ -449,7 +471,7 @@ def parse_zkey(data: bytes, where: str = "zkey", decoder: PointDecoder | None = 
     """Decode a snarkjs Groth16 .zkey (module docstring); every point decoded and checked (by ``decoder``: the fast
     library where installed), counts checked against sizes."""
     decoder = decoder or PointDecoder()
-    sections = read_sections(data, ZKEY_MAGIC, ZKEY_VERSION, ZKEY_SECTIONS, where)
+    sections = read_sections(data, ZKEY_MAGIC, ZKEY_VERSION, ZKEY_SECTIONS, where, ZKEY_REQUIRED)
     protocol = _section(sections, 1, ZKEY_SECTIONS, where)
     protocol_id = protocol.u32("protocol")
     protocol.done()
@@ -741,13 +763,13 @@ def import_snarkjs(
     zkey = parse_zkey(zkey_bytes, Path(zkey_path).name, PointDecoder(reference=reference, progress=say))
     pk = proving_key_from_zkey(zkey, r1cs, Path(zkey_path).name)
     say(f"proving {len(witnesses)} circuit(s) with the reference")
-    return vector_from_key(
+    vector = vector_from_key(
         r1cs,
         pk,
         witnesses,
         SNARKJS,
         vector_id=vector_id,
-        comment=f"circom/snarkjs circuit {Path(r1cs_path).name} with its snarkjs Groth16 key {Path(zkey_path).name}",
+        comment=f"circom/snarkjs circuit {printable_text(Path(r1cs_path).name)} with its snarkjs Groth16 key {printable_text(Path(zkey_path).name)}",
         flags=["snarkjs"],
         generator={
             "command": "python -m vectors import-snarkjs",
@@ -759,3 +781,4 @@ def import_snarkjs(
         progress=say,
         curve=curve,
     )
+    return check_imported_key(vector, Path(zkey_path).name, curve)
