@@ -14,14 +14,14 @@ Points, scalars and results cross over through vectors/fast_library.py, the one 
 the sums come back as py_ecc points, so the comparison is the usual exact one (conformance/compare.py).
 This module is not imported by the prover or the reference: only the judge uses it.
 """
-from py_ecc.optimized_bls12_381 import Z1, Z2, neg
+from py_ecc.optimized_bls12_381 import Z1, Z2
 
 from reference.errors import InvalidInputError
-from reference.keys import QuerySums, check_verifying_key
+from reference.keys import QuerySums
 from reference.prep import Prep, bitmap_bits
 
 from vectors import fast_library
-from vectors.fast_library import (  # noqa: F401 (PACKAGE, DISTRIBUTION, to_library_scalar, unavailable_reason: for tests)
+from vectors.fast_library import (  # noqa: F401 (the names tests and oracles.py take from here)
     ARKWORKS,
     DISTRIBUTION,
     ArkworksCurve,
@@ -30,6 +30,7 @@ from vectors.fast_library import (  # noqa: F401 (PACKAGE, DISTRIBUTION, to_libr
     pairing_product_is_one,
     to_library_scalar,
     unavailable_reason,
+    verifies as verifies_by_library,
 )
 
 from .phases import Problem
@@ -107,12 +108,3 @@ def expected_by_library(phase: str, problem: Problem, inputs: dict):
         return library_tail_msm(problem, inputs["prep"])
     raise ValueError(f"the {ARKWORKS} oracle computes no expected value for {phase}")
 
-
-def verifies_by_library(vk, public_inputs: list[int], proof) -> bool:
-    """Groth16's equation (reference/verifier.py) with X and the pairing product computed by the library
-    (reference.verifier.verify's signature: oracles.check_pairing takes either)."""
-    check_verifying_key(vk)
-    if len(public_inputs) + 1 != len(vk.ic):
-        raise InvalidInputError("public_inputs", f"has {len(public_inputs)} values; the verifying key has {len(vk.ic) - 1}")
-    x = library_msm(list(vk.ic), [1] + list(public_inputs), Z1)
-    return pairing_product_is_one([(proof.a, proof.b), (neg(vk.alpha_g1), vk.beta_g2), (neg(x), vk.gamma_g2), (neg(proof.c), vk.delta_g2)])

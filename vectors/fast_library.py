@@ -17,11 +17,13 @@ import sys
 from array import array
 from importlib import metadata
 
-from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve
+from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve, neg
 
 from reference.encoding import G1_WIRE, G2_WIRE, canonical_words
 from reference.errors import InvalidInputError, PointEncodingError, ToolkitError
 from reference.field import P, batch_inverse
+from reference.keys import check_verifying_key
+from reference.verifier import check_public_inputs
 
 
 PACKAGE, DISTRIBUTION, EXTRA = "py_arkworks_bls12381", "py-arkworks-bls12381", "fast"
@@ -227,6 +229,15 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
     """prod_k e(P_k, Q_k) == 1 by the library, for py_ecc (G1 point P_k, G2 point Q_k)."""
     ark = load_library()
     return ark.GT.pairing_check(to_library_many([p for p, _ in pairs]), to_library_many([q for _, q in pairs]))
+
+
+def verifies(vk, public_inputs: list[int], proof) -> bool:
+    """Groth16's equation as reference/verifier.py ``verify`` (its signature, its checks of the key and the inputs), with
+    X and the pairing product computed by the library."""
+    check_verifying_key(vk)
+    check_public_inputs(vk, public_inputs)
+    x = msm(list(vk.ic), [1] + list(public_inputs), Z1)
+    return pairing_product_is_one([(proof.a, proof.b), (neg(vk.alpha_g1), vk.beta_g2), (neg(x), vk.gamma_g2), (neg(proof.c), vk.delta_g2)])
 
 
 # ---------------------------------------------------------------------------------------------

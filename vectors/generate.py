@@ -34,7 +34,9 @@ from reference.msm import REFERENCE_CURVE
 from reference.prover import CURVE_PHASES, PHASES, Witness, prove
 from reference.r1cs import R1CS, log_domain
 from reference.setup import Trapdoor, derive_scalar, setup, trapdoor_from_seed
+from reference.verifier import verify
 
+from . import fast_library
 from .fast_library import curve_primitive
 from .format import COMPUTED_BY_KEYS_ENTRY, CircuitCase, Vector
 
@@ -321,13 +323,13 @@ def vector_from_key(
 def check_imported_key(vector: Vector, key_file: str, curve=None) -> Vector:
     """``vector`` unless its proving key does not belong to its verifying key (an imported key with an L point changed):
     the proofs computed with such a key fail the pairing check, and `check`'s recomputation would reproduce them bit
-    for bit, so an importer refuses the key (InvalidInputError naming ``key_file``): one pairing check per circuit."""
-    from .checking import first_failing_proof
-
-    mismatch = first_failing_proof(vector, curve or curve_primitive())
-    if mismatch is not None:
-        raise InvalidInputError(key_file, f"the proving key does not belong to its verifying key: {mismatch.location()}: "
-                                "the proof computed with it does not verify")
+    for bit, so an importer refuses the key (InvalidInputError naming ``key_file``): one pairing check per circuit, by
+    the library where ``curve`` is the library's."""
+    verifies = verify if (curve or curve_primitive()) is REFERENCE_CURVE else fast_library.verifies
+    for c, case in enumerate(vector.circuits):
+        if not verifies(vector.pk.vk, case.witness.public_inputs, case.expected.assemble):  # assemble: the proof
+            raise InvalidInputError(key_file, f"the proving key does not belong to its verifying key: circuit {c}, pairing check: "
+                                    "the proof computed with it does not verify")
     return vector
 
 
