@@ -22,7 +22,7 @@ from .sources import REPO_ROOT, combined_digest, fingerprint
 
 GATE_REPORT = Path("conformance") / "reports" / "gpu-latest.json"
 """The committed report of the last passing GPU run, relative to the repository root."""
-SOURCES = "the GPU prover's sources (gpu/, the modules it imports and the GPU adapter)"
+SOURCES = "the GPU prover's sources (gpu/, the modules it imports, the GPU-only harness) and the bundled vectors"
 """How the gate's messages name what the fingerprint covers."""
 REFRESH_COMMAND = "python -m conformance run --require-gpu --record-gate"
 """What to run on a GPU machine (repository root) to refresh GATE_REPORT; then commit it."""

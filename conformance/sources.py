@@ -7,9 +7,10 @@ and the *.cu / *.cuh kernels and headers NVRTC compiles; caches excluded), then 
 them through their import statements (module-level or inside functions, absolute or relative), with the __init__.py
 of each package on the way: reference/ modules such as the domain conventions, vectors/ modules such as the PoRep
 array circuits. Beside them, ``GPU_ONLY_FILES``: the harness files only a GPU run executes (the GPU backend's adapter,
-which drives the GPU prover and hands its outputs to the comparison). CI, without a GPU, never runs them, so a change
-to one is as unchecked as a change to gpu/; their own imports are the harness that CI tests with the reference
-backend, and are not followed. This module imports nothing of the repository's but its error type, so that the
+which drives the GPU prover and hands its outputs to the comparison; the generated cases, built and judged only on a
+GPU, and their circuits). CI, without a GPU, never runs them, so a change to one is as unchecked as a change to gpu/;
+their own imports are the harness that CI tests with the reference backend, and are not followed. And
+``GATE_INPUT_DIRS``: the bundled vectors the gate runs, which its report names by id only. This module imports nothing of the repository's but its error type, so that the
 timing records' module, which the GPU prover imports, can name the digest without drawing the gate's harness into it.
 """
 import ast
@@ -23,8 +24,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 GPU_DIR_NAME = "gpu"
 GPU_SOURCE_SUFFIXES = (".py", ".cu", ".cuh")
 IGNORED_DIRS = ("__pycache__",)
-GPU_ONLY_FILES = (Path("conformance") / "backends" / "gpu.py",)
+GPU_ONLY_FILES = (
+    Path("conformance") / "backends" / "gpu.py",  # the GPU backend's adapter
+    Path("conformance") / "generated.py",  # the generated cases (GENERATED_CASES) and run_case_on_gpu, which judges them
+    Path("vectors") / "porep_arrays.py",  # the generated cases' circuits
+)
 """Harness files only a GPU run executes, fingerprinted as files (module docstring), relative to the repository root."""
+GATE_INPUT_DIRS = (Path("vectors") / "data",)
+"""The bundled vectors (every file: the JSON documents and their sidecars), which a gate report names by id only: a
+vector changed under its name is one the GPU has not been checked on."""
 
 
 def imported_gpu_root() -> Path:
@@ -126,10 +134,11 @@ def combined_digest(digests: dict) -> str:
 
 
 def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
-    """Every file the GPU prover imports or compiles, and GPU_ONLY_FILES (module docstring), sorted by
-    repository-relative POSIX path."""
+    """Every file the GPU prover imports or compiles, GPU_ONLY_FILES and the files under GATE_INPUT_DIRS (module
+    docstring), sorted by repository-relative POSIX path."""
     found = import_closure(_gpu_files(root), root)
     found.update(root / path for path in GPU_ONLY_FILES if (root / path).is_file())
+    found.update(p for folder in GATE_INPUT_DIRS if (root / folder).is_dir() for p in (root / folder).iterdir() if p.is_file())
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 

@@ -172,6 +172,25 @@ def test_fingerprint_hashes_exactly_the_gpu_sources(tree):
     assert fingerprint(tree) == {"sha256": combined, "files": {p: sha(p) for p in paths}}
 
 
+def test_the_bundled_vectors_and_the_gpu_only_cases_are_fingerprinted(tree):
+    """A gate report names the bundled vectors by id, and the generated cases are built and judged only on a GPU
+    (conformance/generated.py run_case_on_gpu, circuits from vectors/porep_arrays.py): a vector edited under its name,
+    or either file edited, left `gate` saying up to date on a GPU run that never saw them."""
+    data = tree / "vectors" / "data"
+    data.mkdir(parents=True)
+    (data / "v.json").write_text("{}")
+    (data / "v.a.bin").write_bytes(b"\0")
+    (tree / "conformance").mkdir()
+    (tree / "conformance" / "generated.py").write_text("CASES = 1\n")
+    (tree / "vectors" / "porep_arrays.py").write_text("ROWS = 1\n")
+    before = fingerprint(tree)
+    assert {"vectors/data/v.json", "vectors/data/v.a.bin", "conformance/generated.py", "vectors/porep_arrays.py"} <= set(before["files"])
+    (data / "v.a.bin").write_bytes(b"\1")  # a sidecar changed under the same vector id
+    assert fingerprint(tree)["sha256"] != before["sha256"]
+    real = fingerprint()["files"]
+    assert {"vectors/data/porep-log01.json", "vectors/data/sidecar-log08.h.bin", "conformance/generated.py"} <= set(real)
+
+
 def test_fingerprint_follows_the_gpu_imports_into_the_repository(tree):
     """Modules gpu/ imports (absolute, relative, inside a function, a submodule named in from-import), their
     packages' __init__.py and what those import in turn are covered; an unimported module and non-repository
