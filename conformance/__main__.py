@@ -32,7 +32,7 @@ from .backends import make_backend
 from .chart import write_chart
 from .faults import FAULT_PREFIX, FAULTS, GPU_FAULTS, write_gpu_fault_table
 from .generated import GENERATED_CASES, GENERATED_PREFIX, check_generated, split_names
-from .fingerprint import GATE_REPORT, gate_verdict, is_repository_root
+from .fingerprint import GATE_MIN_REPEAT, GATE_REPORT, gate_verdict, is_repository_root
 from .sources import GPU_DIR_NAME, REPO_ROOT, fingerprint, imported_gpu_root
 from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
@@ -178,8 +178,8 @@ def _check_record_gate(args, backend_names: list[str], phases, paths) -> None:
         problems.append("the mode must be isolated")
     if args.oracle or args.oracle_library is not None:  # the pairing oracle, e.g., passes a proof with r and s swapped
         problems.append("every phase must be judged by the vectors' expected values (no --oracle, no --oracle-library)")
-    if args.repeat < DEFAULT_REPEAT:  # one run compares with nothing: the gate vouches that repeated GPU runs agree
-        problems.append(f"--repeat must be at least {DEFAULT_REPEAT}, so that every GPU phase's runs are compared")
+    if args.repeat < GATE_MIN_REPEAT:  # one run compares with nothing: the gate vouches that repeated GPU runs agree
+        problems.append(f"--repeat must be at least {GATE_MIN_REPEAT}, so that every GPU phase's runs are compared")
     if [p.resolve() for p in paths] != [p.resolve() for p in bundled_paths()]:
         problems.append("the vectors must be the bundled ones (give no vector arguments)")
     gpu_root = imported_gpu_root()
@@ -329,6 +329,12 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
                 seeded_records.append(record)
                 info.load_seconds[spec.label] = record["generation_seconds"]
 
+    with_gpu = any(n.startswith(GPU) for n in facts if facts[n]["available"])
+    error = _device_error() if with_gpu else None
+    if error is not None:  # before any report or verdict: a device in error leaves no passing report behind
+        print(f"error: gpu: the device is in error after the run ({error}): its results are not trusted; no report "
+              f"written{' and no gate recorded' if args.record_gate else ''}", file=sys.stderr)
+        return EXIT_MISMATCH
     unchecked = [v for v in results if not any(r.status in CHECKED_STATUSES for p in v.phases for r in p.backends.values())]
     if len(unchecked) == len(results):
         raise InvalidInputError("--backends", "the run checked nothing (every phase not implemented, skipped or unavailable): a run that checks nothing is an error")
@@ -338,7 +344,6 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
     info.coverage = recorder.section() if recorder is not None else None
     document = report_document(results, info)
     document["seeded_vectors"] = seeded_records
-    with_gpu = any(n.startswith(GPU) for n in facts if facts[n]["available"])
     # the sources' digest as the report's gpu_fingerprint took it, before the runs: one digest a report
     document["timings"] = conformance_timings(document, environment(with_gpu=with_gpu, sources=fingerprint_before["sha256"]))
     try:
@@ -353,6 +358,16 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
         except OSError as exc:
             raise InvalidInputError("--record-gate", f"cannot write {GATE_REPORT}: {exc.strerror or exc}") from None
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
+
+
+def _device_error() -> str | None:
+    """What the CUDA device reports when synchronized after the runs (gpu.device.device_error), None when it is not in
+    error. Imported here, after the GPU backend ran (and after the coverage records started, conformance/gpu_coverage.py
+    CoverageRecorder.start): imported when this module loads, gpu.device's module-level lines would miss the gate's
+    line coverage."""
+    from gpu.device import device_error
+
+    return device_error()
 
 
 def _claim_case_id(case_sources: dict[str, str], case_id: str, source: str) -> None:

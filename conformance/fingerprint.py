@@ -9,13 +9,16 @@ from the recorded ones, and names the files that changed; it also fails ('invali
 passing run with the GPU backend, whose phases were judged by oracles instead of the vectors' expected values
 (--oracle, --oracle-library), or that did not check the whole gate (every bundled vector and every seeded gate
 vector in each of GATE_MODES, every generated case, each with every GPU phase passed, the seeded vectors' generation
-records, the coverage records: ``_gate_scope_problem``). With no committed report it
+records, the coverage records: ``_gate_scope_problem``). No summary field is trusted: the result is re-derived from
+the per-phase entries by the report's own rule and the summary recounted (``_entries_problem``), every passed GPU phase
+must carry the timings of the repeated runs a --record-gate run writes (``_gpu_timing_problem``), and --record-gate's
+kernel check is re-applied to the recorded coverage (``_coverage_problem``). With no committed report it
 says so, and ``gate`` exits 1: nothing was checked.
 """
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reference.errors import InvalidInputError
+from reference.errors import InvalidInputError, ToolkitError
 from reference.safe_files import parse_json, read_regular_file
 
 from .sources import REPO_ROOT, combined_digest, fingerprint
@@ -165,14 +168,103 @@ def _gate_scope_problem(report: dict) -> str | None:
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         return f"it did not check {', '.join(missing[:3])}{more} (a --record-gate run checks them all)"
+    entries = _entries_problem(report, vectors)
+    if entries:
+        return entries
     unpassed = _gpu_phases_not_passed(vectors)
     if unpassed:
         return f"the GPU did not pass {unpassed} (a gate run passes every phase it can judge)"
+    untimed = _gpu_timing_problem(vectors)
+    if untimed:
+        return untimed
     seeded = _seeded_records_problem(report.get("seeded_vectors"))
     if seeded:
         return seeded
-    if not isinstance(report.get("coverage"), dict):
+    return _coverage_problem(report.get("coverage"))
+
+
+GATE_MIN_REPEAT = 2
+"""The fewest runs of each GPU phase a --record-gate run makes (its --repeat; conformance/__main__.py): the gate vouches
+that repeated GPU runs gave identical outputs."""
+
+
+def _statuses(vectors: list[dict]):
+    """(vector id, phase, backend, status) of every backend's entry in every phase of every vector of a report."""
+    for v in vectors:
+        for p in v.get("phases") if isinstance(v.get("phases"), list) else []:
+            backends = p.get("backends") if isinstance(p, dict) else None
+            for name, entry in (backends.items() if isinstance(backends, dict) else []):
+                yield str(v.get("id", "")), str(p.get("phase")), name, entry.get("status") if isinstance(entry, dict) else None
+
+
+def _entries_problem(report: dict, vectors: list[dict]) -> str | None:
+    """Why the report's result and summary are not those its per-vector, per-phase entries give (None if they are):
+    the result re-derived by the report's own rule (report.result_of: no backend failed or raised in any phase, the
+    reference's included), the summary recounted (report.status_counts). A hand-edited summary field vouches for
+    nothing."""
+    from .report import result_of, status_counts
+    from .runner import STATUSES
+
+    statuses = list(_statuses(vectors))
+    odd = next(((v, p, n, s) for v, p, n, s in statuses if not isinstance(s, str) or s not in STATUSES), None)
+    if odd:
+        return f"the {odd[2]} entry of {odd[1]} of {odd[0]} has status {odd[3]!r}, not one a run writes ({', '.join(STATUSES)})"
+    derived = result_of(s for *_, s in statuses)
+    if derived != "pass":
+        v, p, n, s = next(e for e in statuses if result_of([e[3]]) != "pass")
+        return (f"its result says 'pass' but its entries give {derived!r} (the {n} backend's {p} of {v} is {s!r}): "
+                "the result is re-derived from the per-phase entries")
+    counts = status_counts(((n, s) for *_, n, s in statuses), list(report.get("backends", {})))
+    if report.get("summary") != counts:
+        return "its summary does not agree with its per-phase entries (the counts are re-derived from them)"
+    return None
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 and value == value and value != float("inf")
+
+
+def _gpu_timing_problem(vectors: list[dict]) -> str | None:
+    """The first GPU phase that passed without the timing evidence a --record-gate run writes (None if none): every
+    passed GPU phase its seconds; in isolated mode also run_seconds, one entry per run, at least GATE_MIN_REPEAT
+    (the repeated runs compared), the reported seconds their fastest. Prover mode records only the fastest run's
+    seconds (conformance/runner.py _prover_outcomes)."""
+    for v in vectors:
+        name = str(v.get("id", ""))
+        for p in v.get("phases") or []:
+            gpu = p.get("backends", {}).get("gpu") if isinstance(p, dict) and isinstance(p.get("backends"), dict) else None
+            if not isinstance(gpu, dict) or gpu.get("status") != "pass":
+                continue
+            where = f"the GPU's {p.get('phase')} of {name}"
+            if not _number(gpu.get("seconds")):
+                return f"{where} passed with no seconds (a --record-gate run times every phase)"
+            if v.get("mode") != "isolated":
+                continue
+            runs = gpu.get("run_seconds")
+            if not isinstance(runs, list) or len(runs) < GATE_MIN_REPEAT or not all(_number(r) for r in runs):
+                return (f"{where} passed without the run_seconds of {GATE_MIN_REPEAT} or more runs (a --record-gate run "
+                        "repeats every GPU phase and compares the runs)")
+            if gpu["seconds"] != min(runs):
+                return f"{where} records seconds {gpu['seconds']!r}, not the fastest of its run_seconds {runs!r}"
+    return None
+
+
+def _coverage_problem(coverage) -> str | None:
+    """Why the recorded coverage would not let --record-gate record (None if it would): check_gate re-applied to
+    it (conformance/gpu_coverage.py: every kernel of gpu/kernels/ launched or allow-listed)."""
+    from .gpu_coverage import check_gate
+
+    if not isinstance(coverage, dict):
         return "it has no coverage records (a --record-gate run makes them)"
+    kernels = coverage.get("kernels")
+    if not (isinstance(kernels, dict) and isinstance(kernels.get("launched"), list) and isinstance(kernels.get("never_launched"), dict)
+            and isinstance(coverage.get("lines"), dict)):
+        return ("its coverage records hold no kernels launched and never launched, or no lines run (a --record-gate run "
+                "records both)")
+    try:
+        check_gate(coverage)
+    except ToolkitError as exc:
+        return f"its coverage fails the gate's kernel check ({exc})"
     return None
 
 

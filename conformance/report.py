@@ -76,19 +76,29 @@ def phase_totals(results: list[VectorResult], backend_names) -> dict:
     return totals
 
 
-def summary(results: list[VectorResult], backend_names) -> dict:
-    """{backend: {status: count}} over every (vector, phase)."""
+def status_counts(pairs, backend_names) -> dict:
+    """{backend: {status: count}} from (backend, status) pairs: the report's ``summary`` rule, shared with the gate
+    (conformance/fingerprint.py), which re-derives a report's summary from its per-phase entries."""
     counts = {name: {status: 0 for status in STATUSES} for name in backend_names}
-    for v in results:
-        for p in v.phases:
-            for name, r in p.backends.items():
-                counts.setdefault(name, {status: 0 for status in STATUSES})[r.status] += 1
+    for name, status in pairs:
+        counts.setdefault(name, {s: 0 for s in STATUSES})[status] += 1
     return counts
 
 
+def summary(results: list[VectorResult], backend_names) -> dict:
+    """{backend: {status: count}} over every (vector, phase)."""
+    return status_counts(((name, r.status) for v in results for p in v.phases for name, r in p.backends.items()), backend_names)
+
+
+def result_of(statuses) -> str:
+    """The report's result rule over every (vector, phase, backend) status: 'fail' if any is failing (FAIL, ERROR),
+    else 'pass'; shared with the gate (conformance/fingerprint.py), which re-derives a report's result from its entries."""
+    return "fail" if any(status in FAILING_STATUSES for status in statuses) else "pass"
+
+
 def overall_result(results: list[VectorResult]) -> str:
-    """'fail' if any backend failed or raised in any phase, else 'pass'."""
-    return "fail" if any(v.failed for v in results) else "pass"
+    """'fail' if any backend failed or raised in any phase, else 'pass' (result_of)."""
+    return result_of(r.status for v in results for p in v.phases for r in p.backends.values())
 
 
 def report_document(results: list[VectorResult], info: RunInfo) -> dict:

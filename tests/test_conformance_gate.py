@@ -126,8 +126,13 @@ def _gate_scope() -> list[dict]:
 
     from reference.prover import PHASES
 
+    def gpu(skip, mode):  # the timing evidence a --record-gate run writes: isolated mode repeats every GPU phase
+        if skip:
+            return {"status": "skipped", "seconds": None, "run_seconds": None}
+        return {"status": "pass", "seconds": 0.5, "run_seconds": [0.9, 0.5] if mode == "isolated" else None}
+
     def entry(name, mode, skipped=()):
-        phases = [{"phase": p, "backends": {"gpu": {"status": "skipped" if p in skipped else "pass"}}} for p in PHASES]
+        phases = [{"phase": p, "backends": {"gpu": gpu(p in skipped, mode)}} for p in PHASES]
         return {"id": name, "mode": mode, "phases": phases}
 
     entries = [entry(p.stem, "isolated") for p in bundled_paths()]
@@ -158,8 +163,28 @@ def _write_report(root, fp, result="pass", gpu_available=True, vectors=None, cov
         "vectors": _gate_scope() if vectors is None else vectors,
         "seeded_vectors": _seeded_records() if seeded is None else seeded,
     }
+    document["summary"] = _summary(document)
     if coverage:
-        document["coverage"] = {"kernels": {}, "lines": {}}
+        document["coverage"] = {"kernels": {"defined": 1, "launched": ["msm.cu:msm"], "never_launched": {}}, "lines": {}}
+    path.write_text(json.dumps(document))
+
+
+def _summary(document) -> dict:
+    """The summary a run writes for these entries, counted here by hand: {backend: {status: count}}."""
+    statuses = ("pass", "fail", "error", "not implemented", "skipped", "unavailable")
+    counts = {name: dict.fromkeys(statuses, 0) for name in document["backends"]}
+    for v in document["vectors"]:
+        for p in v["phases"] if isinstance(v.get("phases"), list) else []:
+            for name, r in p.get("backends", {}).items() if isinstance(p, dict) else []:
+                if r.get("status") in statuses:
+                    counts.setdefault(name, dict.fromkeys(statuses, 0))[r["status"]] += 1
+    return counts
+
+
+def _edit_report(root, edit) -> None:
+    path = root / GATE_REPORT
+    document = json.loads(path.read_text())
+    edit(document)
     path.write_text(json.dumps(document))
 
 
@@ -445,3 +470,116 @@ def test_a_fingerprint_whose_sha256_is_not_the_digest_of_its_files_is_invalid(tr
     _write_report(tree, fp)
     verdict = gate_verdict(tree)
     assert verdict.state == INVALID and "its gpu_fingerprint's sha256 is not the digest of its files" in verdict.message
+
+
+def _with_reference(vectors, status="pass") -> list[dict]:
+    """The gate's entries with a reference backend beside the GPU in every phase, of ``status``."""
+    for v in vectors:
+        for p in v["phases"]:
+            p["backends"]["reference"] = {"status": status, "seconds": 1.0 if status == "pass" else None}
+    return vectors
+
+
+def test_a_report_whose_entries_failed_is_invalid_whatever_its_result_says(tree):
+    """(a) result "pass" kept, every reference phase edited to "fail": the gate re-derives the result from the
+    per-phase entries by the report's own rule (report.result_of), every backend's included."""
+    _write_report(tree, fingerprint(tree), vectors=_with_reference(_gate_scope()))
+    assert gate_verdict(tree).state == UP_TO_DATE
+    _write_report(tree, fingerprint(tree), vectors=_with_reference(_gate_scope(), "fail"))
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID, verdict.message
+    first = _gate_scope()[0]["id"]
+    assert f"its result says 'pass' but its entries give 'fail' (the reference backend's evaluate of {first} is 'fail')" \
+        in verdict.message
+    _write_report(tree, fingerprint(tree), vectors=_with_reference(_gate_scope(), "banana"))
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "has status 'banana', not one a run writes" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    ("no timings", "the GPU's evaluate of edge-bases passed with no seconds"),
+    ("no run_seconds", "the GPU's evaluate of porep-log01 passed without the run_seconds of 2 or more runs"),
+    ("one run", "the GPU's evaluate of porep-log01 passed without the run_seconds of 2 or more runs"),
+    ("not the fastest", "the GPU's evaluate of porep-log01 records seconds 0.7, not the fastest of its run_seconds"),
+    ("prover seconds", "the GPU's evaluate of porep-log01 [prover] passed with no seconds"),
+])
+def test_a_report_whose_gpu_phases_lack_the_repeated_runs_timings_is_invalid(tree, edit, problem):
+    """(b) GPU phases still "pass" but without seconds / run_seconds: a --record-gate run times every phase and, in
+    isolated mode, records each of its --repeat (>= 2) runs, the evidence that the repeated runs were made."""
+    vectors = _gate_scope()
+    isolated = next(v for v in vectors if v["id"] == "porep-log01")["phases"][0]["backends"]["gpu"]
+    prover = next(v for v in vectors if v["id"] == "porep-log01 [prover]")["phases"][0]["backends"]["gpu"]
+    if edit == "no timings":
+        for v in vectors:
+            for p in v["phases"]:
+                p["backends"]["gpu"].pop("seconds"), p["backends"]["gpu"].pop("run_seconds")
+    elif edit == "no run_seconds":
+        isolated["run_seconds"] = None
+    elif edit == "one run":
+        isolated["run_seconds"] = [0.5]
+    elif edit == "not the fastest":
+        isolated["seconds"] = 0.7
+    else:
+        prover["seconds"] = None
+    _write_report(tree, fingerprint(tree), vectors=vectors)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and problem in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(("coverage", "problem"), [
+    ({}, "its coverage records hold no kernels launched and never launched"),
+    ({"kernels": {"defined": 2, "launched": ["msm.cu:msm"], "never_launched": {"msm.cu:other": None}}, "lines": {}},
+     "its coverage fails the gate's kernel check (--record-gate: 1 kernel(s) defined in gpu/kernels/ were never launched"),
+])
+def test_a_report_whose_coverage_fails_the_kernel_check_is_invalid(tree, coverage, problem):
+    """(c) check_gate (conformance/gpu_coverage.py), which refuses to record a run with an unlaunched kernel that is
+    not allow-listed, is re-applied to the recorded coverage: `coverage: {}` or an unlaunched kernel passed."""
+    _write_report(tree, fingerprint(tree))
+    _edit_report(tree, lambda d: d.update(coverage=coverage))
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and problem in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("edit", ["all zeros", "a count off", "missing"])
+def test_a_report_whose_summary_disagrees_with_its_entries_is_invalid(tree, edit):
+    """(d) the summary is recounted from the per-phase entries (report.status_counts): zeros, one count off or no
+    summary at all is a hand edit."""
+    def change(document):
+        if edit == "all zeros":
+            document["summary"] = {n: dict.fromkeys(c, 0) for n, c in document["summary"].items()}
+        elif edit == "a count off":
+            document["summary"]["gpu"]["pass"] -= 1
+            document["summary"]["gpu"]["fail"] += 1
+        else:
+            del document["summary"]
+
+    _write_report(tree, fingerprint(tree), vectors=_with_reference(_gate_scope()))
+    _edit_report(tree, change)
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "its summary does not agree with its per-phase entries" in verdict.message, verdict.message
+
+
+def test_a_run_that_leaves_the_device_in_error_writes_no_report_and_no_verdict(tmp_path, monkeypatch, capsys):
+    """The device found in error after the runs (gpu.device.device_error: an error CUDA keeps, such as an illegal
+    address): no report.json, no 'result: PASS', one error line and exit 1, before --record-gate could record; before,
+    the passing report was written and only finish(), at process exit, said the results were not trusted."""
+    import conformance.__main__ as cli
+    import gpu.device
+    from conformance.backends import ReferenceBackend
+    from reference.cli import run_main
+
+    class FakeGpu(ReferenceBackend):  # the reference's phases under the GPU's name: a GPU backend that ran
+        name, deterministic, is_reference = "gpu", False, False
+
+    make = cli.make_backend
+    monkeypatch.setattr(cli, "make_backend", lambda name: FakeGpu() if name == "gpu" else make(name))
+    argv = ["run", str(DATA_DIR / "porep-log01.json"), "--phases", "evaluate,ntt_h", "--quiet"]
+    assert run_main(cli.main, argv + ["--report", str(tmp_path / "clean")]) == 0  # the same run, the device well
+    assert (tmp_path / "clean" / "report.json").exists() and "result: PASS" in capsys.readouterr().out
+
+    monkeypatch.setattr(gpu.device, "device_error", lambda: "CUDARuntimeError: cudaErrorIllegalAddress")
+    assert run_main(cli.main, argv + ["--report", str(tmp_path / "bad")]) == 1
+    out = capsys.readouterr()
+    assert not (tmp_path / "bad").exists() and "PASS" not in out.out
+    assert out.err.splitlines() == ["error: gpu: the device is in error after the run (CUDARuntimeError: "
+                                    "cudaErrorIllegalAddress): its results are not trusted; no report written"]
