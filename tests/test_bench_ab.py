@@ -414,3 +414,24 @@ def test_device_session_gate_fails_when_only_the_prover_crashes(tmp_path):
     done, out = device_session_stub(tmp_path, fail=False, prove_fails=True, steps=("gate",))
     assert done.returncode == 1 and "per-phase breakdown (python3 -m gpu prove) FAILED" in done.stdout
     assert (out / "gpu-latest.json").read_text() == "NEW\n"
+
+
+@pytest.mark.parametrize("rc, printed, expected", [(0, "result: PASS: none slower", 0),
+                                                   (1, "result: FAIL: slower by more than 5%", 0),
+                                                   (1, "result: INCOMPLETE: none of the 7 judged", 0),
+                                                   (2, "error: baseline: not a timing record", 1),
+                                                   (1, "Traceback (most recent call last):", 1),
+                                                   (3, "", 1)])
+def test_slowdown_example_fails_when_compare_gives_no_verdict(tmp_path, rc, printed, expected):
+    """bench/slowdown_example.sh: a verdict of compare (PASS exit 0, FAIL or INCOMPLETE exit 1) is the example's
+    expected outcome, exit 0; bad input (exit 2), a crash or another status fails it (it exited 0 whatever compare
+    did)."""
+    fake = tmp_path / "bin" / "python3"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/bash\ncase "$*" in *"conformance compare"*) echo "{printed}"; exit {rc} ;; esac\nexit 0\n')
+    fake.chmod(0o755)
+    done = subprocess.run(["bash", str(ROOT / "bench" / "slowdown_example.sh"), str(tmp_path / "out")],
+                          capture_output=True, text=True, env={"PATH": f"{fake.parent}:/usr/bin:/bin"}, cwd=ROOT,
+                          timeout=60)
+    assert done.returncode == expected, done.stdout + done.stderr
+    assert f"compare exit status: {rc}" in done.stdout
