@@ -11,7 +11,8 @@ memory), one warm-up proof (module loading and NVRTC compilation stay out of the
 proofs, each phase timed with CUDA events at its boundary (gpu/prover.py); the table gives the median
 of each phase over the runs (``--json`` also holds every run, and the timing record under "timings" that
 ``python -m conformance compare`` reads). Repeated runs must give identical proofs. ``--check`` verifies circuit 0
-(and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py.
+(and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py, in every batch
+that runs, and ends with a line a batch saying which were checked and which were not run (does not fit).
 BENCH_COMMIT names the commit measured where the checkout has no git history (the device copy). ``--key-transfer`` measures the upload of every key query from host memory (end-to-end time of a
 prover whose keys are not already on the device). Peak memory: CuPy's memory-pool high-water mark over
 the timed runs (its pool keeps what it allocated), keys and circuit included; the warm-up run's live peak (LivePeak:
@@ -295,17 +296,68 @@ def run_multi(log_n: int, seed: str, circuits: int, devices: list[int], runs: in
 
     result = {"log_n": log_n, "circuits": circuits, "devices": devices}
     for label, on in (("one", devices[:1]), ("all", devices)):
-        _, proofs = timed(on)  # warm-up
-        times = [timed(on)[0] for _ in range(runs)]
-        result[label] = {"devices": on, "wall_ms": statistics.median(times), "proofs": [proof_to_json(p) for p in proofs]}
+        times, proofs = timed_and_compared(timed, on, runs, f"2^{log_n} x {circuits} on GPUs {on}")
+        result[label] = {"devices": on, "wall_ms": statistics.median(times), "proofs": proofs}
         say(f"2^{log_n} x {circuits} on GPUs {on}: {statistics.median(times):.1f} ms wall ({statistics.median(times) / circuits:.1f} ms a circuit)")
     if result["one"]["proofs"] != result["all"]["proofs"]:
         raise SystemExit("the multi-GPU run's proofs differ from the one-GPU run's")
     result["speedup"] = result["one"]["wall_ms"] / result["all"]["wall_ms"]
-    say(f"2^{log_n} x {circuits}: throughput on {devices} = {result['speedup']:.2f}x one GPU; proofs identical")
+    say(f"2^{log_n} x {circuits}: throughput on {devices} = {result['speedup']:.2f}x one GPU; proofs identical "
+        f"(the warm-up and all {runs} timed runs on GPUs {devices[:1]} and on {devices}, {2 * (runs + 1)} calls)")
     for label in ("one", "all"):
         del result[label]["proofs"]
     return result
+
+
+def timed_and_compared(timed, on: list[int], runs: int, label: str) -> tuple[list[float], list]:
+    """A warm-up call of ``timed(on)`` (-> (ms, proofs)) and ``runs`` timed calls: (the timed calls' ms, the proofs as
+    JSON); every timed call's proofs must equal the warm-up's, else SystemExit."""
+    _, proofs = timed(on)  # warm-up
+    reference = [proof_to_json(p) for p in proofs]
+    times = []
+    for k in range(runs):
+        ms, proofs = timed(on)
+        if [proof_to_json(p) for p in proofs] != reference:
+            raise SystemExit(f"{label}: timed run {k + 1}'s proofs differ from the warm-up run's")
+        times.append(ms)
+    return times, reference
+
+
+def check_summary(sizes: list[dict]) -> tuple[list[str], bool]:
+    """--check's closing lines, one a batch (checked, with how many checks of which circuits, or not run and why, so
+    not checked), then the verdict; and whether the run passes: at least one batch ran, and every batch that ran was
+    checked with every check ok. A batch that did not fit is named as not run and not checked, never counted as
+    passed."""
+    lines, ran, checked, not_run, failed = ["checks, per batch:"], 0, 0, [], 0
+    for size in sizes:
+        for b in size["batches"]:
+            name = f"2^{b['log_n']} x{b['circuits']}"
+            if not b.get("fits"):
+                why = f"does not fit: largest batch {b.get('largest')}"
+                lines.append(f"  {name}: not run ({why}): not checked")
+                not_run.append(f"{name} ({why})")
+                continue
+            ran += 1
+            checks = b.get("checks") or []
+            if not checks:
+                lines.append(f"  {name}: ran, NOT checked")
+                failed += 1
+                continue
+            bad = [c for c in checks if not c["ok"]]
+            circuits = sorted({c["circuit"] for c in checks})
+            lines.append(f"  {name}: checked circuits {', '.join(map(str, circuits))}: {len(checks) - len(bad)} of "
+                         f"{len(checks)} checks ok")
+            checked += not bad
+            failed += bool(bad)
+    unrun = f"; not run, so not checked: {', '.join(not_run)}" if not_run else ""
+    if ran == 0:
+        lines.append(f"checks: FAIL: no batch fitted on the device, so nothing was checked{unrun}")
+        return lines, False
+    if failed:
+        lines.append(f"checks: FAIL: {failed} of the {ran} batch(es) that ran unchecked or failed a check{unrun}")
+        return lines, False
+    lines.append(f"checks: every check passed in the {checked} batch(es) that ran{unrun}")
+    return lines, True
 
 
 def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
@@ -336,7 +388,11 @@ def main(argv=None) -> int:
     parser.add_argument("--circuits", type=int, nargs="+", default=[1, 10], help="batch sizes to time at each size (default: 1 10)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per batch (median reported) (default: 3)")
     parser.add_argument("--seed", default="bench-prove", help="seed of the circuit, witnesses and test-only keys (default: bench-prove)")
-    parser.add_argument("--check", action="store_true", help="pairing and trapdoor checks of circuits 0 and last")
+    parser.add_argument("--check", action="store_true",
+                        help="pairing and trapdoor checks of circuits 0 and last of every batch that runs; the output "
+                        "ends with a line a batch (checked, or not run because it does not fit, so not checked) and "
+                        "the exit status is 0 only if at least one batch ran and every batch that ran passed every "
+                        "check (a batch that does not fit is named as not run, and does not by itself fail the run)")
     parser.add_argument("--key-transfer", action="store_true", help="also time uploading the keys from host memory")
     add_output_arguments(parser, json_help="write the results here", md_help=None)
     parser.add_argument("--devices", type=_devices, metavar="D,D,...",
@@ -381,9 +437,12 @@ def main(argv=None) -> int:
                                      timing_environment(with_gpu=True, sources=meta["gpu_sources"]))
             args.json.write_text(json.dumps({"meta": meta, "sizes": sizes, "timings": record}, indent=1))
     print_table(meta, sizes)
-    if args.check and not any(batch.get("checks") for entry in sizes for batch in entry["batches"]):
-        print("error: --check: no batch fitted on the device, so nothing was checked", file=sys.stderr)
-        return 1
+    if args.check:
+        lines, passed = check_summary(sizes)
+        print("\n" + "\n".join(lines))
+        if not passed:
+            print(f"error: --check: {lines[-1]}", file=sys.stderr)
+            return 1
     return 0
 
 

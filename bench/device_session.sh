@@ -27,7 +27,9 @@
 #           (folders holding gpu/, reference/, vectors/) to time the same way: this tree, the others, the others
 #           again in reverse, this tree again (A B B A)                                           -> coldstart.log
 # Usage on the device machine (after the wheel prelude): bash bench/device_session.sh "$OUT" [STEP ...]
-# (default: tests gate faults slow).
+# (default: tests gate faults slow). Exit 1 when any step's command fails. gate and faults copy into OUT (and print)
+# only the reports their own run wrote (newer than the step's start): when the run wrote none, they say so and fail,
+# never passing the committed reports of an earlier run off as this one's.
 # Measured on an H200 (2026-12-03, tree c8d49e1): tests 61 s; tests and faults side by side 282 s; the gate alone
 # MORE than 470 s (killed at 470 s on its last generated case: the seeded 2^20 vector's build took 223 s, 119 s of
 # it the reference ntt_h, and prover mode repeats the key upload, 72 s). The gate does not fit one 600 s call with
@@ -68,6 +70,9 @@ for step in $steps; do  # all checked before any runs: a mistyped later step mus
   [[ " $known " == *" $step "* ]] || { echo "error: step: '$step' is not one of: $known" >&2; exit 2; }
 done
 status=0
+fresh() {  # FILE MARKER: FILE exists and was written after MARKER was made, i.e. by this step's run, not an earlier one
+  [ -f "$1" ] && [ "$1" -nt "$2" ]
+}
 for step in $steps; do
   case $step in
     tests)
@@ -81,22 +86,42 @@ for step in $steps; do
       tail -6 "$out/gpu-tests.log"
       ;;
     gate)
+      marker=$(mktemp)  # the committed gpu-latest.* are an earlier run's: only files written after this are this run's
       python3 -m conformance run --backends reference,gpu --record-gate --seeded-cache "$seeded_cache" --report /tmp/conformance-report \
         > "$out/conformance.log" 2>&1 || status=1
       tail -30 "$out/conformance.log"
-      cp conformance/reports/gpu-latest.json conformance/reports/gpu-latest.md "$out/" 2>/dev/null
-      python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings --out /tmp/proof-log10.json 2>&1 | tail -12 | tee -a "$out/conformance.log"
+      if fresh conformance/reports/gpu-latest.json "$marker" && fresh conformance/reports/gpu-latest.md "$marker"; then
+        cp conformance/reports/gpu-latest.json conformance/reports/gpu-latest.md "$out/" || status=1
+      else
+        echo "gate: NO new gate report recorded by this run (conformance/reports/gpu-latest.* are an earlier run's, not copied)" \
+          | tee -a "$out/conformance.log"
+        status=1
+      fi
+      rm -f "$marker"
+      python3 -m gpu prove vectors/data/porep-log10.json --quiet --timings --out /tmp/proof-log10.json 2>&1 | tail -12 | tee -a "$out/conformance.log" \
+        || { status=1; echo "gate: the per-phase breakdown (python3 -m gpu prove) FAILED" | tee -a "$out/conformance.log"; }
       ;;
     seeded)
       python3 -m conformance seeded-cache "$seeded_cache" > "$out/seeded.log" 2>&1 || status=1
       tail -3 "$out/seeded.log"
       ;;
     faults)
+      marker=$(mktemp)  # the committed faults-gpu.md is an earlier run's: only files written after this are this run's
       python3 -m conformance faults --gpu-table conformance/reports/faults-gpu.md --jobs "${FAULTS_JOBS:-4}" ${FAULTS_ONLY:+--only "$FAULTS_ONLY"} \
         > "$out/faults.log" 2>&1 || status=1
-      cp conformance/reports/faults-gpu.md "$out/faults-gpu.md"
-      tar czf "$out/faults-gpu-reports.tgz" -C conformance/reports faults-gpu-reports  # one file: a call brings back 8
-      cat "$out/faults-gpu.md"
+      if fresh conformance/reports/faults-gpu.md "$marker"; then  # written row by row: a run cut short keeps its rows
+        cp conformance/reports/faults-gpu.md "$out/faults-gpu.md" || status=1
+        # one file: a call brings back 8; only this run's reports (an earlier run's other faults may lie beside them)
+        (cd conformance/reports && find faults-gpu-reports -type f -newer "$marker" -print0) \
+          | tar czf "$out/faults-gpu-reports.tgz" -C conformance/reports --null -T - || status=1
+        cat "$out/faults-gpu.md"
+      else
+        echo "faults: NO new fault table written by this run (conformance/reports/faults-gpu.md is an earlier run's, not" \
+          "copied nor shown); the end of $out/faults.log:"
+        tail -5 "$out/faults.log"
+        status=1
+      fi
+      rm -f "$marker"
       ;;
     slow)
       python3 -m pytest -q -p no:cacheprovider --require-gpu -m "gpu and slow" tests/ > "$out/gpu-slow-tests.log" 2>&1 || status=1
@@ -127,7 +152,7 @@ affine-g2 probe_batched_affine.py --group g2 --ks 16 32 64 128 256
 fixed-base-2p24 probe_fixed_base.py --log2-points 24 --bits 16 20 22 24
 PROBES
       # one file: a device call brings back at most eight (session 32 lost the pieces' tables to that limit)
-      tar czf "$out/probes.tgz" -C "$out" $(cd "$out" && ls probe-*) && (cd "$out" && rm -f probe-*)
+      { tar czf "$out/probes.tgz" -C "$out" $(cd "$out" && ls probe-*) && (cd "$out" && rm -f probe-*); } || status=1
       ;;
     coldstart)
       trees=". ${COLD_TREES:-}"

@@ -7,7 +7,7 @@
 #   bash bench/ncu_batch_add.sh "$OUT"
 # -> ncu-batch-add-2p27.csv, ncu-piece-sum-2p24.csv (ncu's details page, every section below), and their .log
 usage="usage: ncu_batch_add.sh OUT_DIR"
-source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_ncu, require_profiled
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 out=$1
 require_folder "$out" "$usage"
@@ -25,8 +25,7 @@ profile() {  # name, kernel regex, launches, then the command that launches it (
   local rc=$?
   echo "$name rc=$rc"
   [ $rc -eq 0 ] || status=$rc
-  # ncu exits 0 when no launch matched: a profile without the kernel is a failure too
-  grep -q "$kernels" "$out/ncu-$name.csv" || { echo "$name: no $kernels launch profiled" >&2; status=1; }
+  require_profiled "$name" "$out/ncu-$name.csv" "$kernels" || status=1  # ncu exits 0 when no launch matched
 }
 profile batch-add-2p27 "batch_add_chunks_g1" 2 \
   python3 bench/bench_msm.py --msm-sizes --g2-sizes --batch-sizes 27 --repeats 1 --budget-s 60

@@ -1,5 +1,5 @@
 # Sourced by the scripts that run Nsight Compute (ncu_ntt.sh, ncu_msm_scatter.sh, ncu_pipes.sh, ncu_batch_add.sh, bench_vs_sppark.sh):
-# what they share. ncu_bin: the ncu binary, looked up on PATH, then in /opt/nvidia/nsight-compute and
+# what they share (require_profiled: the check that ncu profiled the kernels at all). ncu_bin: the ncu binary, looked up on PATH, then in /opt/nvidia/nsight-compute and
 # /usr/local/cuda/bin; empty when there is none, which NCU_MISSING says. The checks below end a script with one line on
 # stderr and exit 2 (a usage error), before any device time is spent.
 ncu_bin=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)
@@ -8,6 +8,14 @@ NCU_MISSING="ncu: not on PATH nor in /opt/nvidia/nsight-compute"
 require_ncu() {  # a script that only profiles: no ncu is its usage error; else print the version it runs
   [ -n "$ncu_bin" ] || { echo "error: $NCU_MISSING" >&2; exit 2; }
   "$ncu_bin" --version
+}
+
+require_profiled() {  # NAME CSV KERNELS: ncu exits 0 when no launch matched its --kernel-name, so a profile whose
+  # CSV names none of KERNELS (an extended regex) is a failure too: prints how many lines name them, returns 1 on none
+  local lines
+  lines=$(grep -cE "$3" "$2" 2>/dev/null)
+  echo "$1: ${lines:-0} line(s) naming $3"
+  [ "${lines:-0}" -gt 0 ] || { echo "error: $1: no $3 launch profiled ($2)" >&2; return 1; }
 }
 
 require_folder() {  # OUT_DIR USAGE: the output folder exists

@@ -8,7 +8,7 @@
 usage="usage: ncu_msm_scatter.sh OUT_DIR"
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 out=$1
-source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_ncu
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, require_folder, require_ncu, require_profiled
 require_folder "$out" "$usage"
 require_ncu
 status=0
@@ -17,6 +17,7 @@ for n in 24 27; do
   timeout 200 "$ncu_bin" --clock-control none --cache-control none --metrics "$metrics" --kernel-name regex:"msm_digits|msm_scatter" \
     --nvtx --nvtx-include "kernel_times/" --csv --page raw \
     python3 bench/kernel_times.py --log2 $n --repeats 1 --phases msm_h --nvtx > "$out/ncu-scatter-2p$n.csv" 2> "$out/ncu-scatter-2p$n.log"
-  rc=$?; echo "2^$n rc=$rc"; grep -c msm_ "$out/ncu-scatter-2p$n.csv"; [ $rc -eq 0 ] || status=$rc
+  rc=$?; echo "2^$n rc=$rc"; [ $rc -eq 0 ] || status=$rc
+  require_profiled "2^$n" "$out/ncu-scatter-2p$n.csv" "msm_digits|msm_scatter" || status=1  # ncu exits 0 on no launch
 done
-exit $status  # a failed or timed-out profile is the script's failure
+exit $status  # a failed, timed-out or empty profile is the script's failure

@@ -10,7 +10,7 @@
 #    by reason, and executions) and their summary ncu-ntt-source-2p<log2>.md / .json (bench/ncu_source_summary.py:
 #    the kernel body against its out-of-line products)
 usage="usage: ncu_ntt.sh OUT_DIR [LOG2, 10..28, default 27]"
-source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, out_and_size
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, out_and_size, require_profiled
 out_and_size "$usage" LOG2 27 10 28 "$@"
 log2=$size
 sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy"
@@ -20,7 +20,8 @@ timeout 400 "$ncu_bin" --clock-control none --cache-control none $sections --ker
   --launch-count 6 --nvtx --nvtx-include "kernel_times/" --csv --page details \
   python3 bench/kernel_times.py --log2 "$log2" --repeats 1 --phases ntt_h --nvtx \
   > "$out/ncu-ntt-2p$log2.csv" 2> "$out/ncu-ntt-2p$log2.log"
-rc=$?; echo "2^$log2 rc=$rc"; grep -c ntt_pass "$out/ncu-ntt-2p$log2.csv"; status=$rc
+rc=$?; echo "2^$log2 rc=$rc"; status=$rc
+require_profiled "2^$log2" "$out/ncu-ntt-2p$log2.csv" ntt_pass || status=1  # ncu exits 0 when no launch matched
 stalls=""
 for reason in barrier short_scoreboard long_scoreboard wait math_pipe_throttle mio_throttle lg_throttle not_selected \
               selected dispatch_stall no_instruction branch_resolving drain; do
@@ -30,8 +31,9 @@ timeout 300 "$ncu_bin" --clock-control none --cache-control none --metrics "gpu_
   --kernel-name regex:"ntt_pass" --launch-count 6 --nvtx --nvtx-include "kernel_times/" --csv --page raw \
   python3 bench/kernel_times.py --log2 "$log2" --repeats 1 --phases ntt_h --nvtx \
   > "$out/ncu-ntt-stalls-2p$log2.csv" 2> "$out/ncu-ntt-stalls-2p$log2.log"
-rc=$?; echo "stalls 2^$log2 rc=$rc"; grep -c ntt_pass "$out/ncu-ntt-stalls-2p$log2.csv"
+rc=$?; echo "stalls 2^$log2 rc=$rc"
 [ $rc -eq 0 ] || status=$rc
+require_profiled "stalls 2^$log2" "$out/ncu-ntt-stalls-2p$log2.csv" ntt_pass || status=1
 report="$out/ncu-ntt-source-2p$log2"
 timeout 300 "$ncu_bin" --clock-control none --cache-control none --section WarpStateStats --section SourceCounters \
   --kernel-name regex:"ntt_pass" --launch-count 3 --nvtx --nvtx-include "kernel_times/" --import-source no -o "$report" -f \
@@ -46,4 +48,4 @@ done
 python3 bench/ncu_source_summary.py "${sources[@]}" --label "pass 0" --label "pass 1" --label "last pass" \
   --md "$report.md" --json "$report.json" > /dev/null || status=1
 rm -f "$report.ncu-rep"  # 5 MB; the CSVs hold what the summary reads
-exit $status  # a failed or timed-out profile is the script's failure
+exit $status  # a failed, timed-out or empty profile is the script's failure

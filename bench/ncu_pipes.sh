@@ -10,7 +10,7 @@
 #    ncu-pipes-msm-2p<MSM_LOG2>.csv and ncu-pipes-msm-g2-2p22.csv (ncu's raw page), their summaries .md / .json
 #    (bench/ncu_pipes_summary.py) and .log
 usage="usage: ncu_pipes.sh OUT_DIR [MSM_LOG2, 16..27, default 24]"
-source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, out_and_size
+source "$(dirname "$0")/ncu_common.sh"  # ncu_bin, out_and_size, require_profiled
 out_and_size "$usage" MSM_LOG2 24 16 27 "$@"
 msm_log2=$size
 # The chip's own list, so that no counter it lacks is asked for (ncu would refuse the whole run).
@@ -44,6 +44,7 @@ profile() {  # name, kernel regex, launches, then the command that launches it (
     echo "$name: refused; trying the fallback counters"
   done
   [ $rc -eq 0 ] || status=$rc
+  require_profiled "$name" "$csv" "$kernels" || status=1  # ncu exits 0 when no launch matched
   python3 bench/ncu_pipes_summary.py "$csv" --md "$out/ncu-pipes-$name.md" --json "$out/ncu-pipes-$name.json" || status=1
 }
 in_range=(--nvtx --nvtx-include "kernel_times/")  # kernel_times.py's timed call of one phase, in its NVTX range
@@ -53,4 +54,4 @@ profile "msm-2p$msm_log2" "msm_piece_sum_g1" 1 "${in_range[@]}" \
   python3 bench/kernel_times.py --log2 "$msm_log2" --repeats 1 --phases msm_h --nvtx
 # bench_msm's first G2 MSM (its warm-up call: the modules are built before it launches)
 profile msm-g2-2p22 "msm_piece_sum_g2" 1 python3 bench/bench_msm.py --msm-sizes --g2-sizes 22 --batch-sizes --repeats 1
-exit $status  # a failed or timed-out profile is the script's failure
+exit $status  # a failed, timed-out or empty profile is the script's failure

@@ -333,3 +333,105 @@ def test_the_nsight_compute_scripts_fail_when_a_profile_fails(tmp_path, script, 
                           env=env, cwd=ROOT, timeout=60)
     assert "fake ncu" in done.stdout and "rc=3" in done.stdout
     assert done.returncode != 0
+
+
+@pytest.mark.parametrize("script, args", NCU_SCRIPTS)
+def test_the_nsight_compute_scripts_fail_when_ncu_profiled_no_kernel(tmp_path, script, args):
+    """ncu exits 0 when no launch matched its --kernel-name: each script fails then (only ncu_batch_add.sh did), with
+    the one check of bench/ncu_common.sh (require_profiled) naming the profile that holds no launch."""
+    fake = tmp_path / "bin" / "ncu"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\n'
+                    'echo "sm__pipe_alu_cycles_active"\necho "ID,Kernel Name,Metric"\nexit 0\n')
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {"PATH": f"{fake.parent}:/usr/bin:/bin"}
+    done = subprocess.run(["bash", str(ROOT / "bench" / script), str(out), *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=60)
+    assert "fake ncu" in done.stdout and "rc=0" in done.stdout
+    assert done.returncode != 0 and "launch profiled" in done.stderr, done.stderr[-400:]
+
+
+def device_session_stub(tmp_path, fail: bool, prove_fails: bool | None = None, steps=("gate", "faults")):
+    """A copy of the repository's device_session.sh in a bare tree with committed-looking (old, passing) reports, and
+    a python3 on PATH standing in for the gate, the prover and the fault table: failing before it records anything
+    (fail) or writing fresh reports and passing; the prover fails with them unless prove_fails says."""
+    import time
+
+    tree = tmp_path / "tree"
+    (tree / "bench").mkdir(parents=True)
+    shutil.copy(ROOT / "bench" / "device_session.sh", tree / "bench")
+    reports = tree / "conformance" / "reports"
+    (reports / "faults-gpu-reports" / "old").mkdir(parents=True)
+    for name in ("gpu-latest.json", "gpu-latest.md", "faults-gpu.md", "faults-gpu-reports/old/report.json"):
+        (reports / name).write_text("OLD PASS\n")
+        os.utime(reports / name, (time.time() - 3600,) * 2)
+    fake = tmp_path / "bin" / "python3"
+    fake.parent.mkdir()
+    code = 1 if fail else 0
+    fake.write_text(f'''#!/bin/bash
+case "$*" in
+  *"conformance run"*) [ {code} = 0 ] && echo NEW > conformance/reports/gpu-latest.json && echo NEW > conformance/reports/gpu-latest.md; exit {code} ;;
+  *"gpu prove"*) echo "prove output"; exit {int(fail if prove_fails is None else prove_fails)} ;;
+  *"conformance faults"*) [ {code} = 0 ] && mkdir -p conformance/reports/faults-gpu-reports/new && echo NEW > conformance/reports/faults-gpu-reports/new/report.json && echo "NEW TABLE" > conformance/reports/faults-gpu.md; exit {code} ;;
+esac
+exit 9
+''')
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {"PATH": f"{fake.parent}:/usr/bin:/bin"}
+    return subprocess.run(["bash", "bench/device_session.sh", str(out), *steps], capture_output=True,
+                          text=True, env=env, cwd=tree, timeout=60), out
+
+
+def test_device_session_never_passes_off_an_earlier_runs_reports_nor_a_crashed_prover(tmp_path):
+    """gate and faults steps whose commands fail before recording: exit 1, and neither the committed (old, passing)
+    gpu-latest.* and faults-gpu.md are copied or shown as this run's, and the crashed `gpu prove` counts (its pipeline's
+    status was discarded, and the old reports were copied and printed)."""
+    done, out = device_session_stub(tmp_path, fail=True)
+    assert done.returncode == 1
+    assert sorted(p.name for p in out.iterdir()) == ["conformance.log", "faults.log"]
+    assert "OLD PASS" not in done.stdout and "NO new gate report" in done.stdout and "NO new fault table" in done.stdout
+    assert "per-phase breakdown (python3 -m gpu prove) FAILED" in done.stdout
+
+
+def test_device_session_copies_the_reports_its_run_wrote(tmp_path):
+    import tarfile
+
+    done, out = device_session_stub(tmp_path, fail=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (out / "gpu-latest.json").read_text() == "NEW\n" and (out / "faults-gpu.md").read_text() == "NEW TABLE\n"
+    assert "NEW TABLE" in done.stdout and "NO new" not in done.stdout
+    with tarfile.open(out / "faults-gpu-reports.tgz") as packed:
+        assert packed.getnames() == ["faults-gpu-reports/new/report.json"]  # this run's only
+
+
+def test_device_session_gate_fails_when_only_the_prover_crashes(tmp_path):
+    """The gate records, then `python3 -m gpu prove` (the per-phase breakdown, piped into tail and tee) crashes: the
+    session exits 1 (the pipeline's status was discarded: exit 0)."""
+    done, out = device_session_stub(tmp_path, fail=False, prove_fails=True, steps=("gate",))
+    assert done.returncode == 1 and "per-phase breakdown (python3 -m gpu prove) FAILED" in done.stdout
+    assert (out / "gpu-latest.json").read_text() == "NEW\n"
+
+
+@pytest.mark.parametrize("rc, printed, expected", [(0, "result: PASS: none slower", 0),
+                                                   (1, "result: FAIL: slower by more than 5%", 0),
+                                                   (1, "result: INCOMPLETE: none of the 7 judged", 0),
+                                                   (2, "error: baseline: not a timing record", 1),
+                                                   (1, "Traceback (most recent call last):", 1),
+                                                   (3, "", 1)])
+def test_slowdown_example_fails_when_compare_gives_no_verdict(tmp_path, rc, printed, expected):
+    """bench/slowdown_example.sh: a verdict of compare (PASS exit 0, FAIL or INCOMPLETE exit 1) is the example's
+    expected outcome, exit 0; bad input (exit 2), a crash or another status fails it (it exited 0 whatever compare
+    did)."""
+    fake = tmp_path / "bin" / "python3"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/bash\ncase "$*" in *"conformance compare"*) echo "{printed}"; exit {rc} ;; esac\nexit 0\n')
+    fake.chmod(0o755)
+    done = subprocess.run(["bash", str(ROOT / "bench" / "slowdown_example.sh"), str(tmp_path / "out")],
+                          capture_output=True, text=True, env={"PATH": f"{fake.parent}:/usr/bin:/bin"}, cwd=ROOT,
+                          timeout=60)
+    assert done.returncode == expected, done.stdout + done.stderr
+    assert f"compare exit status: {rc}" in done.stdout

@@ -166,3 +166,73 @@ def test_an_existing_output_file_that_cannot_be_written_to_is_refused(tmp_path, 
     with pytest.raises(argparse.ArgumentTypeError, match=f"^{existing} exists and cannot be written to$"):
         output_folders.output_path(str(existing))
     assert output_folders.output_path(str(tmp_path / "new.json")) == tmp_path / "new.json"
+
+
+def _prove_sizes(*batches):
+    """bench_prove's sizes with one size, 2^27, and these batches: (circuits, None) did not fit, else its checks' oks."""
+    rows = []
+    for circuits, oks in batches:
+        if oks is None:
+            rows.append({"log_n": 27, "circuits": circuits, "fits": False, "largest": 6})
+        else:
+            rows.append({"log_n": 27, "circuits": circuits, "fits": True,
+                         "checks": [{"circuit": k, "check": f"c{i}", "ok": ok} for i, ok in enumerate(oks)
+                                    for k in sorted({0, circuits - 1})]})
+    return [{"log_n": 27, "batches": rows}]
+
+
+def test_bench_prove_check_names_the_batch_that_was_not_run():
+    """--log-n 27 --circuits 1 10 --check with x10 not fitting: the closing lines say x1 was checked and x10 not run
+    (does not fit), and the verdict counts only the batch that ran (it said nothing of x10 before)."""
+    bench = bench_module("bench_prove")
+    lines, passed = bench.check_summary(_prove_sizes((1, [True, True]), (10, None)))
+    assert passed
+    assert lines == ["checks, per batch:", "  2^27 x1: checked circuits 0: 2 of 2 checks ok",
+                     "  2^27 x10: not run (does not fit: largest batch 6): not checked",
+                     "checks: every check passed in the 1 batch(es) that ran; not run, so not checked: "
+                     "2^27 x10 (does not fit: largest batch 6)"]
+    lines, passed = bench.check_summary(_prove_sizes((1, None), (10, None)))
+    assert not passed and lines[-1].startswith("checks: FAIL: no batch fitted")
+    lines, passed = bench.check_summary(_prove_sizes((1, [True]), (10, [True, False])))
+    assert not passed and "  2^27 x10: checked circuits 0, 9: 2 of 4 checks ok" in lines
+    unchecked = _prove_sizes((1, [True]))
+    del unchecked[0]["batches"][0]["checks"]
+    lines, passed = bench.check_summary(unchecked)
+    assert not passed and "  2^27 x1: ran, NOT checked" in lines
+
+
+def test_bench_prove_check_exit_status_and_output(monkeypatch, capsys):
+    """main with the device work stood in: a batch that ran and passed with one not run exits 0 and prints x10 as not
+    run; none run exits 1 with the reason on stderr."""
+    import types
+
+    bench = bench_module("bench_prove")
+    pool = types.SimpleNamespace(free_all_blocks=lambda: None)
+    cupy = types.SimpleNamespace(get_default_memory_pool=lambda: pool, cuda=types.SimpleNamespace(
+        runtime=types.SimpleNamespace(getDeviceProperties=lambda d: {"name": b"Stand-in GPU"})))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setattr(bench, "require_gpu", lambda: None)
+    monkeypatch.setattr(bench, "measured_commit", lambda: "abc")
+    monkeypatch.setattr(bench, "gpu_sources", lambda: {})
+    monkeypatch.setattr(bench, "build", lambda *a: {"summary": "s", "built_s": 0, "keygen_s": 0, "resident_bytes": 0})
+    monkeypatch.setattr(bench, "print_table", lambda meta, sizes: None)
+    for fits, code in (({1}, 0), (set(), 1)):
+        batches = {c: _prove_sizes((c, [True] if c in fits else None))[0]["batches"][0] for c in (1, 10)}
+        monkeypatch.setattr(bench, "run_batch", lambda built, c, runs, check, rng: batches[c])
+        assert bench.main(["--log-n", "27", "--circuits", "1", "10", "--check"]) == code
+        out, err = capsys.readouterr()
+        assert "  2^27 x10: not run (does not fit: largest batch 6): not checked" in out
+        assert ("checks: every check passed in the 1 batch(es) that ran" in out) == (code == 0)
+        assert (err == "") == (code == 0) and ("no batch fitted" in err) == (code == 1)
+
+
+def test_bench_prove_devices_compares_every_timed_runs_proofs(monkeypatch):
+    """--devices said 'proofs identical' having compared the warm-up proofs only: a timed run whose proofs differ
+    from the warm-up's is now an error."""
+    bench = bench_module("bench_prove")
+    monkeypatch.setattr(bench, "proof_to_json", lambda proof: {"proof": proof})
+    calls = iter([(5.0, ["p"]), (4.0, ["p"]), (3.0, ["q"])])
+    with pytest.raises(SystemExit, match="timed run 2's proofs differ from the warm-up run's"):
+        bench.timed_and_compared(lambda on: next(calls), [0, 1], 2, "x")
+    calls = iter([(5.0, ["p"]), (4.0, ["p"]), (3.0, ["p"])])
+    assert bench.timed_and_compared(lambda on: next(calls), [0, 1], 2, "x") == ([4.0, 3.0], [{"proof": "p"}])
