@@ -316,21 +316,26 @@ def test_the_nsight_compute_scripts_check_their_arguments_and_name_a_missing_ncu
     assert not any(tmp_path.iterdir())
 
 
+def _run_with_fake_ncu(tmp_path, script, args, profile_run: str) -> subprocess.CompletedProcess:
+    """bench/SCRIPT ARGS with an ncu on PATH that prints its version, and on every profiling run a pipe counter's name
+    and then ``profile_run`` (shell lines: what the run prints and its exit)."""
+    fake = tmp_path / "bin" / "ncu"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\necho "sm__pipe_alu_cycles_active"\n'
+                    + profile_run)
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    return subprocess.run(["bash", str(ROOT / "bench" / script), str(out), *args], capture_output=True, text=True,
+                          env={"PATH": f"{fake.parent}:/usr/bin:/bin"}, cwd=ROOT, timeout=60)
+
+
 @pytest.mark.parametrize("script, args", NCU_SCRIPTS)
 def test_the_nsight_compute_scripts_fail_when_a_profile_fails(tmp_path, script, args):
     """A profile that fails (here an ncu on PATH that prints its version, and on every run a pipe counter's name and a
     line naming the kernels before it fails) is the script's failure: its exit status is not 0, so a device call's log
     cannot read as a finished profile. The scripts find ncu through bench/ncu_common.sh."""
-    fake = tmp_path / "bin" / "ncu"
-    fake.parent.mkdir()
-    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\n'
-                    'echo "sm__pipe_alu_cycles_active"\necho "ntt_pass msm_scatter"\nexit 3\n')
-    fake.chmod(0o755)
-    out = tmp_path / "out"
-    out.mkdir()
-    env = {"PATH": f"{fake.parent}:/usr/bin:/bin"}
-    done = subprocess.run(["bash", str(ROOT / "bench" / script), str(out), *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=60)
+    done = _run_with_fake_ncu(tmp_path, script, args, 'echo "ntt_pass msm_scatter"\nexit 3\n')
     assert "fake ncu" in done.stdout and "rc=3" in done.stdout
     assert done.returncode != 0
 
@@ -339,16 +344,7 @@ def test_the_nsight_compute_scripts_fail_when_a_profile_fails(tmp_path, script, 
 def test_the_nsight_compute_scripts_fail_when_ncu_profiled_no_kernel(tmp_path, script, args):
     """ncu exits 0 when no launch matched its --kernel-name: each script fails then (only ncu_batch_add.sh did), with
     the one check of bench/ncu_common.sh (require_profiled) naming the profile that holds no launch."""
-    fake = tmp_path / "bin" / "ncu"
-    fake.parent.mkdir()
-    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake ncu"; exit 0; }\n'
-                    'echo "sm__pipe_alu_cycles_active"\necho "ID,Kernel Name,Metric"\nexit 0\n')
-    fake.chmod(0o755)
-    out = tmp_path / "out"
-    out.mkdir()
-    env = {"PATH": f"{fake.parent}:/usr/bin:/bin"}
-    done = subprocess.run(["bash", str(ROOT / "bench" / script), str(out), *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=60)
+    done = _run_with_fake_ncu(tmp_path, script, args, 'echo "ID,Kernel Name,Metric"\nexit 0\n')
     assert "fake ncu" in done.stdout and "rc=0" in done.stdout
     assert done.returncode != 0 and "launch profiled" in done.stderr, done.stderr[-400:]
 
