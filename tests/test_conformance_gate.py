@@ -526,18 +526,37 @@ def test_a_report_whose_gpu_phases_lack_the_repeated_runs_timings_is_invalid(tre
     assert verdict.state == INVALID and problem in verdict.message, verdict.message
 
 
+TWO_KERNELS = 'extern "C" __global__ void msm(int* x) {}\nextern "C" __global__ void other(int* x) {}\n'
+"""gpu/kernels/k.cu of a test tree: two kernels, of which the reports below launch only msm."""
+LAUNCHED_MSM_ONLY = {"kernels": {"defined": 2, "launched": ["k.cu:msm"], "never_launched": {"k.cu:other": "forged reason"}},
+                     "lines": {}}
+
+
 @pytest.mark.parametrize(("coverage", "problem"), [
     ({}, "its coverage records hold no kernels launched and never launched"),
-    ({"kernels": {"defined": 2, "launched": ["msm.cu:msm"], "never_launched": {"msm.cu:other": None}}, "lines": {}},
-     "its coverage fails the gate's kernel check (--record-gate: 1 kernel(s) defined in gpu/kernels/ were never launched"),
+    (LAUNCHED_MSM_ONLY, "its coverage fails the gate's kernel check (--record-gate: 1 kernel(s) defined in gpu/kernels/ were never launched"),
 ])
 def test_a_report_whose_coverage_fails_the_kernel_check_is_invalid(tree, coverage, problem):
     """(c) check_gate (conformance/gpu_coverage.py), which refuses to record a run with an unlaunched kernel that is
-    not allow-listed, is re-applied to the recorded coverage: `coverage: {}` or an unlaunched kernel passed."""
+    not allow-listed, is re-applied to the kernels the report says it launched, with the kernels and the allow-list of
+    the tree: `coverage: {}` passed, and so did an unlaunched kernel whose recorded reason no allow-list gives."""
+    (tree / "gpu" / "kernels" / "k.cu").write_text(TWO_KERNELS)
+    (tree / "conformance").mkdir()
+    (tree / "conformance" / "kernel_allowlist.toml").write_text("[never_launched]\n")
     _write_report(tree, fingerprint(tree))
     _edit_report(tree, lambda d: d.update(coverage=coverage))
     verdict = gate_verdict(tree)
     assert verdict.state == INVALID and problem in verdict.message, verdict.message
+
+
+def test_a_kernel_the_allow_list_names_may_stay_unlaunched(tree):
+    """The other side of the check above: the tree's allow-list, not the report, says which kernels may stay unlaunched."""
+    (tree / "gpu" / "kernels" / "k.cu").write_text(TWO_KERNELS)
+    (tree / "conformance").mkdir()
+    (tree / "conformance" / "kernel_allowlist.toml").write_text('[never_launched]\n"k.cu:other" = "a reviewed reason"\n')
+    _write_report(tree, fingerprint(tree))
+    _edit_report(tree, lambda d: d.update(coverage=LAUNCHED_MSM_ONLY))
+    assert gate_verdict(tree).state == UP_TO_DATE, gate_verdict(tree).message
 
 
 @pytest.mark.parametrize("edit", ["all zeros", "a count off", "missing"])
