@@ -329,8 +329,9 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
                 seeded_records.append(record)
                 info.load_seconds[spec.label] = record["generation_seconds"]
 
-    with_gpu = any(n.startswith(GPU) for n in facts if facts[n]["available"])
-    error = _device_error() if with_gpu else None
+    gpu_backends = [n for n in facts if n.startswith(GPU) and facts[n]["available"]]
+    with_gpu = bool(gpu_backends)
+    error = _device_error(gpu_backends) if with_gpu else None
     if error is not None:  # before any report or verdict: a device in error leaves no passing report behind
         print(f"error: gpu: the device is in error after the run ({error}): its results are not trusted; no report "
               f"written{' and no gate recorded' if args.record_gate else ''}", file=sys.stderr)
@@ -360,14 +361,24 @@ def _run_suite(args, argv, say, phases, names: list[str], paths, generated, reco
     return EXIT_MISMATCH if document["result"] == "fail" else EXIT_OK
 
 
-def _device_error() -> str | None:
-    """What the CUDA device reports when synchronized after the runs (gpu.device.device_error), None when it is not in
+def _device_error(gpu_backends: list[str]) -> str | None:
+    """What the CUDA devices the GPU backends ran on report when synchronized after the runs (gpu.device.device_error,
+    on each: gpu:k ran on device k, gpu on the current one; an error CUDA keeps is a device's own), None when none is in
     error. Imported here, after the GPU backend ran (and after the coverage records started, conformance/gpu_coverage.py
     CoverageRecorder.start): imported when this module loads, gpu.device's module-level lines would miss the gate's
     line coverage."""
     from gpu.device import device_error
 
-    return device_error()
+    cupy = sys.modules.get("cupy")
+    if cupy is None:  # not imported: no CUDA call was made (device_error says so too)
+        return device_error()
+    devices = sorted({int(n.split(":", 1)[1]) if ":" in n else cupy.cuda.runtime.getDevice() for n in gpu_backends})
+    for k in devices:
+        with cupy.cuda.Device(k):
+            error = device_error()
+        if error is not None:
+            return f"device {k}: {error}"
+    return None
 
 
 def _claim_case_id(case_sources: dict[str, str], case_id: str, source: str) -> None:

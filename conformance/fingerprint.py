@@ -12,8 +12,8 @@ vector in each of GATE_MODES, every generated case, each with every GPU phase pa
 records, the coverage records: ``_gate_scope_problem``). No summary field is trusted: the result is re-derived from
 the per-phase entries by the report's own rule and the summary recounted (``_entries_problem``), every passed GPU phase
 must carry the timings of the repeated runs a --record-gate run writes (``_gpu_timing_problem``), and --record-gate's
-kernel check is re-applied to the kernels the report says were launched, with today's kernels and allow-list
-(``_coverage_problem``). With no committed report it
+kernel check is re-applied to the kernels the report says were launched, with today's kernels and allow-list, once
+the fingerprints match (``_unlaunched_kernels_problem``). With no committed report it
 says so, and ``gate`` exits 1: nothing was checked.
 """
 from dataclasses import dataclass, field
@@ -93,12 +93,16 @@ def gate_verdict(root: Path = REPO_ROOT, report_path: Path | None = None) -> Gat
         return GateVerdict(INVALID, f"{rel} cannot be read as JSON ({exc.problem}). {refresh}")
     except OSError as exc:  # read_regular_file lets a directory's IsADirectoryError through (reference/safe_files.py)
         return GateVerdict(INVALID, f"{rel} cannot be read ({exc.strerror}). {refresh}")
-    problem = _gate_report_problem(report, root)
+    problem = _gate_report_problem(report)
     if problem:
         return GateVerdict(INVALID, f"{rel} is not a passing GPU conformance report: {problem}. {refresh}")
     recorded = report["gpu_fingerprint"]
     current = fingerprint(root)
     if recorded.get("sha256") == current["sha256"]:
+        # only now are today's gpu/kernels/ those the run compiled: a kernel added since is a stale report, not this
+        unlaunched = _unlaunched_kernels_problem(report["coverage"], root)
+        if unlaunched:
+            return GateVerdict(INVALID, f"{rel} is not a passing GPU conformance report: {unlaunched}. {refresh}")
         return GateVerdict(UP_TO_DATE, f"{SOURCES} match the GPU conformance report {rel} ({_recorded_on(report)})")
     changes = compare_fingerprints(recorded, current)
     return GateVerdict(
@@ -115,7 +119,7 @@ def _recorded_on(report: dict) -> str:
     return f"recorded {report.get('created', '?')} on {device.get('name', 'an unknown GPU')}"
 
 
-def _gate_report_problem(report: dict, root: Path = REPO_ROOT) -> str | None:
+def _gate_report_problem(report: dict) -> str | None:
     """Why a report cannot serve as the gate (None if it can): it must be a passing run in which the
     GPU backend ran, judged by the vectors' expected values, with a fingerprint; every object the verdict reads has
     the type it needs."""
@@ -137,14 +141,14 @@ def _gate_report_problem(report: dict, root: Path = REPO_ROOT) -> str | None:
         return ("its phases were not judged by the vectors' expected values (oracle_requested "
                 f"{report.get('oracle_requested')!r}, oracle_library {report.get('oracle_library')!r}: a --record-gate run "
                 "uses no --oracle or --oracle-library)")
-    return _gate_scope_problem(report, root)
+    return _gate_scope_problem(report)
 
 
 GATE_MODES = ("isolated", "prover")
 """The modes a --record-gate run checks every bundled vector in (conformance/__main__.py)."""
 
 
-def _gate_scope_problem(report: dict, root: Path = REPO_ROOT) -> str | None:
+def _gate_scope_problem(report: dict) -> str | None:
     """What a --record-gate run checks and a partial run does not: every bundled vector and every seeded gate vector
     (seeded.GATE_VECTORS: 2^16 and 2^20 with exact expected values) in each of GATE_MODES, every generated case, each
     with every GPU phase passed (_gpu_phases_not_passed), the seeded vectors' generation records from today's seed
@@ -181,7 +185,7 @@ def _gate_scope_problem(report: dict, root: Path = REPO_ROOT) -> str | None:
     seeded = _seeded_records_problem(report.get("seeded_vectors"))
     if seeded:
         return seeded
-    return _coverage_problem(report.get("coverage"), root)
+    return _coverage_problem(report.get("coverage"))
 
 
 GATE_MIN_REPEAT = 2
@@ -250,14 +254,10 @@ def _gpu_timing_problem(vectors: list[dict]) -> str | None:
     return None
 
 
-def _coverage_problem(coverage, root: Path = REPO_ROOT) -> str | None:
-    """Why the recorded coverage would not let --record-gate record (None if it would): its kernel check
-    (conformance/gpu_coverage.py check_gate: every kernel of gpu/kernels/ launched or allow-listed) re-applied to the
-    kernels the report says were launched, the kernels and the allow-list taken from ``root`` (gpu/kernels/ is
-    fingerprinted, so they are the ones the run compiled), not from the report's own never_launched reasons."""
-    from .gpu_coverage import (ALLOWLIST, KERNEL_DIR, KernelParseError, check_gate, defined_kernels, kernel_ids, kernel_section,
-                               load_allowlist)
-
+def _coverage_problem(coverage) -> str | None:
+    """Why the report holds no coverage records of the shape a --record-gate run writes (None if it does): kernels
+    launched and never launched, lines run. Their kernel check is _unlaunched_kernels_problem's, once the fingerprints
+    match."""
     if not isinstance(coverage, dict):
         return "it has no coverage records (a --record-gate run makes them)"
     kernels = coverage.get("kernels")
@@ -265,12 +265,23 @@ def _coverage_problem(coverage, root: Path = REPO_ROOT) -> str | None:
             and isinstance(coverage.get("lines"), dict)):
         return ("its coverage records hold no kernels launched and never launched, or no lines run (a --record-gate run "
                 "records both)")
+    return None
+
+
+def _unlaunched_kernels_problem(coverage: dict, root: Path) -> str | None:
+    """Why the recorded coverage would not let --record-gate record (None if it would): its kernel check
+    (conformance/gpu_coverage.py check_gate: every kernel of gpu/kernels/ launched or allow-listed) re-applied to the
+    kernels the report says were launched, with the kernels and the allow-list of ``root``, not the report's own
+    never_launched reasons. Called once the fingerprints match, when gpu/kernels/ is what the run compiled."""
+    from .gpu_coverage import (ALLOWLIST, KERNEL_DIR, KernelParseError, check_gate, defined_kernels, kernel_ids, kernel_section,
+                               load_allowlist)
+
     kernel_dir = root / KERNEL_DIR.relative_to(REPO_ROOT)
     try:
         defined = kernel_ids(defined_kernels(kernel_dir)) if kernel_dir.is_dir() else []
-    except KernelParseError as exc:
+    except (KernelParseError, OSError, UnicodeDecodeError) as exc:
         return f"the kernels of gpu/kernels/ cannot be listed ({exc})"
-    launched = {k for k in kernels["launched"] if k in defined}
+    launched = {k for k in coverage["kernels"]["launched"] if k in defined}
     try:
         allowed = load_allowlist(root / ALLOWLIST, defined) if set(defined) - launched else {}
         check_gate({"kernels": kernel_section(defined, launched, (), allowed)})

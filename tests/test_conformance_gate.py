@@ -559,6 +559,26 @@ def test_a_kernel_the_allow_list_names_may_stay_unlaunched(tree):
     assert gate_verdict(tree).state == UP_TO_DATE, gate_verdict(tree).message
 
 
+def test_a_kernel_added_after_the_report_makes_it_stale_not_invalid(tree):
+    """The kernel check runs on today's gpu/kernels/ only once the fingerprints match: a kernel added after the run is
+    a source change (stale, naming the file), not a fault of the recorded report (it said 'invalid')."""
+    (tree / "gpu" / "kernels" / "k.cu").write_text(TWO_KERNELS.splitlines()[0] + "\n")
+    _write_report(tree, fingerprint(tree))
+    _edit_report(tree, lambda d: d.update(coverage={"kernels": {"defined": 1, "launched": ["k.cu:msm"], "never_launched": {}},
+                                                    "lines": {}}))
+    (tree / "gpu" / "kernels" / "k.cu").write_text(TWO_KERNELS)
+    verdict = gate_verdict(tree)
+    assert verdict.state == STALE and "gpu/kernels/k.cu" in verdict.message, verdict.message
+
+
+def test_a_kernel_file_that_cannot_be_read_is_invalid_not_a_traceback(tree):
+    """gpu_coverage.defined_kernels reads each .cu as text: bytes that are not UTF-8 raised UnicodeDecodeError."""
+    (tree / "gpu" / "kernels" / "zz.cu").write_bytes(b"\xff\xfe")
+    _write_report(tree, fingerprint(tree))
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and "the kernels of gpu/kernels/ cannot be listed" in verdict.message, verdict.message
+
+
 @pytest.mark.parametrize("edit", ["all zeros", "a count off", "missing"])
 def test_a_report_whose_summary_disagrees_with_its_entries_is_invalid(tree, edit):
     """(d) the summary is recounted from the per-phase entries (report.status_counts): zeros, one count off or no
@@ -602,3 +622,30 @@ def test_a_run_that_leaves_the_device_in_error_writes_no_report_and_no_verdict(t
     assert not (tmp_path / "bad").exists() and "PASS" not in out.out
     assert out.err.splitlines() == ["error: gpu: the device is in error after the run (CUDARuntimeError: "
                                     "cudaErrorIllegalAddress): its results are not trusted; no report written"]
+
+
+def test_the_device_check_after_the_runs_looks_at_every_device_that_ran(monkeypatch):
+    """gpu.device.device_error synchronizes the current device only, and an error CUDA keeps belongs to its device:
+    after `run --gpus 2`, an illegal address on device 1 went unseen (the current device is 0 again) and the passing
+    report was written. The check now visits each device a GPU backend ran on (a stand-in CuPy, device 1 in error)."""
+    import contextlib
+    import sys
+    import types
+
+    import conformance.__main__ as cli
+    import gpu.device
+
+    current = [0]
+
+    @contextlib.contextmanager
+    def device(k):
+        before, current[0] = current[0], k
+        yield
+        current[0] = before
+
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(Device=device, runtime=types.SimpleNamespace(getDevice=lambda: current[0])))
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(gpu.device, "device_error", lambda: "cudaErrorIllegalAddress" if current[0] == 1 else None)
+    assert cli._device_error(["gpu:0", "gpu:1"]) == "device 1: cudaErrorIllegalAddress"
+    assert cli._device_error(["gpu:0"]) is None and cli._device_error(["gpu"]) is None
+
