@@ -38,7 +38,7 @@ from .independent_library import LIBRARIES, load_library
 from .gpu_coverage import ALLOWLIST, CoverageRecorder, UnlaunchedKernelsError, check_gate
 from .loading import load_cached, vector_paths
 from .phases import MODES, PROVER, Problem, check_phases
-from .report import REPORT_FILES, RunInfo, drawn, json_text, markdown_text, report_document, terminal_text, write_json
+from .report import REPORT_FILES, RunInfo, drawn, json_text, markdown_text, report_document, terminal_text
 from .runner import ERROR, FAIL, PASS, check_vector
 from .seeded import (GATE_VECTORS, REFERENCE_MAX_LOG_N, SEEDED_PREFIX, SeededCache, check_seeded, fill_cache, slow_generation,
                      split_seeded, start_builds)
@@ -466,10 +466,7 @@ def _pool(args) -> int:
 
     check_outputs({"out": args.out}, {f"round {k + 1}": path for k, path in enumerate(args.rounds)})
     document = pooled_document(args.rounds)
-    try:
-        write_json(document, Path(args.out))
-    except OSError as exc:
-        raise InvalidInputError("out", f"cannot write {args.out}: {exc.strerror or exc}") from None
+    write_files_atomically({Path(args.out): json_text(document).encode()})  # whole or not at all, naming the path
     runs = {len(e["runs"]) for e in document["entries"]}
     print(f"wrote {args.out}: {len(document['entries'])} entries, {'/'.join(map(str, sorted(runs)))} timed runs each, "
           f"from {len(args.rounds)} rounds", file=sys.stderr)

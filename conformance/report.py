@@ -148,11 +148,6 @@ def report_document(results: list[VectorResult], info: RunInfo) -> dict:
     }
 
 
-def write_json(document: dict, path) -> None:
-    """The document as indented JSON with a final newline."""
-    path.write_text(json_text(document))
-
-
 def json_text(document: dict) -> str:
     return json.dumps(document, indent=1) + "\n"
 
