@@ -31,8 +31,11 @@ GPU_ONLY_FILES = (
 )
 """Harness files only a GPU run executes, fingerprinted as files (module docstring), relative to the repository root."""
 GATE_INPUT_DIRS = (Path("vectors") / "data",)
-"""The bundled vectors (every file: the JSON documents and their sidecars), which a gate report names by id only: a
-vector changed under its name is one the GPU has not been checked on."""
+"""The bundled vectors (their JSON documents and sidecars: GATE_INPUT_SUFFIXES), which a gate report names by id only:
+a vector changed under its name is one the GPU has not been checked on."""
+GATE_INPUT_SUFFIXES = (".json", ".bin")
+"""The files of GATE_INPUT_DIRS that are vectors (vectors/FORMAT.md: a document and its .bin sidecars); hidden files
+(a desktop's .DS_Store, a writer's interrupted temporary) are none of them."""
 
 
 def imported_gpu_root() -> Path:
@@ -138,10 +141,14 @@ def gpu_source_files(root: Path = REPO_ROOT) -> list[Path]:
     docstring), sorted by repository-relative POSIX path."""
     found = import_closure(_gpu_files(root), root)
     found.update(root / path for path in GPU_ONLY_FILES if (root / path).is_file())
-    found.update(p for folder in GATE_INPUT_DIRS if (root / folder).is_dir() for p in (root / folder).iterdir() if p.is_file())
+    found.update(p for folder in GATE_INPUT_DIRS if (root / folder).is_dir() for p in (root / folder).iterdir() if _is_gate_input(p))
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
+def _is_gate_input(path: Path) -> bool:
+    return path.is_file() and path.suffix in GATE_INPUT_SUFFIXES and not path.name.startswith(".")
+
+
 def fingerprint(root: Path = REPO_ROOT) -> dict:
-    """sources_digest of the GPU prover's sources (gpu_source_files)."""
+    """sources_digest of gpu_source_files: the GPU prover's sources, the GPU-only harness and the bundled vectors."""
     return sources_digest(gpu_source_files(root), root)

@@ -157,9 +157,11 @@ def gpu_facts(device_index: int = 0) -> dict | None:
 
 
 def gpu_sources() -> str | None:
-    """The sha256 of the GPU prover's sources as they are on disk, those of the gpu/ this process imports
-    (conformance/sources.py fingerprint and imported_gpu_root, the digest a gate report records as gpu_fingerprint), or
-    None where they cannot be read: it names the code measured even where the
+    """The sha256 of the GPU prover's sources as they are on disk, those of the gpu/ this process imports, with the
+    gate's inputs (conformance/sources.py fingerprint and imported_gpu_root: the GPU-only harness and the bundled
+    vectors too, the digest a gate report records as gpu_fingerprint, so that a record and the gate report of its
+    code carry one digest; a changed bundled vector changes it as well), or None where they cannot be read: it names
+    the code measured even where the
     commit cannot (a device copy whose git history is stale, uncommitted changes), and matches a timing record to the
     gate report of the same code. A source that cannot be read or parsed leaves the record without it rather than
     losing the run."""

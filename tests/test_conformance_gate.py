@@ -216,6 +216,19 @@ def test_the_bundled_vectors_and_the_gpu_only_cases_are_fingerprinted(tree):
     assert {"vectors/data/porep-log01.json", "vectors/data/sidecar-log08.h.bin", "conformance/generated.py"} <= set(real)
 
 
+def test_hidden_files_beside_the_bundled_vectors_are_not_fingerprinted(tree):
+    """Only the vectors' documents and sidecars count: a desktop's .DS_Store or a writer's interrupted temporary made
+    the gate stale."""
+    data = tree / "vectors" / "data"
+    data.mkdir(parents=True)
+    (data / "v.json").write_text("{}")
+    before = fingerprint(tree)
+    (data / ".DS_Store").write_bytes(b"\0")
+    (data / ".v.json.abc123.old").write_text("{}")
+    (data / "notes.txt").write_text("not a vector")
+    assert fingerprint(tree) == before
+
+
 def test_fingerprint_follows_the_gpu_imports_into_the_repository(tree):
     """Modules gpu/ imports (absolute, relative, inside a function, a submodule named in from-import), their
     packages' __init__.py and what those import in turn are covered; an unimported module and non-repository

@@ -23,7 +23,7 @@ from reference.encoding import G1_WIRE, G2_WIRE, canonical_words
 from reference.errors import InvalidInputError, PointEncodingError, ToolkitError
 from reference.field import P, batch_inverse
 from reference.keys import check_verifying_key
-from reference.verifier import check_public_inputs
+from reference.verifier import check_public_inputs, verify
 
 
 PACKAGE, DISTRIBUTION, EXTRA = "py_arkworks_bls12381", "py-arkworks-bls12381", "fast"
@@ -425,6 +425,14 @@ class ArkworksCurve:
             if progress:
                 progress(len(out))
         return out
+
+
+def verifier_for(curve):
+    """Groth16's verification to go with ``curve`` (the group arithmetic a vector tool computes with): the library's
+    (``verifies``) where ``curve`` is the library's, else reference/verifier.py ``verify`` (py_ecc)."""
+    from reference.msm import REFERENCE_CURVE
+
+    return verify if curve is REFERENCE_CURVE else verifies
 
 
 def curve_primitive(reference: bool = False):

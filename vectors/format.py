@@ -803,8 +803,8 @@ class _Output:
                 os.link(self.target, self.backup, follow_symlinks=False)
             except OSError:  # no hard links on this filesystem: move the file aside instead
                 os.replace(self.target, self.backup)
+        self.renamed = True  # before the rename: an interrupt right after it must still undo it (undo ignores OSError)
         os.replace(self.temporary, self.target)
-        self.renamed = True
 
     def undo(self) -> None:
         """Best effort (called while another error is raised): the target as it was before, no temporary left."""

@@ -34,7 +34,6 @@ from reference.msm import REFERENCE_CURVE
 from reference.prover import CURVE_PHASES, PHASES, Witness, prove
 from reference.r1cs import R1CS, log_domain
 from reference.setup import Trapdoor, derive_scalar, setup, trapdoor_from_seed
-from reference.verifier import verify
 
 from . import fast_library
 from .fast_library import curve_primitive
@@ -325,7 +324,7 @@ def check_imported_key(vector: Vector, key_file: str, curve=None) -> Vector:
     the proofs computed with such a key fail the pairing check, and `check`'s recomputation would reproduce them bit
     for bit, so an importer refuses the key (InvalidInputError naming ``key_file``): one pairing check per circuit, by
     the library where ``curve`` is the library's."""
-    verifies = verify if (curve or curve_primitive()) is REFERENCE_CURVE else fast_library.verifies
+    verifies = fast_library.verifier_for(curve or curve_primitive())
     for c, case in enumerate(vector.circuits):
         if not verifies(vector.pk.vk, case.witness.public_inputs, case.expected.assemble):  # assemble: the proof
             raise InvalidInputError(key_file, f"the proving key does not belong to its verifying key: circuit {c}, pairing check: "
