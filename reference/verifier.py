@@ -46,16 +46,14 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
     return final_exponentiate(product) == FQ12.one()
 
 
+def verification_pairs(vk: VerifyingKey, x: tuple, proof: Proof) -> list[tuple[tuple, tuple]]:
+    """The (G1, G2) pairs whose pairing product is 1 for a valid proof (the module docstring), X = sum_i x_i IC_i:
+    (A, B), (-alpha, beta), (-X, gamma), (-C, delta)."""
+    return [(proof.a, proof.b), (neg(vk.alpha_g1), vk.beta_g2), (neg(x), vk.gamma_g2), (neg(proof.c), vk.delta_g2)]
+
+
 def verify(vk: VerifyingKey, public_inputs: list[int], proof: Proof) -> bool:
     """True iff e(A, B) = e(alpha, beta) e(X, gamma) e(C, delta) (see the module docstring). A degenerate key
     (check_verifying_key) raises InvalidInputError: no verdict rests on it."""
     check_verifying_key(vk)
-    x = public_input_point(vk, public_inputs)
-    return pairing_product_is_one(
-        [
-            (proof.a, proof.b),
-            (neg(vk.alpha_g1), vk.beta_g2),
-            (neg(x), vk.gamma_g2),
-            (neg(proof.c), vk.delta_g2),
-        ]
-    )
+    return pairing_product_is_one(verification_pairs(vk, public_input_point(vk, public_inputs), proof))

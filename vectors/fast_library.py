@@ -17,13 +17,13 @@ import sys
 from array import array
 from importlib import metadata
 
-from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve, neg
+from py_ecc.optimized_bls12_381 import FQ, FQ2, Z1, Z2, b, b2, is_on_curve
 
 from reference.encoding import G1_WIRE, G2_WIRE, canonical_words
 from reference.errors import InvalidInputError, PointEncodingError, ToolkitError
 from reference.field import P, batch_inverse
 from reference.keys import check_verifying_key
-from reference.verifier import check_public_inputs, verify
+from reference.verifier import check_public_inputs, verification_pairs, verify
 
 
 PACKAGE, DISTRIBUTION, EXTRA = "py_arkworks_bls12381", "py-arkworks-bls12381", "fast"
@@ -232,12 +232,12 @@ def pairing_product_is_one(pairs: list[tuple[tuple, tuple]]) -> bool:
 
 
 def verifies(vk, public_inputs: list[int], proof) -> bool:
-    """Groth16's equation as reference/verifier.py ``verify`` (its signature, its checks of the key and the inputs), with
-    X and the pairing product computed by the library."""
+    """Groth16's equation as reference/verifier.py ``verify`` (its signature, its checks of the key and the inputs, its
+    pairs), with X and the pairing product computed by the library."""
     check_verifying_key(vk)
     check_public_inputs(vk, public_inputs)
     x = msm(list(vk.ic), [1] + list(public_inputs), Z1)
-    return pairing_product_is_one([(proof.a, proof.b), (neg(vk.alpha_g1), vk.beta_g2), (neg(x), vk.gamma_g2), (neg(proof.c), vk.delta_g2)])
+    return pairing_product_is_one(verification_pairs(vk, x, proof))
 
 
 # ---------------------------------------------------------------------------------------------
