@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.domain import BELLMAN, EvaluationDomain, evaluate_polynomial
+from reference.domain import BELLMAN, SNARKJS, EvaluationDomain, evaluate_polynomial
 from reference.field import R, TWO_ADICITY, batch_inverse, inv
 
 scalars = st.integers(min_value=0, max_value=R - 1)
@@ -35,11 +35,26 @@ def test_root_has_exact_order_n(log_n):
     assert d.omega * d.omega_inv % R == 1 and d.n * d.n_inv % R == 1
 
 
+BLS12_381_SCALAR_ROOT_OF_UNITY_MONTGOMERY = (0xB9B58D8C5F0E466A, 0x5B1B4C801819D7EC, 0x0AF53AE352A31E64, 0x5BF3ADDA19E9B27B)
+"""zkcrypto/bls12_381 src/scalar.rs ``ROOT_OF_UNITY`` (the 2^32-th root bellman's EvaluationDomain::from_coeffs squares
+down), as published: little-endian u64 limbs in Montgomery form (value * 2^256 mod r)."""
+
+
 def test_bellman_root_of_unity_squares_down():
-    # bellman: omega_n = ROOT_OF_UNITY^(2^(32 - k)), ROOT_OF_UNITY = 7^((r-1)/2^32).
-    root = pow(7, (R - 1) >> TWO_ADICITY, R)
-    for k in (1, 7, 20):
+    # bellman (src/domain.rs from_coeffs): omega_n = ROOT_OF_UNITY squared 32 - k times. The constant is the published
+    # one, not recomputed here from 7, so this also checks the claim ROOT_OF_UNITY = 7^((r-1)/2^32).
+    montgomery = sum(limb << (64 * i) for i, limb in enumerate(BLS12_381_SCALAR_ROOT_OF_UNITY_MONTGOMERY))
+    root = montgomery * pow(2, -256, R) % R
+    assert root == 0x16A2A19EDFE81F20D09B681922C813B4B63683508C2280B93829971F439F0D2B
+    for k in (1, 7, 20, 31):
         assert EvaluationDomain(k).omega == pow(root, 1 << (TWO_ADICITY - k), R)
+
+
+def test_five_is_the_least_quadratic_non_residue():
+    """The snarkjs convention's root generator (reference/domain.py): ffjavascript takes the least non-residue, found
+    by Euler's criterion here, not taken from SNARKJS.root_generator."""
+    least = next(a for a in range(2, 100) if pow(a, (R - 1) // 2, R) == R - 1)
+    assert least == SNARKJS.root_generator == 5
 
 
 def test_log_n_32_is_rejected():
