@@ -162,6 +162,18 @@ def test_prep_rules_on_a_hand_made_case():
     assert bitmap_bits(many.l.bitmaps[0], 6) == [False] * 6
 
 
+def test_prep_splits_at_exactly_half_and_not_one_past():
+    """supraseal-c2 (c2/cuda/groth16_cuda.cu at 68ab95d): ``l_split_msm = (l_popcount <= points_l.size() / 2)``, integer
+    division, likewise for A and B. L: 3 non-boolean of 6 points, 3 <= 6/2: split. A: ONE (an input, always in the tail)
+    plus the same 3 of 7 points, 4 > 7/2 = 3: not split. Expected values written by hand from that rule."""
+    density = Density(a_aux=(True,) * 6, b_input=(False,), b_aux=(False,) * 6)
+    out = prep([[1, 2, 3, 4, 1, 0, 1]], 1, 6, density)
+    assert out.l.split and out.l.tail_indices == (0, 1, 2) and out.l.tail_scalars == ((2, 3, 4),)
+    assert bitmap_bits(out.l.bitmaps[0], 6) == [False, False, False, True, False, True]
+    assert not out.a.split and out.a.tail_indices == tuple(range(7)) and out.a.tail_scalars == ((1, 2, 3, 4, 1, 0, 1),)
+    assert bitmap_bits(out.a.bitmaps[0], 7) == [False] * 7
+
+
 def test_unsatisfied_witness_names_the_constraint():
     r1cs, gates = synthetic_circuit(4, "unsat")
     w = synthetic_witness(r1cs, gates, "unsat", 0)
