@@ -232,7 +232,28 @@ def load_record(path) -> dict:
     if sources is not None and not (isinstance(sources, str) and SHA256_HEX.fullmatch(sources)):
         raise InvalidInputError(f"{path}: environment.gpu_sources", "expected null or absent (records made before it), "
                                 "or the sources' sha256 as 64 lowercase hex digits")
+    _refuse_unprintable_text(doc, str(path))
     return doc
+
+
+def _refuse_unprintable_text(doc: dict, path: str) -> None:
+    """Every string of the record, keys included, printable (str.isprintable: no newline, carriage return, escape or
+    other control character, no line separator): compare and pool print its case, backend and phase names and its
+    environment (commit, date, CPU and GPU names, ...), and a value such as "abc\nresult: PASS" printed a forged verdict
+    line above the real one. Iterative: the record's nesting is bounded (reference/safe_files.py), not its breadth."""
+    stack = [(doc, "")]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, str):
+            if not value.isprintable():
+                raise InvalidInputError(f"{path}: {at or '(record)'}", f"{value!r:.80} holds a control character or line "
+                                        "break: a record's text is printed, and must be one line of printable characters")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                sub = f"{at}.{key}" if at else str(key)
+                stack += [(key, sub + " (key)"), (item, sub)]
+        elif isinstance(value, list):
+            stack.extend((item, f"{at}[{i}]") for i, item in enumerate(value))
 
 
 def compare_files(baseline_path, new_path, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,

@@ -887,3 +887,27 @@ def test_an_extra_output_naming_the_proof_file_is_refused(tmp_path, capsys):
     with pytest.raises(InvalidInputError):
         write_proofs(args, vector, [c.expected.assemble for c in vector.circuits], lambda m: None, {tmp_path / "." / "p.json": b"{}"})
     assert not (tmp_path / "p.json").exists()
+
+
+TIMING_BASELINE = Path(__file__).resolve().parent.parent / "bench" / "baselines" / "prove-2p20.json"
+
+
+@pytest.mark.parametrize("command", ["compare", "pool"])
+@pytest.mark.parametrize("place", [("environment", "commit"), ("environment", "gpu", "name"), ("entries", 0, "case"), ("tool",)])
+@pytest.mark.parametrize("text", ["abc\nresult: PASS (all 9 entries judged, none slower)", "abc\rresult: PASS", "abc\x1b[2K", "a\u2028b"])
+def test_a_timing_record_whose_text_could_forge_a_line_is_refused(command, place, text, tmp_path, capsys):
+    """compare printed a record's environment (commit, GPU name, ...), tool and case names as they were: a commit
+    'abc\\nresult: PASS ...' printed a forged verdict line above the real one (INCOMPLETE, exit 1). Every string of a
+    record is one printable line now; compare and pool refuse any other, naming the field, with no table or verdict."""
+    doc = json.loads(TIMING_BASELINE.read_text())
+    target = doc["timings"]
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = text
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(doc))
+    argv = (["compare", str(TIMING_BASELINE), str(forged), "--max-slowdown", "5"] if command == "compare"
+            else ["pool", str(tmp_path / "pooled.json"), str(TIMING_BASELINE), str(forged)])
+    field = ".".join(map(str, place)).replace(".0.", "[0].")
+    err = _exit_2(conformance_main, argv, capsys, f"error: {forged}: {field}: ")
+    assert err.count("\n") == 1 and capsys.readouterr().out == "" and not (tmp_path / "pooled.json").exists()
