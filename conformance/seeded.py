@@ -63,7 +63,7 @@ SHAPE = "porep"
 REFERENCE_MAX_LOG_N = 10
 """The largest domain on which backends other than the GPU run on a seeded vector: the bundled vectors' largest,
 where the reference takes seconds (hours at 2^20)."""
-NAME = re.compile(r"porep-log(\d{1,2})(?:-c(\d{1,2}))?")
+NAME = re.compile(r"porep-log([0-9]{1,2})(?:-c([0-9]{1,2}))?")
 """porep-log<K>[-c<C>]."""
 NOT_WRITTEN = "not written to disk"
 BACKGROUND_MIN_LOG_N = 12
@@ -100,7 +100,7 @@ GATE_VECTORS = (
 
 def parse_name(argument: str) -> SeededVector:
     """``seeded:porep-log<K>[-c<C>]`` -> SeededVector; InvalidInputError for a malformed or out-of-range name."""
-    from vectors.generate import MAX_GENERATED_LOG_N
+    from vectors.generate import MAX_GENERATED_LOG_N, MAX_GENERATED_ROWS
 
     match = NAME.fullmatch(argument[len(SEEDED_PREFIX):])
     if not match:
@@ -111,6 +111,9 @@ def parse_name(argument: str) -> SeededVector:
         raise InvalidInputError("vectors", f"{argument!r}: log n must be in 1..{MAX_GENERATED_LOG_N}, got {log_n}")
     if circuits < 1:
         raise InvalidInputError("vectors", f"{argument!r}: at least one circuit, got {circuits}")
+    if circuits << log_n > MAX_GENERATED_ROWS:  # the generator refuses it (vectors/generate.py): bad input, not a failed build
+        raise InvalidInputError("vectors", f"{argument!r}: {circuits} circuits of 2^{log_n} rows exceed the generator's "
+                                f"{MAX_GENERATED_ROWS} rows in all")
     gate = next((v for v in GATE_VECTORS if (v.log_n, v.circuits) == (log_n, circuits)), None)
     return gate or SeededVector(log_n, circuits)
 

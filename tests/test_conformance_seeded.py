@@ -37,11 +37,16 @@ def test_names_are_split_from_paths_canonical_and_once_each():
     ("seeded:porep-log21", "log n must be in 1..20"), ("seeded:porep-log00", "log n must be in 1..20"),
     ("seeded:porep-log04-c0", "at least one circuit"), ("seeded:random-log04", "is not seeded:porep-log<K>[-c<C>]"),
     ("seeded:porep-log4x", "is not seeded:porep-log<K>[-c<C>]"),
+    # the generator's limit (circuits * 2^log_n rows): seeded-cache reported a 'failed' build, exit 1, not bad input
+    ("seeded:porep-log20-c2", "exceed the generator's 1048576 rows"), ("seeded:porep-log15-c99", "exceed the generator's"),
+    ("seeded:porep-log\u0665", "is not seeded:porep-log<K>[-c<C>]"),  # an Arabic-Indic 5: int() reads it, a name has ASCII digits
 ])
 def test_a_malformed_or_out_of_range_name_is_bad_input(name, problem, capsys, tmp_path):
     with pytest.raises(InvalidInputError, match=r"vectors: .*" + problem.replace("[", r"\[").replace("]", r"\]")):
         parse_name(name)
     assert run_main(main, ["run", name, "--backends", "reference", "--report", str(tmp_path), "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: vectors: ")
+    assert run_main(main, ["seeded-cache", str(tmp_path / "cache"), name, "--quiet"]) == 2
     assert capsys.readouterr().err.startswith("error: vectors: ")
 
 
