@@ -26,6 +26,8 @@ from reference.encoding import g1_from_bytes, g1_to_bytes, g2_to_bytes  # noqa: 
 from reference.field import R  # noqa: E402
 from reference.msm import msm  # noqa: E402
 from reference.verifier import pairing_product_is_one  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: output_folders
+from output_folders import ArgumentParser  # noqa: E402
 
 REPEATS = 3
 SEED = 16
@@ -207,7 +209,7 @@ LIBRARIES = {"py_arkworks_bls12381": "py-arkworks-bls12381", "pyblst": "pyblst"}
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2],
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.parse_args(argv)
     missing = [package for module, package in LIBRARIES.items() if importlib.util.find_spec(module) is None]

@@ -15,7 +15,6 @@ timing record (conformance/TIMING_SCHEMA.md) that ``python -m conformance compar
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import random
@@ -39,6 +38,7 @@ from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import add_output_arguments  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 from sppark_ratio import GOALS  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224
@@ -253,7 +253,7 @@ def compile_modules() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--msm-sizes", type=int, nargs="*", default=[16, 20, 22, 24], help="log2 sizes of the G1 MSMs (default: 16 20 22 24; none: skip)")
     parser.add_argument("--g2-sizes", type=int, nargs="*", help="G2 MSM sizes (default: --msm-sizes)")
     parser.add_argument("--batch-sizes", type=int, nargs="*", default=[24, 27], help="log2 sizes of the G1 batch additions (default: 24 27; none: skip)")

@@ -17,7 +17,6 @@ run's time), the ceilings and, under "timings", the timing record (conformance/T
 """
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -33,6 +32,7 @@ from conformance.timing import Stats, code_label, entry, timing_document  # noqa
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import add_output_arguments, output_path  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 
 DEFAULT_SIZES = (16, 20, 24, 26, 27)
 WARMUP_CALLS = 2
@@ -313,7 +313,7 @@ def _sizes(parser, text: str) -> list[int]:
 
 def main(argv=None) -> int:
     """Measure the ceilings, bench every size, print the table and write it (markdown) to the output path."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output", type=output_path, help="markdown file to write the table to")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated log2 sizes (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=5, help="timed calls per row (median reported; >= 5) (default: 5)")

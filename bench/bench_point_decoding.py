@@ -5,17 +5,20 @@ through the process pool, per point, for the encodings the readers meet. For ben
 
 Wall clock, median of --repeats runs (the pool's start included: a reader pays it once per long array).
 """
-import argparse
 import os
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from py_ecc.optimized_bls12_381 import G1, G2, multiply
 
 from reference.encoding import g1_to_bytes, g2_to_bytes
 from vectors import fast_library
 from vectors.decoding import PointDecoder
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: output_folders
+from output_folders import ArgumentParser  # noqa: E402
 
 DISTINCT_POINTS = 64
 """Distinct random points, repeated to the wanted count (making 2^15 random points in py_ecc would take minutes)."""
@@ -40,7 +43,7 @@ def _median_seconds(function, repeats: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=1 << 15, help="G1 points a row, G2 rows a quarter (default 32768)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each library row, median reported (default 3; "
                         f"the reference decodes {REFERENCE_SAMPLE} points once)")

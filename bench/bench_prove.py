@@ -45,6 +45,7 @@ from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_d
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import add_output_arguments  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
 from reference.prover import PHASES  # noqa: E402
 from reference.setup import trapdoor_from_seed  # noqa: E402
@@ -382,7 +383,7 @@ def _devices(text: str) -> list[int]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log-n", type=int, nargs="+", default=[20, 24, 27],
                         help=f"domain sizes (log2), 2..{MAX_LOG_N} (default: 20 24 27)")
     parser.add_argument("--circuits", type=int, nargs="+", default=[1, 10], help="batch sizes to time at each size (default: 1 10)")

@@ -21,7 +21,6 @@ Device time: about 25 s at 2^24 with 3 runs, about 80 s at 2^27 with 1 run (44 G
 """
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -41,6 +40,7 @@ from vectors.porep_arrays import porep_sizes  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import output_folder  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 
 GIB = 1 << 30
 WORD_BYTES = 4
@@ -166,7 +166,7 @@ def timing_entries(sizes: list[dict]) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=output_folder, required=True,
                         help="folder for staging.md and staging.json (made if missing)")
     parser.add_argument("--log-n", type=int, nargs="+", default=[24, 27], help="sizes (log2 of the domain) (default: 24 27)")

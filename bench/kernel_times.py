@@ -24,7 +24,6 @@ bench/bench_vs_sppark.sh --ncu does both, one phase a process.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
 import dataclasses
@@ -42,6 +41,7 @@ sys.path.insert(0, str(ROOT / "bench"))  # bench_msm, bench_ntt: the benchmarks'
 
 from reference.msm import MAX_WINDOW_BITS  # noqa: E402  (the widths gpu/msm.py accepts)
 from output_folders import add_output_arguments  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 
 NVTX_RANGE = "kernel_times"
 OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"
@@ -421,7 +421,7 @@ def profile_prove(log2: int, repeats: int, nvtx: bool) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--log2", type=int, default=24, help="log2 of the domain profiled (default 24)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls a phase after one warm-up (default 3)")
     parser.add_argument("--phases", default="msm_h,ntt_h",

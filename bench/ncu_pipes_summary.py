@@ -18,7 +18,6 @@ written: `error: <file>: <problem>`, exit 2.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernel_times import ns_to_ms, read_ncu_page, read_raw_page  # noqa: E402  (ncu's raw page, as kernel_times reads it)
+from output_folders import ArgumentParser  # noqa: E402
 
 TIME = "gpu__time_duration.sum"
 INSTRUCTIONS = "smsp__inst_executed.sum"
@@ -93,7 +93,7 @@ def markdown(launches: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("csv", type=Path, help="ncu's raw page (--csv --page raw) with the pipe counters")
     parser.add_argument("--md", type=Path, required=True, help="write the table here")
     parser.add_argument("--json", type=Path, help="write every launch's counters here")

@@ -18,7 +18,6 @@ An unreadable file, a file without a section or a section without its columns, o
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import csv
 import json
@@ -29,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernel_times import read_ncu_page  # noqa: E402  (the ncu page reader the ncu tools share)
+from output_folders import ArgumentParser  # noqa: E402
 
 SAMPLES = "Warp Stall Sampling (All Samples)"
 EXECUTED = "Instructions Executed"
@@ -192,7 +192,7 @@ def markdown(summaries: list[tuple[str, dict]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", type=Path, nargs="+", help="ncu --page source --csv --print-source sass output")
     parser.add_argument("--md", type=Path, required=True, help="markdown summary to write")
     parser.add_argument("--json", type=Path, help="the same as JSON")

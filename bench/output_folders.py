@@ -49,3 +49,20 @@ def add_output_arguments(parser: argparse.ArgumentParser, json_help: str = JSON_
     parser.add_argument("--json", type=output_path, required=required, help=json_help)
     if md_help is not None:
         parser.add_argument("--md", type=output_path, required=required, help=md_help)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """The bench scripts' argument parser: a usage error is one line 'error: <argument>: <problem>' on stderr, exit 2,
+    as `python -m reference|vectors|conformance|gpu` give (reference/cli.py ArgumentParser), not argparse's usage text
+    and 'script.py: error: ...'. --help is argparse's."""
+
+    def error(self, message: str):
+        import sys
+
+        repository = str(Path(__file__).resolve().parent.parent)
+        if repository not in sys.path:
+            sys.path.insert(0, repository)
+        from reference.cli import argument_error_parts
+
+        field, problem = argument_error_parts(message)
+        self.exit(2, f"error: {field}: {problem}\n")

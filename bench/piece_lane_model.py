@@ -15,7 +15,6 @@ Compute on the H200 (2026-12-03, bench/RESULTS_vs_sppark.md): msm_piece_sum_g1 a
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -27,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gpu.msm import _Plan  # noqa: E402
 from reference.field import R  # noqa: E402
 from reference.msm import MAX_WINDOW_BITS, num_windows  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: output_folders
+from output_folders import ArgumentParser  # noqa: E402
 
 WARP_LANES = 32
 LIMB_BITS = 32
@@ -83,7 +84,7 @@ def lane_share(lengths: np.ndarray) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, nargs="+", default=[17, 22, 24], help="log2 of the MSM sizes (default: 17 22 24)")
     parser.add_argument("--window-bits", type=int, nargs="+", default=[8, 10, 12, 16], help="window widths c (default: 8 10 12 16)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random scalars (default 1)")

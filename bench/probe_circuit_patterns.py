@@ -45,6 +45,7 @@ from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, backend, download_points  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from probe_fixed_base import folded_msm, parse_run_arguments, progression_bases, write_outputs  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 
 CHECK_LOG2_POINTS = 12
 MAX_CIRCUITS = 16
@@ -98,7 +99,7 @@ def check(bases, bitmaps: np.ndarray, circuits: int) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    parser = ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2-points", type=int, default=27, help="bases N (2^n), G1 (default: 27)")
     parser.add_argument("--circuits", type=int, default=10, help="circuits K sharing the bases (2^K buckets) (default: 10)")

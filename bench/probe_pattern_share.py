@@ -21,6 +21,7 @@ from gpu import batch_add  # noqa: E402
 from gpu.batch_add import BatchAdder, pattern_share, row_modes  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 
 
 def timed(adder, bitmaps, patterns: bool, repeats: int):
@@ -36,7 +37,7 @@ def timed(adder, bitmaps, patterns: bool, repeats: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    parser = ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--group", choices=("g1", "g2"), default="g1", help="the bases' group (default g1)")
     parser.add_argument("--log2", type=int, default=27, help="log2 of the bases (default 27)")

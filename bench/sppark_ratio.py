@@ -14,7 +14,6 @@ bench/bench_vs_sppark.sh runs everything in one device call and calls this last.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/
 from bench_ntt import CONSUMED_NTT_H  # noqa: E402  (the row of ntt_h on the prover's route)
 from conformance.timing import code_label  # noqa: E402
 from output_folders import add_output_arguments  # noqa: E402
+from output_folders import ArgumentParser  # noqa: E402
 
 SPPARK_TIME = re.compile(r"^sppark (\w+) log=(\d+) median_ms=([0-9.]+) min_ms=([0-9.]+) inputs=(device|host)$")
 SPPARK_CHECK = re.compile(r"^sppark (\w+) log=(\d+) inputs=(device|host) check=(ok|FAIL)$")
@@ -239,7 +239,7 @@ def _load(path: Path | None, notes: list[str], kind: str | None = None):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sppark", type=Path, required=True, help="sppark ./bench output")
     parser.add_argument("--msm", type=Path, help="bench_msm.py --json output")
     parser.add_argument("--ntt", type=Path, help="bench_ntt.py --json output")
