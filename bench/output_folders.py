@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 JSON_HELP = "also write the results (JSON) here"
@@ -57,8 +58,6 @@ class ArgumentParser(argparse.ArgumentParser):
     and 'script.py: error: ...'. --help is argparse's."""
 
     def error(self, message: str):
-        import sys
-
         repository = str(Path(__file__).resolve().parent.parent)
         if repository not in sys.path:
             sys.path.insert(0, repository)
