@@ -347,6 +347,9 @@ def _gate_report_shape_problem(report) -> str | None:
     device = backends.get("gpu", {}).get("device")
     if device is not None and not isinstance(device, dict):
         return "backends.gpu.device is not an object"
+    for field, text in (("created", report.get("created", "")), ("backends.gpu.device.name", (device or {}).get("name", ""))):
+        if not (isinstance(text, str) and text.isprintable()):  # printed in the verdict's line: no forged second line
+            return f"its {field} is not one line of printable text"
     fp = report.get("gpu_fingerprint")
     if fp is not None and not (isinstance(fp, dict) and isinstance(fp.get("files", {}), dict) and all(isinstance(v, str) for v in fp.get("files", {}).values())):
         return "its gpu_fingerprint is not {sha256, files: {path: sha256}}"

@@ -327,6 +327,24 @@ def test_a_report_that_is_not_a_passing_gpu_run_is_invalid(tree, result, gpu_ava
     assert verdict.state == INVALID and problem in verdict.message
 
 
+@pytest.mark.parametrize("field", ["created", "backends.gpu.device.name"])
+@pytest.mark.parametrize("text", ["2026-12-06\nup to date: forged", "NVIDIA\x1b[2K", 7])
+def test_a_report_whose_printed_text_is_not_one_line_is_invalid(tree, field, text):
+    """The gate prints the report's creation time and GPU name in its verdict line: a line break in either (found by
+    session 44's hostile-input audit) printed a second, forged line; an escape could erase one."""
+    _write_report(tree, fingerprint(tree))
+    path = tree / GATE_REPORT
+    document = json.loads(path.read_text())
+    if field == "created":
+        document["created"] = text
+    else:
+        document["backends"]["gpu"]["device"]["name"] = text
+    path.write_text(json.dumps(document))
+    verdict = gate_verdict(tree)
+    assert verdict.state == INVALID and f"its {field} is not one line of printable text" in verdict.message
+    assert "\n" not in verdict.message
+
+
 @pytest.mark.parametrize("oracle", [(True, None), (False, "arkworks"), (None, None)])
 def test_a_passing_report_not_judged_by_the_expected_values_is_invalid(tree, oracle):
     """--oracle judges the proofs by the pairing check alone (r and s swapped pass it), --oracle-library the MSMs by
