@@ -207,6 +207,32 @@ def test_pairing_oracle_agrees_with_expected_and_rejects_corruption(problem_of):
     assert _judge(oracles.PAIRING, "assemble", problem, [forged]).query == "pairing check"
 
 
+def test_oracles_judge_every_circuit_not_only_the_first(problem_of):
+    """The oracle tests above corrupt circuit 0 of a one-circuit vector: an oracle that judged only the first circuit
+    passed them. Here a two-circuit vector with only its last circuit corrupted: each oracle names that circuit."""
+    problem = problem_of(DATA_DIR / "edge-split-half-1.json")
+    last = len(problem.vector.circuits) - 1
+    assert last >= 1
+
+    hs = list(expected_output(problem.vector, "ntt_h"))
+    assert _judge(oracles.H_IDENTITY, "ntt_h", problem, hs) is None
+    hs[last] = ((hs[last][0] + 1) % R,) + tuple(hs[last][1:])
+    mismatch = _judge(oracles.H_IDENTITY, "ntt_h", problem, hs)
+    assert mismatch is not None and (mismatch.circuit, mismatch.query) == (last, "h identity at random x")
+
+    proofs = list(expected_output(problem.vector, "assemble"))
+    assert _judge(oracles.PAIRING, "assemble", problem, proofs) is None
+    proofs[last] = Proof(a=proofs[last].a, b=proofs[last].b, c=add(proofs[last].c, G1))
+    mismatch = _judge(oracles.PAIRING, "assemble", problem, proofs)
+    assert mismatch is not None and (mismatch.circuit, mismatch.query) == (last, "pairing check")
+
+    sums = list(expected_output(problem.vector, "msm_h"))
+    assert _judge(oracles.TRAPDOOR, "msm_h", problem, sums) is None
+    sums[last] = add(sums[last], G1)
+    mismatch = _judge(oracles.TRAPDOOR, "msm_h", problem, sums)
+    assert mismatch is not None and (mismatch.phase, mismatch.circuit, mismatch.query) == ("msm_h", last, "h")
+
+
 @pytest.mark.parametrize("phase", ["evaluate", "prep"])
 def test_reference_oracle_agrees_with_expected_and_rejects_corruption(phase, problem_of):
     import dataclasses
