@@ -195,7 +195,7 @@ def test_fixed_base_table_g1():
     for k in SPECIAL_SCALARS + [rng.randrange(R) for _ in range(3)]:
         assert g1_eq(table.mul(k), multiply(G1, k))
     ks = [rng.randrange(R) for _ in range(3)]
-    assert all(g1_eq(a, multiply(G1, k)) for a, k in zip(table.mul_many(ks), ks))
+    assert all(g1_eq(a, multiply(G1, k)) for a, k in zip(table.mul_many(ks), ks, strict=True))
 
 
 def test_fixed_base_table_default_window():
@@ -247,7 +247,7 @@ def test_generator_multiples_build_one_table_a_base_and_compute_k_times_it():
     scalars = [0, 1, 2, R - 1, 2**254]
     for base, identity, eq in ((G1, Z1, g1_eq), (G2, Z2, g2_eq)):
         got = REFERENCE_CURVE.generator_multiples(base, scalars)
-        assert all(eq(p, multiply(base, k) if k else identity) for p, k in zip(got, scalars))
+        assert all(eq(p, multiply(base, k) if k else identity) for p, k in zip(got, scalars, strict=True))
     equal_copy_of_g1 = tuple(type(c)(c.n) for c in G1)
     assert _generator_table(equal_copy_of_g1) is _generator_table(G1)
     assert _generator_table(G2) is not _generator_table(G1)
