@@ -340,8 +340,8 @@ def test_encode_many_equals_one_by_one_including_identity():
 def test_to_affine_batch_equals_normalize():
     points = [G1, Z1, double(G1), add(G1, double(G1))]
     affine = to_affine_batch(points)
-    assert affine[1] is None
-    for point, xy in zip(points, affine):
+    assert [xy is None for xy in affine] == [False, True, False, False]  # None for O only, one entry per point
+    for point, xy in zip(points, affine, strict=True):
         if xy is not None:
             assert xy == normalize(point)
     assert [xy == normalize(pt) for pt, xy in zip([G2, double(G2)], to_affine_batch([G2, double(G2)]))] == [True, True]
