@@ -270,6 +270,10 @@ def test_oracles_judge_a_snarkjs_vector_s_ntt_h_by_the_reference(problem_of):
     assert result.phases[PHASES.index("ntt_h")].oracle == oracles.REFERENCE
     statuses = {p.phase: p.backends["reference"].status for p in result.phases}
     assert not {p: s for p, s in statuses.items() if s not in (PASS, "skipped")}, statuses
+    # the imported keys have no trapdoor, so only assemble has an independent judge (the pairing check), and it ran:
+    # every phase merely 'not failed' (all skipped, nothing judged) passed the line above
+    assert {p.phase: p.oracle for p in result.phases} == {**{p: oracles.REFERENCE for p in PHASES}, "assemble": oracles.PAIRING}
+    assert statuses == {**{p: "skipped" for p in PHASES}, "assemble": PASS}
 
 
 # ---------------------------------------------------------------------------------------------
