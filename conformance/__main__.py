@@ -16,7 +16,7 @@ because a kernel of gpu/kernels/ was never launched and is not allow-listed);
 2 bad input (unreadable vector, a witness that does not satisfy its circuit, unknown phase or backend,
 a run that would check nothing, or that checked nothing of one of its vectors); 3 --require-gpu without a usable GPU.
 compare: 0, 1 a phase slower than --max-slowdown beyond noise or an entry it could not judge (INCOMPLETE, unless
---allow-unjudged), 2 bad input or runs that are not comparable.
+--allow-unjudged), 2 bad input, runs that are not comparable, or --max-slowdown with no entry judgeable.
 """
 import shlex
 import sys
@@ -135,8 +135,9 @@ def _add_compare_parser(sub) -> None:
         help="compare two timing records phase by phase: slower, faster or within noise",
         description="Per (case, backend, phase): baseline vs new median and spread, the change in %, and a verdict "
         "(the noise rule: conformance/compare_timings.py, docs/PERFORMANCE.md). Reads report.json of `run`, "
-        "`python -m gpu prove --timings-json`, and bench/ JSON. Exit 0, 1 when --max-slowdown is exceeded, "
-        "2 bad input or runs that are not comparable (other GPU model, shapes, sizes, tool).",
+        "`python -m gpu prove --timings-json`, and bench/ JSON. Exit 0; 1 when --max-slowdown is exceeded, or "
+        "some entry could not be judged (INCOMPLETE, unless --allow-unjudged); 2 bad input, runs that are not "
+        "comparable (other GPU model, shapes, sizes, tool), or --max-slowdown with no entry judgeable.",
     )
     c.add_argument("baseline", help="the baseline timing file")
     c.add_argument("new", help="the timing file to judge against it")
