@@ -50,6 +50,24 @@ def test_a_malformed_or_out_of_range_name_is_bad_input(name, problem, capsys, tm
     assert capsys.readouterr().err.startswith("error: vectors: ")
 
 
+def test_a_seeded_vector_s_expected_proofs_pass_the_pairing_check():
+    """The seeded vectors' expected values come from the generator's prover, which the run below then checks the
+    reference against: an independent judge of the same values is the pairing check, which every circuit's expected
+    proof must pass, and a proof with C moved must fail."""
+    from py_ecc.optimized_bls12_381 import G1, add
+
+    from conformance.seeded import build
+    from reference.assemble import Proof
+    from reference.verifier import verify
+
+    vector = build(parse_name(SMALL), lambda message: None)
+    assert len(vector.circuits) == 2
+    for case in vector.circuits:
+        proof = case.expected.assemble
+        assert verify(vector.pk.vk, case.witness.public_inputs, proof)
+        assert not verify(vector.pk.vk, case.witness.public_inputs, Proof(a=proof.a, b=proof.b, c=add(proof.c, G1)))
+
+
 def test_a_seeded_vector_is_generated_when_the_run_starts_and_checked_in_every_phase(tmp_path, capsys):
     """Every phase judged against the vector's expected values; the generation shown as it goes and recorded."""
     from vectors.generate import synthetic_circuit
