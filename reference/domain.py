@@ -6,7 +6,8 @@ moved onto a coset where Z(x) = x^n - 1 does not vanish:
 
 * ``BELLMAN`` (bellman, bellperson, supraseal-c2): omega = 7^((r-1)/n), which equals bellman's
   ROOT_OF_UNITY = 7^((r-1)/2^32) squared 32 - k times; the coset is g*H with the multiplicative
-  generator g = 7 (bellman src/domain.rs: ``F::MULTIPLICATIVE_GENERATOR``, the coset of ``coset_fft``).
+  generator g = 7 (bellman src/domain.rs: ``S::MULTIPLICATIVE_GENERATOR``, ``E::Fr::multiplicative_generator()`` in
+  older releases, the coset of ``coset_fft``).
 * ``SNARKJS`` (snarkjs ``groth16 prove``, src/groth16_prove.js): omega = 5^((r-1)/n) (5 is the
   least quadratic non-residue mod r, ffjavascript's ``Fr.w``); the coset is omega_2n*H, the odd
   powers of the 2n-th root omega_2n = 5^((r-1)/2n) (iNTT, multiply coefficient i by omega_2n^i,

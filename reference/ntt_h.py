@@ -14,7 +14,7 @@ The convention (reference/domain.py) says what leaves the phase:
 
       h = coset_INTT(E * (g^n - 1)^-1),  h_0 .. h_{n-2}
 
-  h_{n-1} is zero for a satisfying witness and is dropped (bellman: ``a.truncate(a.len() - 1)``); the H
+  h_{n-1} is zero for a satisfying witness and is dropped (bellman: ``let a_len = a.len() - 1; a.truncate(a_len);``); the H
   query has n - 1 points. bellman and supraseal drop it unchecked; here a non-zero h_{n-1} means a b - c is
   not divisible by Z, i.e. the witness does not satisfy the circuit: QuotientNotPolynomialError.
 * snarkjs (src/groth16_prove.js, g = omega_2n, so g^n - 1 = -2): the coset values themselves,

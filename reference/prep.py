@@ -2,7 +2,8 @@
 
 This docstring is the normative statement of the split (vectors/FORMAT.md, gpu/prep.py and docs cite it);
 source: supraseal-c2 c2/cuda/groth16_cuda.cu, ``generate_groth16_proofs_c``'s pre-processing (bit vectors,
-merged masks, popcounts) and the ``split_vectors`` it fills.
+merged masks, popcounts) and the ``split_vectors`` it fills (the half rule below since commit 68ab95d; the
+earlier 0b76da4 always splits).
 
 A Filecoin witness is mostly 0 and 1. A point whose scalar is 1 needs no multiplication: it is
 *added* (batch addition over a bitmap); only the other non-zero scalars need an MSM (the *tail*).

@@ -14,10 +14,11 @@ appear in A, so "inputs have full density in A" and the A query never drops an i
 from dataclasses import dataclass
 
 from .errors import ScalarRangeError, SizeMismatchError
-from .field import R
+from .field import R, TWO_ADICITY
 
-MAX_LOG_DOMAIN = 32
-"""Fr has 2-adicity 32 (r - 1 = 2^32 * t, t odd): no domain of 2^32 points or more exists."""
+MAX_LOG_DOMAIN = TWO_ADICITY
+"""Domains of 2^MAX_LOG_DOMAIN points or more are refused, as bellman does (src/domain.rs ``from_coeffs``: ``exp >=
+S`` is ``PolynomialDegreeTooLarge``, S = Fr's 2-adicity, 32; reference/domain.py EvaluationDomain keeps the same bound)."""
 
 Term = tuple[int, int]
 """(variable index into z, coefficient in [0, r))."""
