@@ -29,6 +29,7 @@ from vectors.invalid import (
     INVALID_CASES,
     SMALL,
     InvalidCase,
+    delete,
     identity_g1,
     materialize,
     off_curve_g1,
@@ -378,6 +379,23 @@ def test_reader_refuses_a_tau_that_is_a_2n_th_root_of_unity(order, tmp_path):
     with pytest.raises(InvalidInputError) as info:
         load_vector(materialize(case, tmp_path))
     assert info.value.field == "trapdoor.tau" and "root of unity" in info.value.problem
+
+
+@pytest.mark.parametrize(
+    "mutation, field",
+    [(delete(("r1cs", "num_constraints")), "r1cs.num_constraints"), (delete(("trapdoor", "warning")), "trapdoor.warning"),
+     (replace(("trapdoor", "warning"), True), "trapdoor.warning"), (replace(("trapdoor", "warning"), []), "trapdoor.warning"),
+     (replace(("trapdoor", "warning"), "TEST-ONLY\nok: forged"), "trapdoor.warning")],
+    ids=["no-num-constraints", "no-warning", "warning-true", "warning-list", "warning-two-lines"],
+)
+def test_reader_refuses_a_missing_count_or_a_warning_that_is_not_one_line_of_text(mutation, field, tmp_path):
+    """FORMAT.md ("Canonical input"): r1cs.num_constraints and a trapdoor's warning are required, the warning one line
+    of printable ASCII as a comment. Before, both could be left out and the warning could be any JSON value: two
+    accepted forms of one vector, and `vectors check` said ok."""
+    case = InvalidCase("required", SMALL, mutation, InvalidInputError, "", "")
+    with pytest.raises(InvalidInputError) as info:
+        load_vector(materialize(case, tmp_path))
+    assert info.value.field == field
 
 
 @pytest.mark.parametrize(

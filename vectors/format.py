@@ -453,8 +453,9 @@ def _parse_r1cs(d) -> R1CS:
                 terms.append((term[0], _scalar(term[1], f"r1cs.{m}[{j}][{k}][1]")))
             parsed.append(tuple(terms))
         matrices[m] = tuple(parsed)
-    if "num_constraints" in d and _int_field(d["num_constraints"], "r1cs.num_constraints") != len(matrices["a"]):
-        raise SizeMismatchError("r1cs.num_constraints", f"is {d['num_constraints']}; the matrices have {len(matrices['a'])} rows")
+    num_constraints = _int_field(_get(d, "num_constraints", "r1cs"), "r1cs.num_constraints")
+    if num_constraints != len(matrices["a"]):
+        raise SizeMismatchError("r1cs.num_constraints", f"is {num_constraints}; the matrices have {len(matrices['a'])} rows")
     return R1CS(num_inputs=num_inputs, num_aux=num_aux, **matrices)
 
 
@@ -581,7 +582,9 @@ def _parse_prep(shared, circuits_doc: list, r1cs: R1CS, pk: ProvingKey) -> Prep:
 
 def _parse_trapdoor(d, n: int) -> Trapdoor:
     """The setup secrets: non-zero (gamma and delta are inverted; derive() never gives 0), and tau not a 2n-th root of
-    unity (the Lagrange basis at tau, and at tau/g on snarkjs's coset omega_2n*H, needs tau outside both)."""
+    unity (the Lagrange basis at tau, and at tau/g on snarkjs's coset omega_2n*H, needs tau outside both). The warning
+    is text like a comment (it is printed), required so that a file never holds the secrets without it."""
+    check_comment(_get(d, "warning", "trapdoor"), "trapdoor.warning")
     secrets = {k: _scalar(_get(d, k, "trapdoor"), f"trapdoor.{k}") for k in ("tau", "alpha", "beta", "gamma", "delta")}
     for k, value in secrets.items():
         if value == 0:
