@@ -166,4 +166,4 @@ def check_outputs(outputs: dict, inputs: dict) -> None:
                 raise InvalidInputError(label, f"{path} is the same file as {other_label} ({other}): one output would be lost")
         for input_label, source in inputs.items():
             if source is not None and _same_file(path, Path(source)):
-                raise InvalidInputError(label, f"{path} is the input {input_label} ({source}): refusing to overwrite it")
+                raise InvalidInputError(label, f"{path} is the {input_label}: refusing to overwrite it")

@@ -228,6 +228,16 @@ def test_prove_writes_a_proof_that_verifies(small_vector, tmp_path, capsys):
     assert (rc, stdout) == (EXIT_OK, "circuit 0: valid\n")
 
 
+def test_prove_refuses_to_write_over_its_vector_in_one_plain_line(small_vector, capsys):
+    """`prove V --out V` would overwrite its input: one error line naming the input once (it read 'is the input
+    input V (V)'), the vector untouched."""
+    before = small_vector.read_bytes()
+    rc, stdout, stderr = _run(reference_main, ["prove", "--quiet", str(small_vector), "--out", str(small_vector)], capsys)
+    assert (rc, stdout) == (EXIT_BAD_INPUT, "")
+    assert stderr == f"error: --out: {small_vector} is the input {small_vector}: refusing to overwrite it\n"
+    assert small_vector.read_bytes() == before
+
+
 def test_verify_rejects_a_wrong_but_well_formed_proof_with_exit_1(small_vector, tmp_path, capsys):
     proof = proof_document(small_vector)
     proof["a"] = proof["c"]  # a valid G1 point, the wrong one
