@@ -16,7 +16,8 @@ that many bytes read, so memory follows the file's real size. Every JSON documen
 - strings that are valid Unicode (no lone surrogates, which cannot be printed or encoded).
 
 ``check_outputs`` refuses an output path that is another output or an input of the same command (after
-resolving links and relative paths): writing it would silently drop or overwrite data.
+resolving links and relative paths): writing it would silently drop or overwrite data. ``check_output_writable``
+refuses one that is a folder, or under a file or a read-only folder, before a long run rather than after it.
 """
 import json
 import os
@@ -154,6 +155,20 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return a.resolve() == b.resolve()
+
+
+def check_output_writable(label: str, path: Path) -> None:
+    """InvalidInputError (naming ``label``) unless ``path`` could be written now, by the writer's rules
+    (vectors/format.py write_files_atomically): not a folder (a link to one is replaced), and the nearest existing
+    folder above it, under which the writer makes the missing ones, writable. The write itself still reports what
+    fails later (a full disk, a folder changed since)."""
+    if path.is_dir() and not path.is_symlink():
+        raise InvalidInputError(label, f"{path} is a folder, not a file")
+    existing = next(folder for folder in path.parents if folder.exists())  # '.' or '/' at the latest
+    if not existing.is_dir():
+        raise InvalidInputError(label, f"cannot write {path}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InvalidInputError(label, f"the folder {existing} cannot be written to")
 
 
 def check_outputs(outputs: dict, inputs: dict) -> None:

@@ -525,7 +525,7 @@ def test_an_output_that_is_a_folder_leaves_no_other_output_file(tmp_path, capsys
     (tmp_path / "adir").mkdir()
     argv = ["prove", str(SMALL), "--format", "snarkjs", "--out", str(tmp_path / "p.json"), "--public", str(tmp_path / "adir"), "--quiet"]
     err = _exit_2(reference_main, argv, capsys, "")
-    assert err == f"error: {tmp_path / 'adir'}: cannot write: Is a directory\n", err
+    assert err == f"error: --public: {tmp_path / 'adir'} is a folder, not a file\n", err  # refused before proving
     (tmp_path / "bellman" / "public_inputs.json").mkdir(parents=True)
     _exit_2(vectors_main, ["export-bellman", str(SMALL), "--out", str(tmp_path / "bellman"), "--quiet"], capsys, "public_inputs.json")
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["adir", "bellman", "bellman/public_inputs.json"]

@@ -238,6 +238,21 @@ def test_prove_refuses_to_write_over_its_vector_in_one_plain_line(small_vector, 
     assert small_vector.read_bytes() == before
 
 
+@pytest.mark.parametrize("where, problem", [
+    ("a-file/proof.json", "cannot write {tmp}/a-file/proof.json: {tmp}/a-file is a file, not a folder"), ("", "{tmp} is a folder, not a file"),
+])
+def test_prove_refuses_an_output_it_cannot_write_before_proving(small_vector, tmp_path, capsys, monkeypatch, where, problem):
+    """A --out under a file, or naming a folder, was refused only when the proofs were written, after the whole proof
+    (minutes at 2^27): now before the vector is read."""
+    import reference.__main__ as cli
+
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setattr(cli, "load_vector", lambda *a, **k: pytest.fail("read the vector before refusing --out"))
+    out = tmp_path / where if where else tmp_path
+    rc, stdout, stderr = _run(reference_main, ["prove", "--quiet", str(small_vector), "--out", str(out)], capsys)
+    assert (rc, stdout, stderr) == (EXIT_BAD_INPUT, "", f"error: --out: {problem.format(tmp=tmp_path)}\n")
+
+
 def test_verify_rejects_a_wrong_but_well_formed_proof_with_exit_1(small_vector, tmp_path, capsys):
     proof = proof_document(small_vector)
     proof["a"] = proof["c"]  # a valid G1 point, the wrong one
