@@ -233,7 +233,18 @@ def load_record(path) -> dict:
         raise InvalidInputError(f"{path}: environment.gpu_sources", "expected null or absent (records made before it), "
                                 "or the sources' sha256 as 64 lowercase hex digits")
     _refuse_unprintable_text(doc, str(path))
+    _refuse_two_shapes(doc, str(path))
     return doc
+
+
+def _refuse_two_shapes(doc: dict, path: str) -> None:
+    """Every entry of one case has that case's shape: ``mismatches`` compares the shapes case by case."""
+    first: dict[str, int] = {}
+    for i, e in enumerate(doc["entries"]):
+        j = first.setdefault(e["case"], i)
+        if e["shape"] != doc["entries"][j]["shape"]:
+            raise InvalidInputError(f"{path}: entries[{i}].shape", f"differs from entries[{j}].shape of the same case "
+                                    f"{e['case']} (one case, one shape)")
 
 
 def _refuse_unprintable_text(doc: dict, path: str) -> None:

@@ -492,3 +492,16 @@ def test_a_round_given_twice_is_not_pooled(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.startswith(f"error: {rounds[-1]}: holds the same runs as {one}"), err
         assert not (tmp_path / "pooled.json").exists()
+
+
+def test_a_case_with_two_shapes_is_refused(tmp_path, capsys):
+    """One case, one shape: compare judged shapes by each case's last entry, so an entry of another size (2^20 beside
+    2^10) was compared with the baseline's 2^10 entry and passed (found by session 45's verdict audit)."""
+    mixed = record(BASE)
+    mixed["entries"][0]["shape"] = dict(SHAPE, log_n=20)
+    base_path, new_path = write(tmp_path, "b.json", record(BASE)), write(tmp_path, "n.json", mixed)
+    assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == (f"error: {new_path}: entries[1].shape: differs from entries[0].shape of the same "
+                                         "case porep-log10 (one case, one shape)")
+
