@@ -15,7 +15,7 @@ Noise rule (stated once here; docs/PERFORMANCE.md cites it). For each (case, bac
 INCOMPLETE (exit 1) when none is but some entry is not judged, unless ``--allow-unjudged`` (then PASS, naming them).
 
 Runs are comparable when they come from the same tool on the same machine model (GPU model, or CPU model for
-CPU-only runs) and time the same cases with the same shapes and the same (backend, phase) entries; otherwise
+CPU-only runs) and time the same cases with the same shapes and the same (backend, phase) entries, each of one kind; otherwise
 ``compare`` refuses them (InvalidInputError 'mismatch', exit 2) unless asked to compare the common entries anyway.
 Other environment differences (driver, CUDA, CuPy, clocks, commit, the GPU sources' digest) are listed, not refused: they are often what
 is being compared.
@@ -169,6 +169,9 @@ def mismatches(baseline: dict, new: dict) -> list[str]:
     if differing:
         problems.append(f"timed phases: {len(differing)} (case, backend, phase) entries are in one run only, e.g. "
                         + ", ".join("/".join(k) for k in differing[:3]))
+    kinds_b, kinds_n = ({entry_key(e): e["kind"] for e in doc["entries"]} for doc in (baseline, new))
+    problems += [f"kind of {'/'.join(k)}: baseline {kinds_b[k]}, new {kinds_n[k]}"
+                 for k in sorted(keys_b & keys_n) if kinds_b[k] != kinds_n[k]]
     return problems
 
 

@@ -505,3 +505,14 @@ def test_a_case_with_two_shapes_is_refused(tmp_path, capsys):
     assert out == "" and err.strip() == (f"error: {new_path}: entries[1].shape: differs from entries[0].shape of the same "
                                          "case porep-log10 (one case, one shape)")
 
+
+
+def test_an_entry_timed_as_another_kind_is_a_mismatch(tmp_path, capsys):
+    """An entry's kind (phase, host stage, copy) is compared: the new run's kind was ignored, so a copy's time was
+    judged against a phase's (found by session 45's verdict audit)."""
+    other = record(BASE)
+    other["entries"][2]["kind"] = "copy"
+    base_path, new_path = write(tmp_path, "b.json", record(BASE)), write(tmp_path, "n.json", other)
+    assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "error: mismatch: the runs are not comparable: kind of porep-log10/gpu/msm_h: baseline phase, new copy" in err
