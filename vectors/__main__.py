@@ -9,7 +9,7 @@ from reference.errors import InvalidInputError
 from reference.safe_files import check_outputs
 
 from .bellman import export_bellman, import_bellman
-from .bundled import BUNDLED, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
+from .bundled import BUNDLED, DATA_DIR, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
 from .checking import check_vector_values
 from .edge_cases import EDGE_CASES, select_cases, write_edge_vectors
 from .fast_library import curve_primitive
@@ -63,7 +63,8 @@ def _parser() -> ArgumentParser:
                     "(vectors/edge_cases.py) and import snarkjs-interop from the fixtures of interop/snarkjs/ (the last step "
                     "of its regenerate.sh): every file of vectors/data/.",
     )
-    rg.add_argument("--check", action="store_true", help="do not write; exit 1 if any bundled file differs from a fresh generation")
+    rg.add_argument("--check", action="store_true", help="do not write; exit 1 if any bundled file differs from a fresh generation "
+                    "(without names: or a file in vectors/data/ is made by none)")
     rg.add_argument("names", nargs="*", help="only these bundled vectors (default: all)")
     rg.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     c = sub.add_parser(
@@ -221,22 +222,28 @@ def _regenerate(args) -> int:
     unknown = sorted(set(args.names) - {b.name for b in BUNDLED} - {c.name for c in EDGE_CASES} - {SNARKJS_INTEROP.stem})
     if unknown:  # a name that matches nothing would check nothing and pass; refused before any vector is written
         raise InvalidInputError("names", f"no bundled vector is named {', '.join(unknown)}")
-    stale, compared = [], [b.name for b in chosen]
+    stale, compared, made = [], [b.name for b in chosen], {SNARKJS_INTEROP}
     for b in chosen:
         say(f"{b.name}: {b.command}")
         files = _vector_files(b.path, *generate_from_args(list(b.args), str(b.path), say))
+        made.update(files)
         if args.check:
             stale += [str(p) for p, data in files.items() if not p.exists() or p.read_bytes() != data]
         else:
             write_files_atomically(files)
     if not args.names or edge_names:
         stale += write_edge_vectors(check=args.check, names=edge_names or None, progress=say)
-        compared += [case.name for case in select_cases(edge_names or None)]
+        cases = select_cases(edge_names or None)
+        compared += [case.name for case in cases]
+        made.update(case.path for case in cases)
     if not args.names or SNARKJS_INTEROP.stem in args.names:
         stale += _import_snarkjs_interop(args.check, say)
         compared.append(SNARKJS_INTEROP.stem)
-    if stale:
-        print("differ from a fresh generation: " + ", ".join(stale))
+    # every file there is bundled (bundled_paths): one that no step makes is not 'ok' either
+    unmade = [str(p) for p in sorted(DATA_DIR.iterdir()) if p not in made] if args.check and not args.names else []
+    if stale or unmade:
+        print("\n".join(f"{what}: {', '.join(paths)}" for what, paths in
+                        (("differ from a fresh generation", stale), ("made by no generator", unmade)) if paths))
         return 1
     if args.check:  # the verdict names what it covers: a silent exit 0 does not say which vectors were compared
         print(f"ok: {len(compared)} bundled vectors regenerate bit for bit ({', '.join(compared)})")
