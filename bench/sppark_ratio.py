@@ -77,8 +77,9 @@ def parse_sppark(text: str) -> dict:
         line = line.strip()
         if m := SPPARK_TIME.match(line):
             op, log2, median, low, inputs = m.groups()
-            if inputs == "device":
-                rows.setdefault((op, int(log2)), {"check": None}).update(median_ms=float(median), min_ms=float(low))
+            if inputs == "device":  # a new time needs its own check line; a failed check of the row stays failed
+                failed = rows.get((op, int(log2)), {}).get("check") == "FAIL"
+                rows[(op, int(log2))] = {"median_ms": float(median), "min_ms": float(low), "check": "FAIL" if failed else None}
         elif m := SPPARK_FAILED.match(line):
             op, log2, inputs = m.groups()
             if inputs == "device":

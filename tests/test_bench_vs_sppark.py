@@ -140,6 +140,17 @@ def test_a_goal_against_sppark_is_not_judged_when_its_result_was_never_checked()
     assert rows[("fr_ntt_fwd", 27)]["verdict"] == MET
 
 
+def test_a_time_measured_again_after_its_check_needs_a_check_of_its_own():
+    """A second time line for one row (two runs in one log, the second cut off before its check): its median is the
+    one judged, so the first run's check=ok does not vouch for it (found by session 45's verdict audit: 'met')."""
+    ours = {("g1_msm", 24): 70.0}
+    again = "sppark g1_msm log=24 median_ms=150.000 min_ms=149.000 inputs=device\n"
+    sppark = ratio.parse_sppark(SPPARK_LOG + again)
+    assert sppark[("g1_msm", 24)] == {"median_ms": 150.0, "min_ms": 149.0, "check": None}
+    assert by_key(ratio.ratio_rows(ours, sppark))[("g1_msm", 24)]["verdict"] == "not judged (sppark's result not checked)"
+    failed = ratio.parse_sppark(SPPARK_LOG.replace("log=24 inputs=device check=ok", "log=24 inputs=device check=FAIL") + again)
+    assert failed[("g1_msm", 24)]["check"] == "FAIL"  # a failed check of the row stays failed
+
 def test_main_writes_markdown_and_json(tmp_path):
     files = {"sppark.log": SPPARK_LOG, "msm.json": json.dumps(msm_doc(70.0, 160.0)),
              "ntt.json": json.dumps(ntt_doc(36.0, 240.0)), "env.json": json.dumps(ENV)}
