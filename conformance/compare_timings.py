@@ -31,6 +31,9 @@ from reference.errors import InvalidInputError
 
 from .timing import Stats, code_label, entry, entry_key, load_timings, machine_label, timing_document
 
+UNIT = "seconds"
+"""The one unit of a timing record's runs (TIMING_SCHEMA.md; timing_document writes it)."""
+
 SCHEMA_NAME = "groth16-timing-comparison"
 SCHEMA_VERSION = 1
 MIN_TIMED_RUNS = 3
@@ -221,10 +224,13 @@ def _reasons_not_judged(rows: list[Row]) -> list[str]:
 
 def load_record(path) -> dict:
     """load_timings, and the fields compare and pool read that it leaves unchecked: environment.gpu (null, or an object
-    naming the GPU model: machine_label reads gpu["name"]), environment.gpu_sources (code_label prints its first digits)
-    and command (pool joins the rounds' commands). A record where
+    naming the GPU model: machine_label reads gpu["name"]), environment.gpu_sources (code_label prints its first digits),
+    command (pool joins the rounds' commands) and unit (the runs are read as seconds: a record in another unit would
+    be compared as if it were in seconds). A record where
     they have another type is refused, naming the file, instead of failing with a traceback."""
     doc = load_timings(path)
+    if doc.get("unit") != UNIT:
+        raise InvalidInputError(f"{path}: unit", f"expected \"{UNIT}\" (the only unit of a timing record), got {doc.get('unit')!r}")
     gpu = doc["environment"].get("gpu")
     if gpu is not None and not (isinstance(gpu, dict) and isinstance(gpu.get("name"), str) and gpu["name"]):
         raise InvalidInputError(f"{path}: environment.gpu", "expected null (a CPU-only run) or an object whose \"name\" "

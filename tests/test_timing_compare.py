@@ -442,10 +442,14 @@ def test_pooling_one_round_or_over_a_round_is_bad_input(tmp_path, capsys):
     (lambda d: d["environment"].update(gpu={"driver": "580.159.04"}), "environment.gpu: expected null (a CPU-only run) or an object"),
     (lambda d: d.pop("command"), "command: expected a string"),
     (lambda d: d.update(command=7), "command: expected a string"),
+    (lambda d: d.update(unit="milliseconds"), "unit: expected \"seconds\""),
+    (lambda d: d.pop("unit"), "unit: expected \"seconds\""),
 ])
-def test_a_gpu_or_command_of_another_type_is_bad_input_in_compare_and_pool(tmp_path, capsys, mutate, field):
+def test_a_gpu_command_or_unit_of_another_type_is_bad_input_in_compare_and_pool(tmp_path, capsys, mutate, field):
     """compare and pool read environment.gpu["name"] (the machine model) and pool joins the rounds' commands: a record
-    whose gpu was not an object with a name, or whose command was missing or not a string, raised a traceback."""
+    whose gpu was not an object with a name, or whose command was missing or not a string, raised a traceback. A unit
+    other than seconds was read as seconds: a record in milliseconds compared with one in seconds called every phase
+    1000x faster, and a gate passed over a planted 5.7 s slowdown."""
     good, bad = write(tmp_path, "good.json", record(BASE)), write(tmp_path, "bad.json", _broken(mutate))
     out = tmp_path / "pooled.json"
     for argv in (["compare", good, bad, "--max-slowdown", "5"], ["compare", bad, good], ["pool", str(out), good, bad]):
