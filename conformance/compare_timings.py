@@ -327,12 +327,32 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
+def signed_seconds_text(seconds: float) -> str:
+    return ("-" if seconds < 0 else "+") + seconds_text(abs(seconds))
+
+
+PCT_DECIMALS = 1
+"""Decimals of a printed percentage, unless more are needed to tell it from 0 or from the gate (pct_text)."""
+MAX_PCT_DECIMALS = 12
+
+
+def pct_text(value: float, sign: str = "+", above: float | None = None) -> str:
+    """``value`` % with PCT_DECIMALS decimals, or as many more as it takes for a nonzero value not to read as 0 and, with
+    ``above`` (the gate), for a value above it not to read as at or below it: '+0.04%', not '+0.0%'."""
+    for decimals in range(PCT_DECIMALS, MAX_PCT_DECIMALS + 1):
+        text = f"{value:{sign}.{decimals}f}"
+        shown = float(text)
+        if (shown != 0 or value == 0) and (above is None or value <= above or shown > above):
+            break
+    return text + "%"
+
+
 def _signed_pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.1f}%"
+    return "-" if value is None else pct_text(value)
 
 
-HEADER = ["case", "backend", "phase", "baseline median (spread, runs)", "new median (spread, runs)", "change",
-          "beyond noise", "verdict"]
+HEADER = ["case", "backend", "phase", "baseline median (spread, runs)", "new median (spread, runs)",
+          "difference (noise)", "change", "beyond noise", "verdict"]
 
 
 def table_rows(comparison: Comparison) -> list[list[str]]:
@@ -342,7 +362,9 @@ def table_rows(comparison: Comparison) -> list[list[str]]:
         out.append([r.case, r.backend, r.phase,
                     f"{seconds_text(r.baseline.median)} (±{seconds_text(r.baseline.spread)}, {len(r.baseline.runs)})",
                     f"{seconds_text(r.new.median)} (±{seconds_text(r.new.spread)}, {len(r.new.runs)})",
-                    _signed_pct(r.change_pct), f"{r.beyond_noise_pct:.1f}%" if r.verdict in (SLOWER, FASTER) else "-",
+                    f"{signed_seconds_text(r.diff)} (noise {seconds_text(r.noise)})",
+                    _signed_pct(r.change_pct),
+                    pct_text(r.beyond_noise_pct, "", comparison.max_slowdown_pct) if r.verdict in (SLOWER, FASTER) else "-",
                     verdict])
     return out
 
@@ -360,7 +382,8 @@ def summary_lines(comparison: Comparison) -> list[str]:
         judged = sum(1 for r in comparison.rows if r.judged)
         unjudged = ", ".join(f"{r.case}/{r.backend}/{r.phase}" for r in comparison.unjudged)
         if failing:
-            names = ", ".join(f"{r.case}/{r.backend}/{r.phase} (+{r.beyond_noise_pct:.1f}%)" for r in failing)
+            names = ", ".join(f"{r.case}/{r.backend}/{r.phase} ({pct_text(r.beyond_noise_pct, above=comparison.max_slowdown_pct)})"
+                              for r in failing)
             lines.append(f"result: FAIL: slower by more than {comparison.max_slowdown_pct:g}% beyond noise: {names}")
         elif comparison.result == "incomplete":
             lines.append(f"result: INCOMPLETE: none of the {judged} judged entries is slower by more than "

@@ -92,6 +92,25 @@ def test_a_real_regression_is_named_with_its_change_beyond_noise(tmp_path, capsy
     assert main(["compare", base_path, new_path]) == 0  # no gate: a report only
 
 
+def test_the_printed_numbers_show_the_change_the_verdict_is_about(tmp_path, capsys):
+    """Rounding once hid the change it judged: 1.0000 s -> 1.0004 s with steady runs printed '1.000 s', '1.000 s', '+0.0%'
+    and 'slower FAIL', the result 'slower by more than 0% beyond noise: ... (+0.0%)'; 5.04% beyond noise failed a 5%
+    gate printed as '(+5.0%)'. The table now states each entry's difference of the medians and its noise in seconds,
+    and a percentage keeps the decimals that tell it from 0 and from the gate."""
+    one = {"msm_h": [1.0] * 5}
+    slower = {"msm_h": [1.0004] * 5}
+    base_path, new_path = write(tmp_path, "b.json", record(one)), write(tmp_path, "n.json", record(slower))
+    assert main(["compare", base_path, new_path, "--max-slowdown", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "+400.0 us (noise 1.0 us)" in out and "+0.04%" in out and "(+0.0%)" not in out, out
+    noisy = {"msm_h": [10.0, 10.0, 10.0, 10.0, 10.1]}
+    over = {"msm_h": [10.6041] * 5}  # 604.1 ms slower, noise 100 ms: 5.041% beyond noise
+    base_path, new_path = write(tmp_path, "b2.json", record(noisy)), write(tmp_path, "n2.json", record(over))
+    assert main(["compare", base_path, new_path, "--max-slowdown", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "porep-log10/gpu/msm_h (+5.04%)" in out and "+604.10 ms (noise 100.00 ms)" in out, out
+
+
 def test_faster_is_named_and_never_fails_the_gate(tmp_path):
     new = dict(BASE, ntt_h=steady(0.050, 0.004))
     c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"), max_slowdown_pct=0)
