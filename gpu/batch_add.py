@@ -177,8 +177,12 @@ class BatchAdder:
         modes, selected = row_modes(popcounts, n)
         if self._total is None and MODE_COMPLEMENT in modes:
             # T in a pass of its own: as a row of the circuits' pass its chunks would hold 2 to 100
-            # times the work of theirs and finish last. Once per base set: then it is kept.
-            self._total = self._chunk_sums(bitmaps, [MODE_ALL])
+            # times the work of theirs and finish last. Once per base set: then it is kept. Kept only once computed
+            # (check: the stream waited for): blocks on one device share the bases, each on a stream of its own
+            # (gpu/multi.py), and one that found T queued but not yet written on another stream would read it unwritten.
+            total = self._chunk_sums(bitmaps, [MODE_ALL])
+            backend().check(f"{group.name.upper()} total of {n} points")
+            self._total = total
         if patterns_pay(selected, n):
             sums = self._pattern_sums(bitmaps, modes)
         else:

@@ -1000,3 +1000,52 @@ def test_gpu_batch_add_device_bitmaps_counted_on_device():
 @pytest.mark.gpu
 def test_gpu_phases_match_reference():
     _check_phases(random.Random("gpu-phases"), 3, 40)
+
+def test_emulated_batch_add_total_published_only_once_computed(emulated):
+    """The total of all bases that BatchAdder keeps (shared by every block of a call: gpu/multi.py runs several blocks
+    on one device, each on a stream of its own, over the same DeviceQueries) is handed to other callers only once the
+    work that computes it has been waited for (Backend.check): published while its launches were still queued, a
+    block on another stream could read it before it is written (audit 45: a complement row's sum T - sum_clear from
+    an unwritten T). Here launches run at once but count as queued until a check or a download, as on a stream."""
+    from gpu import batch_add
+    from gpu.points import Backend, backend, use_backend
+
+    host = backend()
+    queued = []
+
+    def launch(kernel, grid, block, args, what):
+        host.launch(kernel, grid, block, args, what)
+        queued.append(what)
+
+    def check(what):
+        host.check(what)
+        queued.clear()
+
+    def asnumpy(array):  # a device-to-host copy waits for the stream
+        queued.clear()
+        return host.xp.asnumpy(array)
+
+    xp = SimpleNamespace(**{**vars(host.xp), "asnumpy": asnumpy})
+    published = []
+
+    class WatchedAdder(batch_add.BatchAdder):
+        @property
+        def _total(self):
+            return self.__dict__.get("_watched_total")
+
+        @_total.setter
+        def _total(self, value):
+            if value is not None:
+                published.append(list(queued))
+            self.__dict__["_watched_total"] = value
+
+    group = GROUPS["g1"][0]
+    n = 70
+    words, logs = known_log_bases(n, "g1", "batch-total-published")
+    rows = [[i != 17 for i in range(n)], [i % 3 == 0 for i in range(n)]]  # a complement row: the total is made
+    stream_like = Backend(xp=xp, load=host.load, launch=launch, check=check, reserve=host.reserve, address=host.address)
+    with use_backend(stream_like):
+        adder = WatchedAdder(words, group)
+        got = download_points(adder.sums(bitmap_rows([bitmap_bytes(bits) for bits in rows], n)), group)
+    assert encode(got, "g1") == encode([expected_from_logs(logs, [int(b) for b in bits], "g1") for bits in rows], "g1")
+    assert published == [[]], f"the total was published with launches still queued: {published}"
