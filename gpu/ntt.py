@@ -131,13 +131,21 @@ def powers(base: int, count: int, constant: int = 1):
     return out
 
 
+def _kept(table, what: str):
+    """``table`` once the kernels that write it have run. A kept table is read by every block on this device, each
+    on a stream of its own (gpu/multi.py: --devices 0,0), with no event between them: one handed out while still
+    queued could be read unwritten by another stream."""
+    device.launch_check(what, sync=True)
+    return table
+
+
 @functools.lru_cache(maxsize=None)
 def _roots(device_id: int, inverse: bool, root_generator: int):
     """w^e for e < 2^(MAX_LOG_RADIX - 1), w = omega_{2^MAX_LOG_RADIX} (or its inverse): the in-pass stage twiddles.
 
     Same generator as the pass twiddles, so that w_R = w_{2^10}^(2^10 / R) equals w_n^(n / R)."""
     w = omega(MAX_LOG_RADIX, root_generator)
-    return powers(pow(w, -1, R) if inverse else w, 1 << (MAX_LOG_RADIX - 1))
+    return _kept(powers(pow(w, -1, R) if inverse else w, 1 << (MAX_LOG_RADIX - 1)), "NTT stage twiddles")
 
 
 @functools.lru_cache(maxsize=None)
@@ -148,7 +156,8 @@ def _twiddles(device_id: int, log_n: int, inverse: bool, root_generator: int):
     if inverse:
         w = pow(w, -1, R)
     b = plan_passes(log_n)[-1]
-    return powers(pow(w, 1 << b, R), 1 << (log_n - b)), powers(w, 1 << b), b
+    hi, lo = powers(pow(w, 1 << b, R), 1 << (log_n - b)), powers(w, 1 << b)
+    return _kept((hi, lo, b), f"NTT pass twiddles of 2^{log_n}")
 
 
 _LARGE_TABLES: dict = {}
@@ -168,7 +177,7 @@ def _large_table(log_n: int, root_generator: int, kind, build):
     key = _large_key(log_n, root_generator, kind)
     table = _LARGE_TABLES.get(key)
     if table is None:  # (held in a local: a plan on another thread of this device may release the entry meanwhile)
-        table = _LARGE_TABLES[key] = build()
+        table = _LARGE_TABLES[key] = _kept(build(), f"NTT {'half' if kind == HALF else 'scale'} table of 2^{log_n}")
     return table
 
 
@@ -281,7 +290,7 @@ def _scale_tables(device_id: int, log_n: int, scale: Scale):
     bits = (log_n + 1) // 2
     lo = powers(scale.base, 1 << bits, scale.constant)
     hi = powers(pow(scale.base, 1 << bits, R), 1 << (log_n - bits))
-    return lo, hi, bits
+    return _kept((lo, hi, bits), f"NTT scale tables of 2^{log_n}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -289,7 +298,7 @@ def _placeholder(device_id: int):
     """One zero element: the pointer handed for tables a pass does not read."""
     import cupy
 
-    return cupy.zeros((1, FR.num_limbs), dtype=np.uint32)
+    return _kept(cupy.zeros((1, FR.num_limbs), dtype=np.uint32), "NTT placeholder table")
 
 
 def table_bytes(log_n: int) -> int:

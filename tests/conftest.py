@@ -240,6 +240,16 @@ def dfts(x, inverse, root_generator, in_scale, out_scale, out_factor, out_minus,
     return y
 
 
+def queue_busy_work() -> None:
+    """Some milliseconds of work on the current CUDA stream: what is queued after it is still pending when the host
+    has queued it (a test of what waits for a stream and what does not)."""
+    import cupy
+
+    busy = cupy.ones(1 << 26, dtype=cupy.float64)
+    for _ in range(20):
+        busy = cupy.sqrt(busy)
+
+
 def readable(vector):
     if vector is None:
         return None

@@ -28,7 +28,7 @@ from reference.domain import BELLMAN, SNARKJS, EvaluationDomain
 from reference.errors import InvalidInputError, SizeMismatchError
 from reference.field import R
 from vectors.bundled import SNARKJS_INTEROP
-from conftest import readable
+from conftest import queue_busy_work, readable
 
 ROOT = Path(__file__).resolve().parent.parent
 EMULATOR_SOURCE = ROOT / "tests" / "native" / "ntt_emulate.cpp"
@@ -837,3 +837,31 @@ def test_snarkjs_evaluate_sets_c_to_a_times_b():
     with pytest.raises(UnsatisfiedConstraintError) as gpu_error:
         evaluate(csr, witnesses_to_device(broken, csr.num_variables), SNARKJS)
     assert str(gpu_error.value) == str(reference_error.value)
+
+
+@pytest.mark.gpu
+def test_kept_tables_are_written_before_they_are_handed_out():
+    """Every table gpu/ntt.py keeps for the process is read by every block on its device, each on a stream of its own
+    (gpu/multi.py, --devices 0,0), with no event between them: a builder hands its table out only once the stream
+    that writes it has run it (ntt._kept). Here work queued ahead would still be running, were the builder to return
+    with the table's kernels queued behind it."""
+    import cupy
+
+    from gpu import ntt
+
+    device_id, log_n = cupy.cuda.Device().id, 12
+    builders = {
+        "stage twiddles": lambda: ntt._roots(device_id, False, ntt.ROOT_GENERATOR),
+        "pass twiddles": lambda: ntt._twiddles(device_id, log_n, False, ntt.ROOT_GENERATOR),
+        "scale tables": lambda: ntt._scale_tables(device_id, log_n, ntt.Scale(3, ntt.COSET_GENERATOR)),
+        "placeholder": lambda: ntt._placeholder(device_id),
+        "half table": lambda: ntt._half_table(log_n),
+    }
+    for cached in (ntt._roots, ntt._twiddles, ntt._scale_tables, ntt._placeholder):
+        cached.cache_clear()
+    ntt.release_large_tables()
+    stream = cupy.cuda.get_current_stream()
+    for name, build in builders.items():
+        queue_busy_work()
+        build()
+        assert stream.done, f"the {name} were handed out with their kernels still queued"
