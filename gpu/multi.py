@@ -90,6 +90,8 @@ def keys_on(pk, devices: list[int]) -> dict:
         with cupy.cuda.Device(d):
             try:
                 queries[d] = DeviceQueries.from_proving_key(pk)
+                # the copies ran on this thread's stream; the blocks' streams (run_on_devices) are not ordered after it
+                device.launch_check(f"the proving key's upload to GPU {d}", sync=True)
             except cupy.cuda.memory.OutOfMemoryError as exc:
                 raise device.GpuMemoryError(f"the proving key on GPU {d}", int(getattr(exc, "size", 0)),
                                             device.free_device_memory()) from exc

@@ -13,6 +13,8 @@ from reference.errors import InvalidInputError
 from vectors.bundled import DATA_DIR
 from vectors.format import load_vector
 
+from conftest import queue_busy_work
+
 MULTI = DATA_DIR / "multi-circuit-log07.json"
 
 
@@ -134,3 +136,18 @@ def test_ntt_tables_live_on_the_device_that_transforms():
         assert ntt._twiddles(0, log_n, False, ntt.ROOT_GENERATOR)[0].device.id == 0
     assert {(d, table.device.id) for (d, *_), table in ntt._LARGE_TABLES.items()} >= {(0, 0), (1, 1)}
     assert all(table.device.id == d for (d, *_), table in ntt._LARGE_TABLES.items())
+
+
+@pytest.mark.gpu
+def test_keys_are_uploaded_before_the_blocks_streams_read_them():
+    """keys_on copies the proving key on the calling thread's stream; the blocks then read it on streams of their own
+    (run_on_devices), not ordered after that one: keys_on returns only once the copies have run. Here work queued
+    ahead of the copies would still be running, were it to return with them queued."""
+    import cupy
+
+    from gpu.multi import keys_on
+
+    vector = load_vector(MULTI)
+    queue_busy_work()
+    keys_on(vector.pk, [cupy.cuda.Device().id])
+    assert cupy.cuda.get_current_stream().done, "the proving key was handed to the blocks with its copies queued"
