@@ -143,12 +143,24 @@ def _prove(args) -> int:
     return EXIT_OK
 
 
+def _cupy_errors() -> tuple:
+    """CuPy's own errors, raised where no phase check names them (an allocation outside the plan, a wait on a
+    stream): () without CuPy."""
+    try:
+        import cupy
+    except ImportError:
+        return ()
+    return cupy.cuda.memory.OutOfMemoryError, cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         return {"prove": _prove}[args.command](args)
     except (GpuUnavailableError, GpuMemoryError, GpuKernelError) as exc:
         raise ToolkitError(f"gpu: {exc}") from exc
+    except _cupy_errors() as exc:  # one error line, no proof written, as for the errors the phases name
+        raise ToolkitError(f"gpu: CUDA: {type(exc).__name__}: {exc}") from exc
 
 
 if __name__ == "__main__":

@@ -1001,6 +1001,7 @@ def test_gpu_batch_add_device_bitmaps_counted_on_device():
 def test_gpu_phases_match_reference():
     _check_phases(random.Random("gpu-phases"), 3, 40)
 
+
 def test_emulated_batch_add_total_published_only_once_computed(emulated):
     """The total of all bases that BatchAdder keeps (shared by every block of a call: gpu/multi.py runs several blocks
     on one device, each on a stream of its own, over the same DeviceQueries) is handed to other callers only once the

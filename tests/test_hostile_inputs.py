@@ -496,6 +496,24 @@ def test_argument_errors_are_one_error_line(module, argv, line, capsys):
     assert capsys.readouterr() == ("", f"error: {line}\n")
 
 
+def test_a_cupy_error_outside_the_phases_is_one_error_line(monkeypatch, capsys):
+    """CuPy's own errors, raised where no phase check names them (an allocation outside the memory plan, a wait on a
+    stream), are one error line and exit 2, as the errors the phases name are; they were a traceback
+    (gpu/__main__.py _cupy_errors). Proofs are written after every phase, so none was."""
+    import gpu.__main__ as gpu_main
+
+    class OutOfMemoryError(Exception):
+        pass
+
+    def prove(args):
+        raise OutOfMemoryError("Out of memory allocating 8,589,934,592 bytes")
+
+    monkeypatch.setattr(gpu_main, "_prove", prove)
+    monkeypatch.setattr(gpu_main, "_cupy_errors", lambda: (OutOfMemoryError,))
+    assert run_main(gpu_main.main, ["prove", "v.json"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr() == ("", "error: gpu: CUDA: OutOfMemoryError: Out of memory allocating 8,589,934,592 bytes\n")
+
+
 def _unwritable(tmp_path) -> Path:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
