@@ -369,9 +369,28 @@ def table_rows(comparison: Comparison) -> list[list[str]]:
     return out
 
 
+KIND_PLURALS = {"phase": "phases", "host": "host stages", "copy": "copies"}
+"""How the sums line names each kind of entry (timing.KINDS)."""
+
+
+def sum_lines(rows: list[Row]) -> list[str]:
+    """Per case, backend and kind, the sums of the entries' medians on both sides: a slowdown spread over entries each
+    within noise shows here. Told, not judged (no noise of a sum is measured); kinds are summed apart, as their clocks
+    differ (a host stage may hold a copy)."""
+    sums: dict[tuple, list[float]] = {}
+    for r in rows:
+        both = sums.setdefault((r.case, r.backend, r.kind), [0.0, 0.0])
+        both[0] += r.baseline.median
+        both[1] += r.new.median
+    return [f"sum of medians, {case} {backend} {KIND_PLURALS[kind]} (told, not judged): {seconds_text(b)} -> "
+            f"{seconds_text(n)} ({signed_seconds_text(n - b)}" + (f", {pct_text((n - b) / b * 100)})" if b > 0 else ")")
+            for (case, backend, kind), (b, n) in sums.items()]
+
+
 def summary_lines(comparison: Comparison) -> list[str]:
     counts = {v: sum(1 for r in comparison.rows if r.verdict == v) for v in VERDICTS}
     lines = ["; ".join(f"{v}: {n}" for v, n in counts.items() if n)]
+    lines += sum_lines(comparison.rows)
     lines += [f"not judged: {reason}" for reason in _reasons_not_judged(comparison.rows)]
     if comparison.mismatches:
         lines.append("compared despite: " + "; ".join(comparison.mismatches))

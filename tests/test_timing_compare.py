@@ -111,6 +111,17 @@ def test_the_printed_numbers_show_the_change_the_verdict_is_about(tmp_path, caps
     assert "porep-log10/gpu/msm_h (+5.04%)" in out and "+604.10 ms (noise 100.00 ms)" in out, out
 
 
+def test_a_slowdown_spread_over_entries_within_noise_shows_in_the_sums(tmp_path, capsys):
+    """Each phase 1% slower, within its noise: no entry is called slower and a 5% gate passes (the per-entry rule), but
+    the sums of the medians, told beside the verdicts, show the whole: 0.610 s -> 0.6161 s, +1%."""
+    slower = {p: [t * 1.01 for t in runs] for p, runs in BASE.items()}
+    base_path, new_path = write(tmp_path, "b.json", record(BASE)), write(tmp_path, "n.json", record(slower))
+    assert main(["compare", base_path, new_path, "--max-slowdown", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "within noise: 3" in out and "slower: " not in out, out
+    assert "sum of medians, porep-log10 gpu phases (told, not judged): 610.00 ms -> 616.10 ms (+6.10 ms, +1.0%)" in out, out
+
+
 def test_faster_is_named_and_never_fails_the_gate(tmp_path):
     new = dict(BASE, ntt_h=steady(0.050, 0.004))
     c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"), max_slowdown_pct=0)
