@@ -360,8 +360,8 @@ def table_rows(comparison: Comparison) -> list[list[str]]:
     for r in comparison.rows:
         verdict = r.verdict + (" FAIL" if r.fails(comparison.max_slowdown_pct) else "")
         out.append([r.case, r.backend, r.phase,
-                    f"{seconds_text(r.baseline.median)} (±{seconds_text(r.baseline.spread)}, {len(r.baseline.runs)})",
-                    f"{seconds_text(r.new.median)} (±{seconds_text(r.new.spread)}, {len(r.new.runs)})",
+                    f"{seconds_text(r.baseline.median)} ({seconds_text(r.baseline.spread)}, {len(r.baseline.runs)})",
+                    f"{seconds_text(r.new.median)} ({seconds_text(r.new.spread)}, {len(r.new.runs)})",
                     f"{signed_seconds_text(r.diff)} (noise {seconds_text(r.noise)})",
                     _signed_pct(r.change_pct),
                     pct_text(r.beyond_noise_pct, "", comparison.max_slowdown_pct) if r.verdict in (SLOWER, FASTER) else "-",

@@ -122,6 +122,16 @@ def test_a_slowdown_spread_over_entries_within_noise_shows_in_the_sums(tmp_path,
     assert "sum of medians, porep-log10 gpu phases (told, not judged): 610.00 ms -> 616.10 ms (+6.10 ms, +1.0%)" in out, out
 
 
+def test_a_median_is_printed_with_its_spread_not_a_half_width(capsys, tmp_path):
+    """The cell under 'median (spread, runs)' is the median, the spread (max - min) and the runs: it read '(±200.00 ms,
+    5)', which reads as a half-width, twice the noise the verdict uses."""
+    runs = {"msm_h": steady(1.0, 0.2)}
+    base_path, new_path = write(tmp_path, "b.json", record(runs)), write(tmp_path, "n.json", record(runs))
+    assert main(["compare", base_path, new_path]) == 0
+    out = capsys.readouterr().out
+    assert "1.000 s (200.00 ms, 5)" in out and "±" not in out, out
+
+
 def test_faster_is_named_and_never_fails_the_gate(tmp_path):
     new = dict(BASE, ntt_h=steady(0.050, 0.004))
     c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(new), "n"), max_slowdown_pct=0)
