@@ -62,6 +62,17 @@ def test_log_n_32_is_rejected():
         EvaluationDomain(32)
 
 
+def test_snarkjs_coset_shift_is_a_primitive_2n_th_root_and_needs_one():
+    """SNARKJS's g = omega_2n must have order exactly 2n (checked by powering, not by the domain code); at log_n = 31 that
+    is a 2^32-th root, the largest Fr has, and log_n = 32 asks for a 2^33-th root, which does not exist: refused, not a
+    wrong g (5^((r-1)/2^33) is no root of unity of order 2^33, as r - 1 = 2^32 * odd)."""
+    for log_n in (0, 1, 5, 31):
+        g = SNARKJS.coset_shift(log_n)
+        assert pow(g, 2 << log_n, R) == 1 and pow(g, 1 << log_n, R) == R - 1
+    with pytest.raises(ValueError, match="2-adicity"):
+        SNARKJS.coset_shift(32)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=0, max_value=6).flatmap(lambda k: st.lists(scalars, min_size=1 << k, max_size=1 << k)))
 def test_ntt_round_trips(values):
