@@ -5,7 +5,7 @@ import random
 
 import pytest
 from py_ecc.bls.point_compression import decompress_G1, decompress_G2
-from py_ecc.optimized_bls12_381 import FQ12, Z1, Z2, add, multiply, neg, normalize
+from py_ecc.optimized_bls12_381 import FQ12, Z1, Z2, add, is_inf, multiply, neg, normalize
 from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pairing
 
 from reference.cli import proofs_document
@@ -101,6 +101,20 @@ def test_verify_refuses_a_public_input_outside_the_field(small, shift):
     with pytest.raises(ScalarRangeError) as caught:
         verify(vector.pk.vk, bad, outputs.assemble[0])
     assert caught.value.field == f"public_inputs[{len(inputs) - 1}]"
+
+
+def test_verify_refuses_exactly_r_and_accepts_r_minus_1(small):
+    """The boundary of [0, r) itself: r names the same point as 0 (r * IC_i = O, checked here with py_ecc's multiply), so
+    a proof for 0 would pass the pairing check with r; the verifier refuses r, while r - 1, the largest element of Fr,
+    reaches the pairing check (and fails it: it is not the proved input)."""
+    vector, outputs = small
+    vk, proof = vector.pk.vk, outputs.assemble[0]
+    inputs = list(vector.circuits[0].witness.public_inputs)
+    assert is_inf(multiply(vk.ic[-1], R))
+    with pytest.raises(ScalarRangeError) as caught:
+        verify(vk, [*inputs[:-1], R], proof)
+    assert caught.value.field == f"public_inputs[{len(inputs) - 1}]"
+    assert inputs[-1] != R - 1 and verify(vk, [*inputs[:-1], R - 1], proof) is False
 
 
 @pytest.mark.parametrize("edit", ["one fewer", "one more"])
