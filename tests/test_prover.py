@@ -285,3 +285,22 @@ def test_evaluate_includes_input_rows():
     assert len(e.a) == r1cs.n and all(v == 0 for v in e.a[r1cs.num_rows :])
     h = ntt_h(e, EvaluationDomain(r1cs.log_n))
     assert len(h) == r1cs.n - 1
+
+
+def test_zero_coefficient_terms_give_no_density_and_the_proof_verifies():
+    """vectors/FORMAT.md "Density rule" (bellman >= 0.11.2 ``eval`` skips zero coefficients): a variable named only with
+    coefficient 0 has no point in that query. One constraint x * w0 = w1 written as A = {x: 1, w1: 0},
+    B = {w0: 1, ONE: 0, x: 0}, C = {w1: 1}: the expected densities are worked out by hand from that rule, and the
+    proof made with the keys of those densities passes the pairing check (a zero-coefficient variable counted dense
+    would have the QAP value 0 at tau, which the setup refuses)."""
+    from reference.r1cs import R1CS
+    from reference.setup import setup, trapdoor_from_seed
+
+    one, x, w0, w1 = 0, 1, 2, 3
+    r1cs = R1CS(num_inputs=2, num_aux=2, a=(((x, 1), (w1, 0)),), b=(((w0, 1), (one, 0), (x, 0)),), c=(((w1, 1),),))
+    assert r1cs.density() == Density(a_aux=(False, False), b_input=(False, False), b_aux=(True, False))
+    pk = setup(r1cs, trapdoor_from_seed("zero-coefficients"))
+    assert (len(pk.a), len(pk.b_g1), len(pk.b_g2)) == (2, 1, 1)  # A: both inputs (input rows), B: w0 only
+    outputs, _ = prove(r1cs, pk, [Witness(public_inputs=[3], aux=[5, 15], r=11, s=13)])
+    assert verify(pk.vk, [3], outputs.assemble[0])
+    assert not verify(pk.vk, [4], outputs.assemble[0])
