@@ -304,3 +304,21 @@ def test_zero_coefficient_terms_give_no_density_and_the_proof_verifies():
     outputs, _ = prove(r1cs, pk, [Witness(public_inputs=[3], aux=[5, 15], r=11, s=13)])
     assert verify(pk.vk, [3], outputs.assemble[0])
     assert not verify(pk.vk, [4], outputs.assemble[0])
+
+
+def test_a_single_row_circuit_gets_a_domain_of_two_and_an_h_query_of_one_point():
+    """reference/r1cs.py R1CS.log_n: the smallest power of two >= the rows, but at least 2, because supraseal-c2 derives
+    log n from the H query as lg2(npoints - 1) + 1, which needs n - 1 >= 1 point. The sizes are written out by hand;
+    the circuit with no constraint and no public input (only ONE's row) is the one case the floor changes, and its
+    proof passes the pairing check."""
+    from reference.r1cs import R1CS, log_domain
+    from reference.setup import setup, trapdoor_from_seed
+
+    assert [log_domain(rows) for rows in (1, 2, 3, 4, 5, 9)] == [1, 1, 2, 2, 3, 4]
+    r1cs = R1CS(num_inputs=1, num_aux=0, a=(), b=(), c=())
+    assert (r1cs.num_rows, r1cs.log_n, r1cs.n) == (1, 1, 2)
+    pk = setup(r1cs, trapdoor_from_seed("one-row"))
+    assert len(pk.h) == 1
+    outputs, _ = prove(r1cs, pk, [Witness(public_inputs=[], aux=[], r=7, s=9)])
+    assert len(outputs.ntt_h[0]) == 1
+    assert verify(pk.vk, [], outputs.assemble[0])
