@@ -322,3 +322,18 @@ def test_a_single_row_circuit_gets_a_domain_of_two_and_an_h_query_of_one_point()
     outputs, _ = prove(r1cs, pk, [Witness(public_inputs=[], aux=[], r=7, s=9)])
     assert len(outputs.ntt_h[0]) == 1
     assert verify(pk.vk, [], outputs.assemble[0])
+
+
+@pytest.mark.parametrize("name", ["public_inputs", "aux_assignment"])
+def test_witness_values_stop_at_r_minus_1(name):
+    """Fr is [0, r): witness_vector takes r - 1 and refuses exactly r (ScalarRangeError naming the value), at the
+    boundary, where r and 0 would name the same field element."""
+    from reference.r1cs import R1CS
+
+    r1cs = R1CS(num_inputs=2, num_aux=1, a=(((1, 1),),), b=(((2, 1),),), c=(((2, 1),),))
+    values = {"public_inputs": [R - 1], "aux_assignment": [R - 1]}
+    assert witness_vector(r1cs, values["public_inputs"], values["aux_assignment"]) == [1, R - 1, R - 1]
+    values[name] = [R]
+    with pytest.raises(ScalarRangeError) as caught:
+        witness_vector(r1cs, values["public_inputs"], values["aux_assignment"], circuit=2)
+    assert caught.value.field == f"circuits[2].{name}[0]"
