@@ -210,7 +210,7 @@ LIBRARIES = {"py_arkworks_bls12381": "py-arkworks-bls12381", "pyblst": "pyblst"}
 
 def main(argv=None) -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.parse_args(argv)
     missing = [package for module, package in LIBRARIES.items() if importlib.util.find_spec(module) is None]
     if missing:

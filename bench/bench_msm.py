@@ -37,8 +37,7 @@ from gpu.msm import MsmEngine, kernel_window_bits, progression_bases  # noqa: E4
 from gpu.limbs import FR_LIMBS  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from sppark_ratio import GOALS  # noqa: E402
 
 R_TOP_LIMB = curve_order >> 224

@@ -31,8 +31,7 @@ import numpy as np  # noqa: E402
 from conformance.timing import Stats, code_label, entry, timing_document  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments, output_path  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments, output_path  # noqa: E402
 
 DEFAULT_SIZES = (16, 20, 24, 26, 27)
 WARMUP_CALLS = 2

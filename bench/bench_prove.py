@@ -44,8 +44,7 @@ from gpu.ntt_h import coset_tables_held  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
 from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
 from reference.prover import PHASES  # noqa: E402
 from reference.setup import trapdoor_from_seed  # noqa: E402

@@ -39,8 +39,7 @@ from vectors.porep_arrays import porep_sizes  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import output_folder  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, output_folder  # noqa: E402
 
 GIB = 1 << 30
 WORD_BYTES = 4

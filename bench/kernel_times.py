@@ -40,8 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))  # bench_msm, bench_ntt: the benchmarks' own input makers
 
 from reference.msm import MAX_WINDOW_BITS  # noqa: E402  (the widths gpu/msm.py accepts)
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 
 NVTX_RANGE = "kernel_times"
 OUTSIDE = "(outside timed launches: CuPy ops, allocation, host waits)"

@@ -33,8 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 import gpu.msm  # noqa: E402
 from conformance.timing import code_label  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, THREADS_PER_BLOCK, Group, backend, u32  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "affine_pieces.cu"
@@ -195,7 +194,7 @@ def table(rows: list[dict], env: dict) -> str:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--group", choices=sorted(GROUPS), default="g1", help="the curve group (default g1)")
     parser.add_argument("--log2-points", type=int, nargs="+", default=[24, 26],
                         help="MSM sizes, 2^n points each (default: 24 26)")

@@ -38,8 +38,7 @@ from gpu.device import launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, u32  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "batched_affine.cu"
@@ -144,7 +143,7 @@ def table(rows: list[dict], env: dict, group_name: str, inversions, rates: dict 
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--group", choices=sorted(GROUPS), default="g1", help="the curve group (default g1)")
     parser.add_argument("--log2-points", type=int, default=20, help="distinct bases gathered from (2^n) (default: 20)")
     parser.add_argument("--ks", type=int, nargs="+", default=[16, 32, 64, 128, 256, 512],

@@ -100,7 +100,7 @@ def check(bases, bitmaps: np.ndarray, circuits: int) -> bool:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2-points", type=int, default=27, help="bases N (2^n), G1 (default: 27)")
     parser.add_argument("--circuits", type=int, default=10, help="circuits K sharing the bases (2^K buckets) (default: 10)")
     parser.add_argument("--densities", type=float, nargs="+", default=[0.5, 0.125],

@@ -49,8 +49,7 @@ from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.limbs import FR_LIMBS, LIMB_BITS  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend, launch, u32  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from reference.msm import num_windows  # noqa: E402
 
 GROUPS = {"g1": (G1_GROUP, G1), "g2": (G2_GROUP, G2)}
@@ -151,7 +150,7 @@ def parse_run_arguments(parser, check_log2_points: int = CHECK_LOG2_POINTS):
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--group", choices=sorted(GROUPS), default="g1", help="the curve group (default g1)")
     parser.add_argument("--log2-points", type=int, default=24, help="bases N (2^n); the table holds N W points (default: 24)")
     parser.add_argument("--bits", type=int, nargs="+", default=[16, 20, 22, 24], help="window widths c of the table (default: 16 20 22 24)")

@@ -31,8 +31,7 @@ from gpu.device import launch  # noqa: E402
 from gpu.msm import progression_bases  # noqa: E402
 from gpu.points import G1_GROUP, backend, u32  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "fp64_madd.cu"
@@ -98,7 +97,7 @@ def table(results: list[dict], env: dict, attributes: dict) -> str:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2-points", type=int, nargs="+", default=[16, 20], help="bases gathered from (default 16 20)")
     parser.add_argument("--steps", type=int, default=64, help="points summed a thread (default 64)")
     parser.add_argument("--waves", type=int, default=2, help="threads = waves x ec.cuh's resident threads (default 2)")

@@ -24,8 +24,7 @@ import gpu.msm  # noqa: E402
 from conformance.timing import code_label  # noqa: E402
 from gpu.points import G1_GROUP, backend  # noqa: E402
 from probe_affine_pieces import captured_msm_piece_sum  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, UNWRITTEN, probe_module, write_records  # noqa: E402
 from probe_fp64_madd import VARIANTS, resources  # noqa: E402
 
@@ -81,7 +80,7 @@ def table(rows: list[dict], env: dict, attributes: dict) -> str:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2-points", type=int, nargs="+", default=[24, 26],
                         help="G1 MSM sizes, 2^n points each (default: 24 26)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default 5)")

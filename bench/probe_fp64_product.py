@@ -31,8 +31,7 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu.device import launch  # noqa: E402
 from gpu.limbs import FQ, FR, FieldSpec  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_build import PROBE_DIR, probe_module, write_records  # noqa: E402
 
 PROBE_SOURCE = PROBE_DIR / "fp64_product.cu"
@@ -127,7 +126,7 @@ def table(results: list[dict], env: dict, sms: int, clock_hz: float) -> str:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2-elements", type=int, default=20, help="threads, one chain each (default 2^20, as bench_ntt)")
     parser.add_argument("--chain", type=int, default=256, help="products a chain after its squaring (default 256, as bench_ntt)")
     parser.add_argument("--distinct", type=int, default=4096, help="distinct random values, repeated over the threads (default 4096)")

@@ -38,7 +38,7 @@ def timed(adder, bitmaps, patterns: bool, repeats: int):
 
 def main() -> None:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--group", choices=("g1", "g2"), default="g1", help="the bases' group (default g1)")
     parser.add_argument("--log2", type=int, default=27, help="log2 of the bases (default 27)")
     parser.add_argument("--circuits", type=int, default=10, help="rows, one random bitmap each (default 10)")

@@ -26,8 +26,7 @@ from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import code_label, environment as timing_environment  # noqa: E402
 from gpu.device import compile_source, launch  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 
 PROBE_SOURCE = Path(__file__).resolve().parent / "probes" / "pipes.cu"
 THREADS_PER_BLOCK = 256
@@ -39,7 +38,7 @@ OPERATIONS_PER_ITERATION = 16  # pipes.cu: PIPE_CHAINS (8) chains x 2 operations
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--iterations", type=int, default=4096, help="loop iterations of each chain, 8 chains a thread (default 4096)")
     parser.add_argument("--waves", type=int, default=4, help="blocks = waves x 8 a streaming multiprocessor (default 4)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")

@@ -26,8 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_msm: the CUDA-
 from bench_msm import cuda_time_ms  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 
 NUM_INPUTS = 329  # ONE and 328 public inputs: a 32 GiB PoRep partition's (bench/RESULTS_prove.md)
 LARGE_FRACTION = 0.001
@@ -64,7 +63,7 @@ def densities(num_aux: int):
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2", type=int, default=27, help="aux variables: 2^LOG2 - 329 (a 2^LOG2 circuit's) (default: 27)")
     parser.add_argument("--circuits", type=int, default=1, help="circuits (witnesses) prepared in one call (default 1)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs after one warm-up, median reported (default %(default)s)")

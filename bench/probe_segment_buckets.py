@@ -33,8 +33,7 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu import msm  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from gpu.points import G1_GROUP, G2_GROUP, backend  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_fixed_base import write_outputs  # noqa: E402
 
 GROUPS = {"g1": G1_GROUP, "g2": G2_GROUP}
@@ -91,7 +90,7 @@ def markdown(rows: list[dict], env: dict) -> str:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--sizes", type=size_spec, nargs="+", default=[("g1", 24), ("g1", 26), ("g2", 24), ("g1", 22)],
                         help="group:log2 of each MSM (default: g1:24 g1:26 g2:24 g1:22)")
     parser.add_argument("--buckets", type=int, nargs="+", default=[32, 64, 128, 256],

@@ -60,8 +60,7 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu.ntt import MAX_LOG_N  # noqa: E402
 from gpu.points import G1_GROUP, THREADS_PER_BLOCK, backend  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_affine_pieces import MsmLaunch, captured_msm_launches  # noqa: E402
 from probe_fixed_base import write_outputs  # noqa: E402
 
@@ -268,7 +267,7 @@ def markdown(doc: dict, env: dict) -> str:
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2", type=int, default=MAX_LOG_N,
                         help=f"G1 MSM of 2^log2 - 1 points, 16..{MAX_LOG_N} (default {MAX_LOG_N})")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs a variant after one warm-up (default 5)")

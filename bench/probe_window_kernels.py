@@ -61,8 +61,7 @@ from conformance.timing import code_label, environment as timing_environment  # 
 from gpu.ntt import MAX_LOG_N  # noqa: E402  (the largest domain: msm_h has 2^MAX_LOG_N - 1 points)
 from gpu_required import require_gpu  # noqa: E402
 from kernel_times import OUTSIDE, time_call  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from probe_fixed_base import write_outputs  # noqa: E402
 from reference.msm import num_windows  # noqa: E402
 
@@ -170,7 +169,7 @@ def markdown(docs: list[dict], env: dict) -> str:
 def main() -> int:
     low, high = PIECE_POINTS_RANGE
     parser = ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--log2", type=int, default=27, help=f"G1 MSM of 2^log2 - 1 points, 16..{MAX_LOG_N} (default 27)")
     parser.add_argument("--widths", type=int, nargs="+", default=[20, 22],
                         help=f"window widths, 16..{WIDEST} (default: 20 22; the first is the baseline)")

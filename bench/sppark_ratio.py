@@ -23,8 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/
 from bench_ntt import CONSUMED_NTT_H  # noqa: E402  (the row of ntt_h on the prover's route)
 from conformance.timing import code_label  # noqa: E402
-from output_folders import add_output_arguments  # noqa: E402
-from output_folders import ArgumentParser  # noqa: E402
+from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 
 SPPARK_TIME = re.compile(r"^sppark (\w+) log=(\d+) median_ms=([0-9.]+) min_ms=([0-9.]+) inputs=(device|host)$")
 SPPARK_CHECK = re.compile(r"^sppark (\w+) log=(\d+) inputs=(device|host) check=(ok|FAIL)$")
