@@ -4,7 +4,8 @@
 public-signal documents come from the writers both commands share (reference/proof_files.py).
 
 Every host-side stage is timed too (gpu/staging.py): reading the vector (keys and witnesses), staging the keys and
-witnesses in host memory, pinning them as ``--staging`` says, each host-to-device copy, and encoding the proofs.
+witnesses in host memory, pinning them as ``--staging`` says, each host-to-device copy, and encoding the proofs; and
+the whole run (``whole_run``), so that time between them shows.
 ``--repeat N`` runs the whole command N times (the first is a warm-up when N >= 2; all proofs must be identical)
 and ``--timings-json`` writes the timing record (conformance/TIMING_SCHEMA.md) that ``python -m conformance
 compare`` reads.
@@ -18,9 +19,10 @@ from reference.errors import InvalidInputError, ToolkitError
 from reference.proof_files import add_prove_arguments, check_prove_arguments, json_bytes, write_proofs
 from vectors.format import load_vector
 
-from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, finish, free_device_memory
+from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, cuda_errors, finish, free_device_memory
 from .multi import prove_multi, resolve_devices
-from .staging import PAGEABLE, STAGINGS, StageTimer, stage_kind, upload_keys
+from .prover import check_domain
+from .staging import PAGEABLE, STAGINGS, WHOLE_RUN, StageTimer, stage_kind, upload_keys
 
 TOOL = "gpu prove"
 
@@ -61,10 +63,16 @@ def _device_list(text: str) -> list[int]:
 
 
 def _prove_once(args, say):
-    """One whole run: read, stage and upload the keys, prove (witnesses staged per block), encode the proofs.
-    Returns (vector, run, encoded proofs, the host-side stages' milliseconds)."""
+    """One whole run, timed as WHOLE_RUN: read, stage and upload the keys, prove (witnesses staged per block),
+    encode the proofs. Returns (vector, run, encoded proofs, the host-side stages' milliseconds)."""
     timer = StageTimer()
+    vector, run, encoded = timer.host(WHOLE_RUN, _run_stages, args, say, timer)
+    return vector, run, encoded, timer.ms
+
+
+def _run_stages(args, say, timer: StageTimer):
     vector = timer.host("read_vector", load_vector, args.vector, say)
+    check_domain(vector.r1cs)  # before the keys' upload
     devices = resolve_devices(args.gpus, args.devices)
     import cupy  # (a machine without CUDA devices has been told so by resolve_devices)
 
@@ -75,7 +83,7 @@ def _prove_once(args, say):
     run = prove_multi(vector.r1cs, vector.pk, vector.witnesses, devices=devices, progress=say,
                       convention=vector.convention, queries=queries, staging=args.staging)
     encoded = timer.host("encode_proofs", proofs_document, run.proofs)
-    return vector, run, encoded, timer.ms
+    return vector, run, encoded
 
 
 def _block_names(run) -> list[str]:
@@ -87,7 +95,8 @@ def _block_names(run) -> list[str]:
 
 def timing_entries(vector, runs: list, staging: str) -> list[dict]:
     """Entries of the timing record over ``runs`` [(run, host ms)]: every phase, stage and copy, first run left out
-    as warm-up when there are several."""
+    as warm-up when there are several. Every run times the same names (the command line fixes them); a name missing
+    from some run would have its runs misaligned with the others', so it is an error, never an entry left out."""
     from conformance.timing import entry, stats_after_warmup
 
     shape = {"log_n": vector.r1cs.log_n, "circuits": len(vector.witnesses), "gpus": len(runs[0][0].devices),
@@ -99,8 +108,11 @@ def timing_entries(vector, runs: list, staging: str) -> list[dict]:
         for backend, block in zip(_block_names(run), run.runs):
             for name, ms in (block.ms if block else {}).items():
                 series.setdefault((backend, name), []).append(ms / 1000.0)
+    uneven = [f"{backend} {name}" for (backend, name), seconds in series.items() if len(seconds) != len(runs)]
+    if uneven:
+        raise InvalidInputError("--timings-json", f"timed in some of the {len(runs)} runs only: {', '.join(uneven)}")
     return [entry(vector.id, backend, name, stats_after_warmup(seconds), stage_kind(name), shape)
-            for (backend, name), seconds in series.items() if len(seconds) == len(runs)]
+            for (backend, name), seconds in series.items()]
 
 
 def _host_breakdown(host_ms: dict, run) -> str:
@@ -146,11 +158,12 @@ def _prove(args) -> int:
 def _cupy_errors() -> tuple:
     """CuPy's own errors, raised where no phase check names them (an allocation outside the plan, a wait on a
     stream): () without CuPy."""
-    try:
-        import cupy
-    except ImportError:
+    errors = cuda_errors()
+    if not errors:
         return ()
-    return cupy.cuda.memory.OutOfMemoryError, cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError
+    import cupy
+
+    return cupy.cuda.memory.OutOfMemoryError, *errors
 
 
 def main(argv=None) -> int:

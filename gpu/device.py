@@ -228,10 +228,18 @@ def launch_check(what: str, sync: bool | None = None) -> None:
         return
     try:
         cupy.cuda.get_current_stream().synchronize()
-    except cupy.cuda.runtime.CUDARuntimeError as exc:
+    except cuda_errors() as exc:
         raise GpuKernelError(f"{what}: CUDA error {exc}") from exc
-    except cupy.cuda.driver.CUDADriverError as exc:
-        raise GpuKernelError(f"{what}: CUDA driver error {exc}") from exc
+
+
+def cuda_errors() -> tuple:
+    """The exception types of a failed CUDA call (the runtime's and the driver's), as CuPy raises them: () without
+    CuPy."""
+    try:
+        import cupy
+    except ImportError:
+        return ()
+    return cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError
 
 
 def fused(function, what: str):

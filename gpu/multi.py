@@ -23,7 +23,7 @@ from reference.errors import InvalidInputError, SizeMismatchError
 
 from . import device
 from .assemble import Proof
-from .prover import GpuProofRun, prove
+from .prover import GpuProofRun, check_domain, prove
 from .staging import PAGEABLE
 
 
@@ -127,6 +127,7 @@ def prove_multi(r1cs, pk, witnesses, gpus: int | None = None, devices: list[int]
     go to its device (gpu/staging.py)."""
     if not witnesses:
         raise SizeMismatchError("witnesses", "give at least one circuit")
+    check_domain(r1cs)  # before the keys' upload
     devices = resolve_devices(gpus, devices)
     blocks = split_blocks(len(witnesses), len(devices))
     queries = queries or keys_on(pk, devices)

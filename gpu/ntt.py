@@ -310,6 +310,12 @@ def table_bytes(log_n: int) -> int:
     return (twiddles + scales) * ELEMENT_BYTES
 
 
+def check_log_n(log_n: int, name: str) -> None:
+    """Refuse a transform of 2^log_n elements outside the sizes this module takes (MIN_LOG_N..MAX_LOG_N)."""
+    if not MIN_LOG_N <= log_n <= MAX_LOG_N:
+        raise SizeMismatchError(name, f"n = 2^{log_n} is outside 2^{MIN_LOG_N}..2^{MAX_LOG_N}")
+
+
 def vector_shape(x, name: str = "x") -> tuple[int, int]:
     """(batch, log_n) of an (n, 8) or (batch, n, 8) Montgomery Fr array; clear errors otherwise."""
     check_device_array(x, FR, name)
@@ -319,8 +325,7 @@ def vector_shape(x, name: str = "x") -> tuple[int, int]:
     log_n = n.bit_length() - 1
     if n <= 0 or n & (n - 1):
         raise SizeMismatchError(name, f"has {n} elements per vector; an NTT needs a power of two")
-    if not MIN_LOG_N <= log_n <= MAX_LOG_N:
-        raise SizeMismatchError(name, f"n = 2^{log_n} is outside 2^{MIN_LOG_N}..2^{MAX_LOG_N}")
+    check_log_n(log_n, name)
     batch = x.shape[0] if x.ndim == 3 else 1
     if not 1 <= batch <= MAX_BATCH:
         raise SizeMismatchError(name, f"batch of {batch} vectors is outside 1..{MAX_BATCH}")

@@ -323,6 +323,12 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
                                                              {q: host(w) for q, w in tail.items()}))
 
 
+def check_domain(r1cs: R1CS) -> None:
+    """Refuse a circuit whose domain ntt_h cannot transform (gpu/ntt.py's sizes) before any upload or phase, not
+    at ntt_h after evaluate and prep have run."""
+    ntt.check_log_n(r1cs.log_n, "r1cs")
+
+
 def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | None = None, progress=None,
           convention: DomainConvention = BELLMAN, capture: PhaseCapture | None = None,
           max_block: int | None = None, half_table: bool = True, staging: str = PAGEABLE) -> GpuProofRun:
@@ -342,6 +348,7 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
     device.require_device()
     if not witnesses:
         raise SizeMismatchError("witnesses", "give at least one circuit")
+    check_domain(r1cs)
     timer = GpuPhaseTimer(progress)
     if queries is None:
         queries = upload_keys(pk, staging, StageTimer(timer))[None]

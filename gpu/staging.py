@@ -47,15 +47,18 @@ COMPILE_KERNELS = "compile_kernels"
 HOST_STAGES = ("read_vector", "stage_keys", "pin_keys", "unpin_keys", "stage_witnesses", "pin_witnesses",
                "unpin_witnesses", COMPILE_KERNELS, "encode_proofs")
 """The host-side stages, in the order a proof goes through them (wall clock)."""
+WHOLE_RUN = "whole_run"
+"""One whole run of ``python -m gpu prove``, from reading the vector to the proofs encoded (wall clock, kind host):
+time that no stage or phase names (host waits, Python between the phases) shows only as its excess over theirs."""
 REGISTER_DEFAULT_FLAGS = 0
 """cudaHostRegisterDefault: page-locked, usable by the current context's copies."""
 
 
 def stage_kind(name: str) -> str:
-    """The timing record's kind of a timed name: 'copy' (h2d_/d2h_), 'host' (HOST_STAGES) or 'phase'."""
+    """The timing record's kind of a timed name: 'copy' (h2d_/d2h_), 'host' (HOST_STAGES, WHOLE_RUN) or 'phase'."""
     if name.startswith(COPY_PREFIXES):
         return "copy"
-    return "host" if name in HOST_STAGES else "phase"
+    return "host" if name in (*HOST_STAGES, WHOLE_RUN) else "phase"
 
 
 def break_even_uploads(pin_seconds: float, pageable_copy_seconds: float, pinned_copy_seconds: float) -> float | None:

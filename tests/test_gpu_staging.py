@@ -225,3 +225,42 @@ def test_gpu_prove_with_each_staging_writes_the_reference_proofs_and_a_timing_re
     assert {"read_vector", "stage_keys", "h2d_key_h", "stage_witnesses", "h2d_witnesses", "encode_proofs", "msm_h"} <= set(phases)
     assert ("pin_keys" in phases) == (mode != PAGEABLE) and len(phases["msm_h"]["runs"]) == 2
     assert record["environment"]["gpu"]["name"]
+
+
+def test_gpu_prove_times_the_whole_run_around_its_stages(monkeypatch):
+    """`whole_run` spans everything _prove_once does: the proof itself (prove_multi, timed by its own phase timers,
+    not in the host stages) shows in it and in no host stage, so time between the stages has an entry of its own."""
+    import sys
+    import time
+    from types import SimpleNamespace
+
+    import gpu.__main__ as gpu_main
+
+    vector = SimpleNamespace(r1cs=SimpleNamespace(log_n=3), pk=None, witnesses=[], convention=None)
+    pause_s = 0.05
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(cuda=SimpleNamespace(memory=SimpleNamespace(OutOfMemoryError=MemoryError))))
+    monkeypatch.setattr(gpu_main, "load_vector", lambda path, say: vector)
+    monkeypatch.setattr(gpu_main, "resolve_devices", lambda gpus, devices: [0])
+    monkeypatch.setattr(gpu_main, "upload_keys", lambda *args: {})
+    monkeypatch.setattr(gpu_main, "prove_multi", lambda *args, **kwargs: time.sleep(pause_s) or SimpleNamespace(proofs=[]))
+    monkeypatch.setattr(gpu_main, "proofs_document", lambda proofs: "[]")
+    args = SimpleNamespace(vector="v.json", gpus=1, devices=None, staging=PAGEABLE)
+    _, _, encoded, host_ms = gpu_main._prove_once(args, print)
+    assert encoded == "[]" and set(host_ms) == {"read_vector", "encode_proofs", "whole_run"}
+    assert host_ms["whole_run"] >= pause_s * 1000 + host_ms["read_vector"] + host_ms["encode_proofs"]
+    assert stage_kind("whole_run") == "host"
+
+
+def test_gpu_prove_timing_entries_refuse_a_name_timed_in_some_runs_only():
+    """A name missing from one run would pair the other runs' times with the wrong runs (or drop the name from the
+    record, as it did): an error naming it."""
+    from types import SimpleNamespace
+
+    from gpu.__main__ import timing_entries
+    from reference.errors import InvalidInputError
+
+    vector = SimpleNamespace(id="porep-log03", r1cs=SimpleNamespace(log_n=3), witnesses=[0])
+    one_block = SimpleNamespace(devices=[0], blocks=[range(0, 1)], runs=[SimpleNamespace(ms={"msm_h": 1.0})])
+    runs = [(one_block, {"read_vector": 2.0, "pin_keys": 1.0}), (one_block, {"read_vector": 2.0})]
+    with pytest.raises(InvalidInputError, match=r"timed in some of the 2 runs only: gpu pin_keys$"):
+        timing_entries(vector, runs, PAGEABLE)

@@ -929,3 +929,27 @@ def test_a_timing_record_whose_text_could_forge_a_line_is_refused(command, place
     field = ".".join(map(str, place)).replace(".0.", "[0].")
     err = _exit_2(conformance_main, argv, capsys, f"error: {forged}: {field}: ")
     assert err.count("\n") == 1 and capsys.readouterr().out == "" and not (tmp_path / "pooled.json").exists()
+
+
+def test_gpu_prove_refuses_a_domain_beyond_its_ntt_before_uploading_the_keys(monkeypatch, capsys):
+    """A circuit whose domain the GPU's NTT does not take (above 2^27, gpu/ntt.py MAX_LOG_N) is refused once the
+    vector is read: before the keys' upload, evaluate and prep, which ran first when only ntt_h refused it."""
+    from types import SimpleNamespace
+
+    import gpu.__main__ as gpu_main
+    import gpu.multi as gpu_multi
+    from gpu.ntt import MAX_LOG_N
+    from reference.errors import SizeMismatchError
+
+    too_large = SimpleNamespace(r1cs=SimpleNamespace(log_n=MAX_LOG_N + 1))
+
+    def never(*args, **kwargs):
+        raise AssertionError("the keys were uploaded")
+
+    monkeypatch.setattr(gpu_main, "load_vector", lambda path, say: too_large)
+    monkeypatch.setattr(gpu_main, "upload_keys", never)
+    monkeypatch.setattr(gpu_multi, "keys_on", never)
+    assert run_main(gpu_main.main, ["prove", str(SMALL), "--quiet"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr() == ("", f"error: r1cs: n = 2^{MAX_LOG_N + 1} is outside 2^1..2^{MAX_LOG_N}\n")
+    with pytest.raises(SizeMismatchError, match=f"r1cs: n = 2\\^{MAX_LOG_N + 1} is outside"):
+        gpu_multi.prove_multi(too_large.r1cs, None, [object()])

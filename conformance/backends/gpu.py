@@ -236,15 +236,16 @@ def _fr_to_device(clock: Stopwatch, rows: list, field: str):
 
 
 def _ntt_h(problem: Problem, inputs: dict, clock: Stopwatch):
-    """gpu.ntt_h.ntt_h(a, b, c, log_n, convention) on (circuits, n, 8) Montgomery arrays -> h as ints per circuit
-    (bellman: n - 1 coefficients; snarkjs: n coset values)."""
+    """gpu.ntt_h.ntt_h(a, b, c, log_n, convention, consume=True) on (circuits, n, 8) Montgomery arrays -> h as ints
+    per circuit (bellman: n - 1 coefficients; snarkjs: n coset values). consume=True is the prover's route
+    (gpu/prover.py _front): a, b and c, this call's own uploads, are its work buffers."""
     run_ntt_h = _gpu_function("ntt_h", "ntt_h")
     from gpu import device
 
     evaluations = inputs["evaluate"]
     a, b, c = (_fr_to_device(clock, [getattr(e, q) for e in evaluations], f"evaluate.{q}") for q in ("a", "b", "c"))
     with clock.device("phase"):
-        h = run_ntt_h(a, b, c, problem.domain.log_n, problem.vector.convention)
+        h = run_ntt_h(a, b, c, problem.domain.log_n, problem.vector.convention, consume=True)
     device.launch_check("ntt_h (conformance)", sync=True)
     with clock.host():
         return h_from_device(h)
