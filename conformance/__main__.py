@@ -155,7 +155,8 @@ def _add_pool_parser(sub) -> None:
         "pool",
         help="pool the timed runs of several rounds of one tree into one timing record (A-B-B-A comparisons)",
         description="Writes OUT: one timing record whose entries hold the runs of every ROUND in order (the rounds: "
-        "timing records of one tool, machine model, commit and GPU sources, cases and entries; bench/ab.sh AB_ORDER=abba "
+        "timing records of one tool, machine model, commit and GPU sources, cases and entries, each entry with as many "
+        "warm-up runs left out; bench/ab.sh AB_ORDER=abba "
         "makes them). "
         "Exit 0, 2 bad input or rounds that cannot be pooled.",
     )
