@@ -81,7 +81,8 @@ def _parser() -> ArgumentParser:
     r.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated subset of {','.join(PHASES)} (default: all)")
     r.add_argument("--mode", choices=MODES, default="isolated", help="isolated: every phase starts from the vector's expected inputs (default); end-to-end: each backend feeds itself; "
                    "prover: each backend's real prover entry point (the GPU: python -m gpu prove's) on all circuits at once, every phase output captured at its boundary and judged (--record-gate adds this mode to the isolated run)")
-    r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values")
+    r.add_argument("--oracle", action="store_true", help="judge with the independent oracles (trapdoor, h identity, pairing, reference) instead of the expected values "
+                   "(the reference backend keeps the expected values where its judge would be the reference itself)")
     r.add_argument("--oracle-library", metavar="NAME", help="judge msm_h, batch_add, tail_msm and assemble with an "
                    f"independent library ({', '.join(LIBRARIES)}: the optional extra fast, pip install -e '.[fast]'): the MSMs recomputed from "
                    "each phase's inputs and the proofs' pairing check; the other phases keep the judge --oracle chooses")
@@ -155,7 +156,8 @@ def _add_pool_parser(sub) -> None:
         "pool",
         help="pool the timed runs of several rounds of one tree into one timing record (A-B-B-A comparisons)",
         description="Writes OUT: one timing record whose entries hold the runs of every ROUND in order (the rounds: "
-        "timing records of one tool, machine model, commit and GPU sources, cases and entries; bench/ab.sh AB_ORDER=abba "
+        "timing records of one tool, machine model, commit and GPU sources, cases and entries, each entry with as many "
+        "warm-up runs left out; bench/ab.sh AB_ORDER=abba "
         "makes them). "
         "Exit 0, 2 bad input or rounds that cannot be pooled.",
     )

@@ -18,13 +18,15 @@ Runs are comparable when they come from the same tool on the same machine model 
 CPU-only runs) and time the same cases with the same shapes and the same (backend, phase) entries, each of one kind; otherwise
 ``compare`` refuses them (InvalidInputError 'mismatch', exit 2) unless asked to compare the common entries anyway.
 Other environment differences (driver, CUDA, CuPy, clocks, commit, the GPU sources' digest) are listed, not refused: they are often what
-is being compared.
+is being compared. So are entries whose two runs left out a different number of warm-up runs (``warmup_differences``): a
+side that left out none may time its first run's one-time costs (kernel compilation, module loading), so their medians
+are not like for like, and a PASS names them.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reference.errors import InvalidInputError
@@ -124,6 +126,8 @@ class Comparison:
     environment_differences: list[str]
     max_slowdown_pct: float | None = None
     allow_unjudged: bool = False
+    warmup_differences: list[tuple] = field(default_factory=list)
+    """((case, backend, phase), baseline's warm-up runs, new's) where they differ (warmup_differences)."""
 
     @property
     def failing(self) -> list[Row]:
@@ -178,6 +182,19 @@ def mismatches(baseline: dict, new: dict) -> list[str]:
     return problems
 
 
+def warmup_differences(baseline: dict, new: dict) -> list[tuple]:
+    """((case, backend, phase), baseline's warm-up runs, new's) for each entry of both records whose warm-up runs left
+    out differ. (A pooled record counts every round's: compare it with a record pooled from as many rounds.)"""
+    warmups_n = {entry_key(e): e["stats"].warmup_runs for e in new["entries"]}
+    return [(entry_key(e), e["stats"].warmup_runs, warmups_n[entry_key(e)]) for e in baseline["entries"]
+            if entry_key(e) in warmups_n and e["stats"].warmup_runs != warmups_n[entry_key(e)]]
+
+
+def warmup_text(differences: list[tuple]) -> str:
+    """'warm-up runs differ (not like for like): porep-log10 gpu msm_h: 1 vs 0; ...' (first record's vs second's)."""
+    return "warm-up runs differ (not like for like): " + "; ".join(f"{' '.join(key)}: {a} vs {b}" for key, a, b in differences)
+
+
 def _differing(a: dict, b: dict, keys) -> list[tuple[str, object, object]]:
     """(key, a's value, b's value) for each of ``keys`` on which the two dicts differ."""
     return [(key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)]
@@ -210,7 +227,7 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
         baseline_path, new_path, baseline, new, rows,
         only_in_baseline=sorted(keys_b - set(by_key_n)), only_in_new=sorted(set(by_key_n) - keys_b),
         mismatches=problems, environment_differences=_environment_differences(baseline, new),
-        max_slowdown_pct=max_slowdown_pct, allow_unjudged=allow_unjudged,
+        max_slowdown_pct=max_slowdown_pct, allow_unjudged=allow_unjudged, warmup_differences=warmup_differences(baseline, new),
     )
     if max_slowdown_pct is not None and not any(r.judged for r in rows):  # a gate that judged nothing never passes
         raise InvalidInputError("--max-slowdown", "no entry can be judged: " + "; ".join(_reasons_not_judged(rows)))
@@ -302,6 +319,8 @@ def pooled_document(paths) -> dict:
         problems = mismatches(first, other) + [
             f"{key}: {a} and {b} (rounds of one tree only)"
             for key, a, b in _differing(first["environment"], other["environment"], ONE_TREE)]
+        warmups = warmup_differences(first, other)  # summed, they would hide which round's runs paid one-time costs
+        problems += [warmup_text(warmups)] if warmups else []
         if problems:
             raise InvalidInputError(str(path), f"cannot be pooled with {paths[0]}: " + "; ".join(problems))
     by_key = [{entry_key(e): e["stats"] for e in other["entries"]} for other in rounds]
@@ -387,6 +406,10 @@ def sum_lines(rows: list[Row]) -> list[str]:
             for (case, backend, kind), (b, n) in sums.items()]
 
 
+def _names(keys) -> str:
+    return ", ".join("/".join(key) for key in keys)
+
+
 def summary_lines(comparison: Comparison) -> list[str]:
     counts = {v: sum(1 for r in comparison.rows if r.verdict == v) for v in VERDICTS}
     lines = ["; ".join(f"{v}: {n}" for v, n in counts.items() if n)]
@@ -396,10 +419,12 @@ def summary_lines(comparison: Comparison) -> list[str]:
         lines.append("compared despite: " + "; ".join(comparison.mismatches))
     if comparison.environment_differences:
         lines.append("environment differences: " + "; ".join(comparison.environment_differences))
+    if comparison.warmup_differences:
+        lines.append(warmup_text(comparison.warmup_differences) + " (baseline vs new)")
     if comparison.max_slowdown_pct is not None:
         failing = comparison.failing
         judged = sum(1 for r in comparison.rows if r.judged)
-        unjudged = ", ".join(f"{r.case}/{r.backend}/{r.phase}" for r in comparison.unjudged)
+        unjudged = _names((r.case, r.backend, r.phase) for r in comparison.unjudged)
         if failing:
             names = ", ".join(f"{r.case}/{r.backend}/{r.phase} ({pct_text(r.beyond_noise_pct, above=comparison.max_slowdown_pct)})"
                               for r in failing)
@@ -411,7 +436,9 @@ def summary_lines(comparison: Comparison) -> list[str]:
         else:
             lines.append(f"result: PASS: none of the {judged} judged entries is slower by more than "
                          f"{comparison.max_slowdown_pct:g}% beyond noise"
-                         + (f"; not judged, allowed by --allow-unjudged: {unjudged}" if unjudged else ""))
+                         + (f"; not judged, allowed by --allow-unjudged: {unjudged}" if unjudged else "")
+                         + (f"; but warm-up runs differ (not like for like): {_names(k for k, _, _ in comparison.warmup_differences)}"
+                            if comparison.warmup_differences else ""))
     return lines
 
 
@@ -452,7 +479,8 @@ def markdown_text(comparison: Comparison, chart_name: str | None, chart_note: st
 
 
 def _stats_json(s: Stats) -> dict:
-    return {"median": s.median, "spread": s.spread, "min": s.min, "max": s.max, "timed_runs": len(s.runs)}
+    return {"median": s.median, "spread": s.spread, "min": s.min, "max": s.max, "timed_runs": len(s.runs),
+            "warmup_runs": s.warmup_runs}
 
 
 def comparison_json(comparison: Comparison, chart_name: str | None = None, chart_note: str | None = None) -> dict:
@@ -467,6 +495,7 @@ def comparison_json(comparison: Comparison, chart_name: str | None = None, chart
         "noise_rule": NOISE_RULE, "min_timed_runs": MIN_TIMED_RUNS, "max_slowdown_pct": comparison.max_slowdown_pct,
         "result": comparison.result, "mismatches": comparison.mismatches,
         "environment_differences": comparison.environment_differences,
+        "warmup_differences": [{"entry": "/".join(key), "baseline": a, "new": b} for key, a, b in comparison.warmup_differences],
         "only_in_baseline": ["/".join(k) for k in comparison.only_in_baseline],
         "only_in_new": ["/".join(k) for k in comparison.only_in_new],
         "chart": chart_name, "chart_note": chart_note,

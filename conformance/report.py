@@ -186,6 +186,13 @@ def cell_text(entry: dict | None) -> str:
     return text
 
 
+def judge_text(phase: dict) -> str:
+    """The phase's oracle, and each backend judged otherwise: 'reference (reference backend by expected)' where the
+    reference would have judged itself (conformance/runner.py _judge_of)."""
+    own = [f"{name} backend by {r['judge']}" for name, r in phase["backends"].items() if r.get("judge")]
+    return phase["oracle"] + (f" ({', '.join(own)})" if own else "")
+
+
 def table_rows(document: dict) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the per-vector, per-phase table."""
     names = list(document["backends"])
@@ -193,7 +200,7 @@ def table_rows(document: dict) -> tuple[list[str], list[list[str]]]:
     rows = []
     for v in document["vectors"]:
         for p in v["phases"]:
-            rows.append([v["id"], p["phase"], p["oracle"], *(cell_text(p["backends"].get(n)) for n in names), _speedup_text(p["speedup"])])
+            rows.append([v["id"], p["phase"], judge_text(p), *(cell_text(p["backends"].get(n)) for n in names), _speedup_text(p["speedup"])])
     return header, rows
 
 
@@ -225,7 +232,7 @@ def problems(document: dict) -> list[str]:
                 if r["mismatch"]:
                     m = Mismatch.from_json(r["mismatch"])
                     note = f" ({r['message']})" if r["message"] else ""
-                    lines.append(f"{v['id']} {p['phase']} [{name}, judged by {p['oracle']}]: {m.location()}: expected {m.expected}, got {m.actual}{note}")
+                    lines.append(f"{v['id']} {p['phase']} [{name}, judged by {r.get('judge') or p['oracle']}]: {m.location()}: expected {m.expected}, got {m.actual}{note}")
                 else:
                     lines.append(f"{v['id']} {p['phase']} [{name}]: error: {r['message']}")
     return lines

@@ -46,6 +46,8 @@ class BackendResult:
     mismatch: Mismatch | None = None
     message: str | None = None
     """Why it was not implemented / skipped / unavailable, or the error raised."""
+    judge: str | None = None
+    """This backend's judge where it is not the phase's oracle (_judge_of: the reference judged by the expected value)."""
     output: object = field(default=None, repr=False, compare=False)
     """The phase output itself (reference types); kept in memory, never written to the report."""
 
@@ -61,6 +63,7 @@ class BackendResult:
             "input_source": self.input_source,
             "mismatch": self.mismatch.as_json() if self.mismatch else None,
             "message": self.message,
+            "judge": self.judge,
         }
 
 
@@ -297,18 +300,17 @@ def _prover_outcomes(backend: Backend, problem: Problem, results: dict, repeat: 
             continue
         plan = plan_inputs(phase, "end-to-end", problem.vector, verified, own)
         oracle, expected = results[phase].oracle, expected_output(problem.vector, phase)
-        if _self_judged(backend, oracle):
+        judge = _judge_of(backend, oracle, expected)
+        if judge is None:
             outcomes[phase] = BackendResult(SKIPPED, message=SELF_JUDGED, **timing)
             continue
         if not _captured(first, phase, circuits):  # an oracle fed the run's own short inputs would pass the rest
             mismatch = Mismatch(phase, None, "output", None, f"{circuits} circuits' outputs", f"{len(output)}")
             outcomes[phase] = BackendResult(FAIL, mismatch=mismatch, message="a circuit's output is missing", **timing)
             continue
-        try:
-            mismatch = oracles.judge(oracle, phase, problem, plan.values, output, expected)
-        except Exception as exc:  # output so malformed that the judge cannot even read it
-            mismatch = Mismatch(phase, None, "output", None, f"an output the {oracle} oracle can read", _describe_error(exc))
-        outcomes[phase] = BackendResult(FAIL if mismatch else PASS, mismatch=mismatch, output=output, **timing)
+        mismatch = _judged(judge, phase, problem, plan.values, output, expected)
+        outcomes[phase] = BackendResult(FAIL if mismatch else PASS, mismatch=mismatch, output=output,
+                                        judge=_own_judge(judge, oracle), **timing)
     return outcomes
 
 
@@ -354,14 +356,32 @@ def _prover_drift(phase: str, runs, planned: int) -> tuple[Mismatch, str] | None
     return None
 
 
-SELF_JUDGED = ("not judged: the reference is this phase's judge here (no expected value used, no independent oracle), "
+SELF_JUDGED = ("not judged: the reference is this phase's judge here (no expected value exists, no independent oracle), "
                "and it would be compared with itself")
-"""Why the reference backend's phase is skipped when its oracle is the reference (--oracle on evaluate and prep, or the
-MSM phases of a vector without a trapdoor): a comparison with itself checks nothing."""
+"""Why the reference backend's phase is skipped when its oracle is the reference and the vector has no expected value
+for it (_judge_of): a comparison with itself checks nothing."""
 
 
-def _self_judged(backend: Backend, oracle: str) -> bool:
-    return backend.is_reference and oracle == oracles.REFERENCE
+def _judge_of(backend: Backend, oracle: str, expected) -> str | None:
+    """The judge of ``backend``'s output: the phase's oracle, save that the reference never judges itself (--oracle on
+    evaluate and prep, or the MSM phases of a vector without a trapdoor): the vector's expected value judges it
+    instead, and where there is none, nothing does (None: skipped, SELF_JUDGED)."""
+    if not (backend.is_reference and oracle == oracles.REFERENCE):
+        return oracle
+    return oracles.EXPECTED if expected is not None else None
+
+
+def _own_judge(judge: str, oracle: str) -> str | None:
+    """BackendResult.judge: the backend's judge where it is not the phase's oracle."""
+    return judge if judge != oracle else None
+
+
+def _judged(judge: str, phase: str, problem: Problem, inputs: dict, output, expected) -> Mismatch | None:
+    """oracles.judge, with an output so malformed that the judge cannot even read it a mismatch too."""
+    try:
+        return oracles.judge(judge, phase, problem, inputs, output, expected)
+    except Exception as exc:
+        return Mismatch(phase, None, "output", None, f"an output the {judge} oracle can read", _describe_error(exc))
 
 
 def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, expected, repeat: int = 1) -> BackendResult:
@@ -372,7 +392,8 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
     (the first also pays one-time costs such as compiling kernels)."""
     if plan.missing:
         return BackendResult(SKIPPED, message=plan.missing)
-    if _self_judged(backend, oracle):
+    judge = _judge_of(backend, oracle, expected)
+    if judge is None:
         return BackendResult(SKIPPED, message=SELF_JUDGED)
     runs = 1 if backend.deterministic else max(1, repeat)
     try:
@@ -393,10 +414,7 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
         return BackendResult(NOT_IMPLEMENTED, message=str(exc), input_source=plan.source_label)
     except Exception as exc:  # a CUDA error, out of memory, a bug: a failure, never a silent pass
         return BackendResult(ERROR, message=_describe_error(exc), input_source=plan.source_label)
-    try:
-        mismatch = oracles.judge(oracle, phase, problem, plan.values, first.output, expected)
-    except Exception as exc:  # output so malformed that the judge cannot even read it
-        mismatch = Mismatch(phase, None, "output", None, f"an output the {oracle} oracle can read", _describe_error(exc))
+    mismatch = _judged(judge, phase, problem, plan.values, first.output, expected)
     return BackendResult(
         status=FAIL if mismatch else PASS,
         seconds=fastest.seconds,
@@ -408,6 +426,7 @@ def _run_one(backend: Backend, phase: str, problem: Problem, plan, oracle: str, 
         input_source=plan.source_label,
         mismatch=mismatch,
         output=first.output,
+        judge=_own_judge(judge, oracle),
     )
 
 
@@ -417,6 +436,8 @@ def _progress_line(vector_id: str, phase: str, backend: str, outcome: BackendRes
         line += f" in {outcome.seconds:.4f} s"
     if outcome.transfer_seconds is not None:
         line += f" (+{outcome.transfer_seconds:.4f} s transfers)"
+    if outcome.judge:
+        line += f" (judged by {outcome.judge})"
     if outcome.mismatch:
         line += f": {outcome.mismatch.location()}"
     elif outcome.message and outcome.status != PASS:

@@ -14,6 +14,7 @@ and to reject a corrupted value; the exact comparison; the command line; the cha
 import functools
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -255,12 +256,14 @@ def test_reference_oracle_agrees_with_expected_and_rejects_corruption(phase, pro
 
 def test_oracles_judge_every_phase_of_a_vector_and_the_reference_never_itself(problem_of):
     """With --oracle, evaluate and prep are judged by the reference: for the reference backend that would compare it
-    with itself, so those two are skipped, saying why; every other phase passes its independent oracle."""
+    with itself, so the vector's expected values judge those two instead, saying so (before: skipped unjudged, while a
+    PASS was printed); every other phase passes its independent oracle."""
     result = check_vector(problem_of(SMALL), [ReferenceBackend()], prefer_oracle=True)
     assert [p.oracle for p in result.phases] == [oracles.INDEPENDENT_ORACLE[p] for p in PHASES]
     statuses = {p.phase: p.backends["reference"].status for p in result.phases}
-    assert statuses == {**{p: PASS for p in PHASES}, "evaluate": "skipped", "prep": "skipped"}
-    assert result.phases[PHASES.index("prep")].backends["reference"].message == SELF_JUDGED
+    assert statuses == {p: PASS for p in PHASES}
+    judges = {p.phase: p.backends["reference"].judge for p in result.phases}
+    assert judges == {**{p: None for p in PHASES}, "evaluate": oracles.EXPECTED, "prep": oracles.EXPECTED}
 
 
 def test_oracles_judge_a_snarkjs_vector_s_ntt_h_by_the_reference(problem_of):
@@ -268,12 +271,47 @@ def test_oracles_judge_a_snarkjs_vector_s_ntt_h_by_the_reference(problem_of):
     n - 1 coefficients the h identity is about, so the reference judges it (before: 'fail', 16 values for 15)."""
     result = check_vector(problem_of(DATA_DIR / "snarkjs-interop.json"), [ReferenceBackend()], prefer_oracle=True)
     assert result.phases[PHASES.index("ntt_h")].oracle == oracles.REFERENCE
-    statuses = {p.phase: p.backends["reference"].status for p in result.phases}
-    assert not {p: s for p, s in statuses.items() if s not in (PASS, "skipped")}, statuses
-    # the imported keys have no trapdoor, so only assemble has an independent judge (the pairing check), and it ran:
-    # every phase merely 'not failed' (all skipped, nothing judged) passed the line above
+    # the imported keys have no trapdoor, so only assemble has an independent judge (the pairing check); the reference
+    # backend is judged by the vector's expected values on the others (before: all skipped, nothing judged)
     assert {p.phase: p.oracle for p in result.phases} == {**{p: oracles.REFERENCE for p in PHASES}, "assemble": oracles.PAIRING}
-    assert statuses == {**{p: "skipped" for p in PHASES}, "assemble": PASS}
+    assert {p.phase: p.backends["reference"].status for p in result.phases} == {p: PASS for p in PHASES}
+    judges = {p.phase: p.backends["reference"].judge for p in result.phases}
+    assert judges == {**{p: oracles.EXPECTED for p in PHASES}, "assemble": None}
+
+
+def _corrupted_copy(tmp_path, phase: str) -> tuple[Path, str]:
+    """SMALL with one expected value of ``phase`` (evaluate's c[1], prep's a.tail_scalars[1]) plus 1 mod r, and the
+    report's line for it: the values are read from the bundled file, the reference computes the original one."""
+    document = json.loads(SMALL.read_text())
+    expected = document["circuits"][0]["expected"]
+    values, where = (expected["evaluate"]["c"], "c[1]") if phase == "evaluate" else (expected["prep"]["a"]["tail_scalars"], "a.tail_scalars[1]")
+    right = values[1]
+    values[1] = f"{(int(right, 16) + 1) % R:064x}"
+    path = tmp_path / "corrupted.json"
+    path.write_text(json.dumps(document))
+    return path, f"[reference, judged by expected]: circuit 0, {where}: expected {values[1]}, got {right}"
+
+
+@pytest.mark.parametrize("mode", ["isolated", "end-to-end", "prover"])
+@pytest.mark.parametrize("phase", ["evaluate", "prep"])
+def test_oracle_run_judges_the_reference_by_a_corrupted_expected_value_and_fails(tmp_path, capsys, phase, mode):
+    """`run --backends reference --oracle` once skipped evaluate and prep (their judge, the reference, would be the
+    reference itself) and printed PASS over a vector whose expected value of them is wrong; the expected value judges
+    them now. A corrupted prep leaves every other phase passing (its trapdoor oracles read the same prep), so all run;
+    a corrupted evaluate would fail ntt_h's h identity too, so evaluate runs alone."""
+    path, line = _corrupted_copy(tmp_path, phase)
+    phases = ["--phases", "evaluate"] if phase == "evaluate" else []
+    arguments = ["run", str(path), "--backends", "reference", "--oracle", "--mode", mode, *phases]
+    assert main([*arguments, "--report", str(tmp_path / "report"), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    label = "porep-log04 [prover]" if mode == "prover" else "porep-log04"
+    assert f"{label} {phase} {line}" in out.splitlines()
+    row = rf"^{re.escape(label)} +{phase} +reference \(reference backend by expected\) +FAIL \d"
+    assert len(re.findall(row, out, re.MULTILINE)) == 1, out
+    entry = next(p for p in json.loads((tmp_path / "report" / "report.json").read_text())["vectors"][0]["phases"] if p["phase"] == phase)
+    assert (entry["oracle"], entry["backends"]["reference"]["judge"], entry["backends"]["reference"]["status"]) == ("reference", "expected", "fail")
+    counts = "fail 1" if phase == "evaluate" else "pass 6, fail 1"
+    assert out.rstrip().endswith(f"result: FAIL (reference: {counts})")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -306,6 +306,32 @@ def test_zero_coefficient_terms_give_no_density_and_the_proof_verifies():
     assert not verify(pk.vk, [4], outputs.assemble[0])
 
 
+@pytest.mark.parametrize(("a", "b", "refused"), [
+    ((((1, 1), (1, R - 1)),), (((0, 1),),), "variable 1 is in the A density"),
+    (((),), (((0, 1), (0, R - 1)),), "variable 0 is in the B density"),
+    ((((1, 1),),), (((1, 1), (1, R - 1)),), "variable 1 is in the B density"),
+], ids=["a-aux", "b-input", "b-aux"])
+def test_setup_refuses_a_dense_variable_whose_qap_value_at_tau_is_0(a, b, refused):
+    """One row naming a variable twice, with coefficients 1 and r - 1: non-zero, so the variable is dense (FORMAT.md
+    "Density rule"), but they cancel, so its u_i (A) or v_i (B) is 0 at every tau. Its key point would be the identity,
+    which bellman drops from the query: the setup refuses, naming the variable and the query. With r - 2 the
+    coefficients do not cancel, and the same circuit gets its keys (one A point per input and dense aux variable)."""
+    from reference.errors import ToolkitError
+    from reference.r1cs import R1CS
+    from reference.setup import setup, trapdoor_from_seed
+
+    def circuit(minus):
+        swap = lambda rows: tuple(tuple((v, R - minus if c == R - 1 else c) for v, c in row) for row in rows)
+        return R1CS(num_inputs=1, num_aux=1, a=swap(a), b=swap(b), c=((),))
+
+    with pytest.raises(ToolkitError) as refusal:
+        setup(circuit(1), trapdoor_from_seed("cancelling"))
+    assert str(refusal.value) == (f"setup: {refused} but its QAP value at tau is 0 (cancelling coefficients or an "
+                                  "unlucky seed); choose another seed")
+    pk = setup(circuit(2), trapdoor_from_seed("cancelling"))
+    assert (len(pk.a), len(pk.b_g1)) == (1 + any(a[0]), 1)
+
+
 def test_a_single_row_circuit_gets_a_domain_of_two_and_an_h_query_of_one_point():
     """reference/r1cs.py R1CS.log_n: the smallest power of two >= the rows, but at least 2, because supraseal-c2 derives
     log n from the H query as lg2(npoints - 1) + 1, which needs n - 1 >= 1 point. The sizes are written out by hand;

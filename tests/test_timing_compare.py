@@ -560,3 +560,39 @@ def test_an_entry_timed_as_another_kind_is_a_mismatch(tmp_path, capsys):
     assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "error: mismatch: the runs are not comparable: kind of porep-log10/gpu/msm_h: baseline phase, new copy" in err
+
+
+def test_entries_whose_warmups_differ_are_named_and_a_pass_names_them(tmp_path, capsys):
+    """A baseline that left out one warm-up run and a new run that left out none (its first run may pay one-time
+    costs): their medians are not like for like. compare once said nothing of it; it names each such entry, before
+    the result line, and a PASS names them too."""
+    base = record(BASE)
+    new = record(BASE)
+    new["entries"][2] = entry("porep-log10", "gpu", "msm_h", Stats(tuple(BASE["msm_h"]), 0), shape=SHAPE)
+    paths = write(tmp_path, "base.json", base), write(tmp_path, "new.json", new)
+    assert main(["compare", *paths, "--max-slowdown", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2:] == [
+        "warm-up runs differ (not like for like): porep-log10 gpu msm_h: 1 vs 0 (baseline vs new)",
+        "result: PASS: none of the 3 judged entries is slower by more than 5% beyond noise; but warm-up runs differ "
+        "(not like for like): porep-log10/gpu/msm_h",
+    ]
+    assert main(["compare", *paths, "--report", str(tmp_path / "cmp")]) == 0  # no gate, no result line: still named
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        "warm-up runs differ (not like for like): porep-log10 gpu msm_h: 1 vs 0 (baseline vs new)"
+    written = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
+    assert written["warmup_differences"] == [{"entry": "porep-log10/gpu/msm_h", "baseline": 1, "new": 0}]
+    assert [(r["baseline"]["warmup_runs"], r["new"]["warmup_runs"]) for r in written["rows"]] == [(1, 1), (1, 1), (1, 0)]
+    assert main(["compare", paths[0], paths[0]]) == 0
+    assert "warm-up" not in capsys.readouterr().out
+
+
+def test_rounds_whose_warmups_differ_are_not_pooled(tmp_path, capsys):
+    """pool adds the rounds' warm-up counts: a round with one and a round with none gave 1, as two rounds of one cold
+    run each would, and the pooled record no longer showed that one round's first run paid one-time costs."""
+    rounds = [write(tmp_path, "r1.json", record(BASE)), write(tmp_path, "r2.json", record(BASE, warmup=0))]
+    assert run_main(main, ["pool", str(tmp_path / "pooled.json"), *rounds]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {rounds[1]}: cannot be pooled with {rounds[0]}: warm-up runs differ (not like for like): "
+        "porep-log10 gpu evaluate: 1 vs 0; porep-log10 gpu ntt_h: 1 vs 0; porep-log10 gpu msm_h: 1 vs 0\n")
+    assert not (tmp_path / "pooled.json").exists()

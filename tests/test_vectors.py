@@ -167,6 +167,32 @@ def test_check_prints_no_verdict_when_a_later_vector_is_bad(tmp_path, capsys):
     assert out == "" and "error: circuits[0].r:" in err
 
 
+@pytest.mark.parametrize("reference", [False, True], ids=["default", "reference"])
+def test_check_refuses_a_vector_whose_setup_meets_a_zero_qap_value(tmp_path, capsys, reference):
+    """A hostile vector: porep-log04 with aux variable 13 (in no A row) added to A's row 0 as 1 and r - 1, its A
+    density bit set and an A point (any valid one: the reader cannot know its discrete log) appended, expected values
+    dropped (its prep would change). The witness still satisfies (the terms cancel), so it loads; recomputing the keys
+    from its trapdoor, the setup meets u_13(tau) = 0 and refuses: exit 2, the variable named."""
+    from reference.cli import run_main
+    from reference.field import R
+
+    document = json.loads((DATA_DIR / "porep-log04.json").read_text())
+    assert document["r1cs"]["num_inputs"] == 4 and document["density"]["a_aux"] == {"bits": 10, "hex": "ff01000000000000"}
+    document["r1cs"]["a"][0] += [[13, f"{1:064x}"], [13, f"{R - 1:064x}"]]
+    document["density"]["a_aux"]["hex"] = "ff03000000000000"  # aux 9 = variable 13
+    document["proving_key"]["a"].append(document["proving_key"]["a"][-1])
+    document.pop("prep")
+    for circuit in document["circuits"]:
+        circuit.pop("expected")
+    bad = tmp_path / "cancelling.json"
+    bad.write_text(json.dumps(document))
+    assert run_main(vectors_main, ["check", *(["--reference"] if reference else []), str(bad), "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("error: setup: variable 13 is in the A density but its QAP value at tau is 0 (cancelling coefficients "
+                   "or an unlucky seed); choose another seed\n")
+
+
 def _with_flags(tmp_path, name: str, flags: list) -> str:
     document = json.loads((DATA_DIR / f"{name}.json").read_text())
     document["flags"] = flags

@@ -58,7 +58,7 @@ class Backend:
     """True when every run gives the same output by construction (pure Python): run each phase once."""
     is_reference = False
     """True for the reference implementation itself, which the 'reference' oracle cannot judge (it would compare the
-    reference with itself: conformance/runner.py SELF_JUDGED)."""
+    reference with itself): the expected value judges it there, or nothing (conformance/runner.py _judge_of)."""
 
     def unavailable_reason(self) -> str | None:
         """None when the backend can run here, else a sentence saying why not."""
