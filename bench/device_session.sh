@@ -56,7 +56,9 @@
 # 416 passed); prove 188 s. Tree 5c8f04b: `gate tests` 498 s (the gate recorded at 443.5 s, the tests 46 s, 416
 # passed); prove 208 s. Tree 3d8f936: `gate tests` 361 s (the gate recorded at 312.3 s, the tests 44 s, 416 passed);
 # `faults coldstart` 224 s (faults 181 s, the cold start of this tree twice, 20.4 and 20.5 s); prove 264 s.
-# Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history.
+# Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history. It must
+# be the full 40-hex-digit hash (`git rev-parse HEAD`, pasted): the records carry it as given, and session 46's gate
+# report carries a mistyped short one (dfedcfa8 for dfedcfae03e1).
 set -uo pipefail
 known="tests gate tests+gate seeded faults slow tail prove probes coldstart"
 seeded_cache=${SEEDED_CACHE:-/tmp/conformance-seeded}
@@ -65,6 +67,10 @@ usage="usage: device_session.sh OUT_DIR [STEP ...], steps: $known"
 out=$1
 shift
 [ -d "$out" ] || { echo "error: OUT_DIR: '$out' is not a folder; $usage" >&2; exit 2; }
+if [ -n "${BENCH_COMMIT:-}" ] && ! [[ $BENCH_COMMIT =~ ^[0-9a-f]{40}$ ]]; then
+  echo "error: BENCH_COMMIT: '$BENCH_COMMIT' is not a full commit hash (40 lowercase hex digits: git rev-parse HEAD)" >&2
+  exit 2
+fi
 steps=${*:-tests gate faults slow}
 for step in $steps; do  # all checked before any runs: a mistyped later step must not cost the earlier ones' device time
   [[ " $known " == *" $step "* ]] || { echo "error: step: '$step' is not one of: $known" >&2; exit 2; }

@@ -1,5 +1,6 @@
 """bench/candidates/: the device scripts refuse a call without its arguments before doing anything (a device call's
 seconds are scarce), and every patch the README lists is there."""
+import os
 import re
 import subprocess
 
@@ -35,8 +36,6 @@ def test_device_scripts_refuse_an_output_folder_that_is_not_there(script, argume
                                                   ("THIS_COMMIT", {"tree": True, "BASE_COMMIT": "abc"})])
 def test_device_prove_ab_refuses_a_call_without_its_tree_or_commits(missing, environment, tmp_path):
     """A landing's first call names the base tree and both commits before it spends device time on the proofs."""
-    import os
-
     (tmp_path / "out").mkdir()
     if environment.pop("tree", False):
         (tmp_path / "base" / "bench").mkdir(parents=True)
@@ -68,3 +67,16 @@ def test_ntt_ab_packs_its_files_into_one_archive(tmp_path):
     with tarfile.open(tmp_path / "out" / "ab_ntt.tgz") as packed:
         assert packed.extractfile("ab_ntt.log").read().decode() == "ab.sh ran on base\n"
         assert packed.extractfile("ab_ntt/compare/comparison.md").read().decode().startswith("| 2^27 x1 |")
+
+
+@pytest.mark.parametrize("commit", ["dfedcfa8", "DFEDCFAE03E1D1E98C512158ABC7A47787640FED", "dfedcfae03e1+dirty"])
+def test_device_session_refuses_a_bench_commit_that_is_not_a_full_hash(tmp_path, commit):
+    """The records carry BENCH_COMMIT as given; a retyped short hash (dfedcfa8 for dfedcfae03e1, session 46's gate) names
+    no commit. Refused before any step runs: exit 2, one error line, nothing in OUT."""
+    (tmp_path / "out").mkdir()
+    env = os.environ | {"BENCH_COMMIT": commit}
+    done = subprocess.run(["bash", str(CANDIDATES.parent / "device_session.sh"), "out", "tests"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: BENCH_COMMIT: '{commit}' is not a full commit hash (40 lowercase hex digits: git rev-parse HEAD)\n"
+    assert not any((tmp_path / "out").iterdir())
