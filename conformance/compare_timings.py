@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpu.staging import WHOLE_RUN
 from reference.errors import InvalidInputError
 
 from .timing import Stats, code_label, entry, entry_key, load_timings, machine_label, timing_document
@@ -395,15 +396,27 @@ KIND_PLURALS = {"phase": "phases", "host": "host stages", "copy": "copies"}
 def sum_lines(rows: list[Row]) -> list[str]:
     """Per case, backend and kind, the sums of the entries' medians on both sides: a slowdown spread over entries each
     within noise shows here. Told, not judged (no noise of a sum is measured); kinds are summed apart, as their clocks
-    differ (a host stage may hold a copy)."""
+    differ (a host stage may hold a copy). A whole run (WHOLE_RUN) spans the other entries, so it is not summed with
+    them: where one backend holds all of its case's entries, what it holds beyond theirs is told instead."""
     sums: dict[tuple, list[float]] = {}
-    for r in rows:
+    for r in (r for r in rows if r.phase != WHOLE_RUN):
         both = sums.setdefault((r.case, r.backend, r.kind), [0.0, 0.0])
         both[0] += r.baseline.median
         both[1] += r.new.median
-    return [f"sum of medians, {case} {backend} {KIND_PLURALS[kind]} (told, not judged): {seconds_text(b)} -> "
-            f"{seconds_text(n)} ({signed_seconds_text(n - b)}" + (f", {pct_text((n - b) / b * 100)})" if b > 0 else ")")
-            for (case, backend, kind), (b, n) in sums.items()]
+    lines = [f"sum of medians, {case} {backend} {KIND_PLURALS[kind]} (told, not judged): {_change_text(b, n)}"
+             for (case, backend, kind), (b, n) in sums.items()]
+    for whole in (r for r in rows if r.phase == WHOLE_RUN):
+        parts = [sides for (case, backend, _), sides in sums.items() if case == whole.case]
+        if all(backend == whole.backend for case, backend, _ in sums if case == whole.case):
+            b, n = (median - sum(sides[k] for sides in parts) for k, median in enumerate((whole.baseline.median, whole.new.median)))
+            lines.append(f"{WHOLE_RUN} beyond the sum of the other medians, {whole.case} {whole.backend} (time no entry "
+                         f"names; told, not judged): {_change_text(b, n)}")
+    return lines
+
+
+def _change_text(baseline: float, new: float) -> str:
+    return (f"{seconds_text(baseline)} -> {seconds_text(new)} ({signed_seconds_text(new - baseline)}"
+            + (f", {pct_text((new - baseline) / baseline * 100)})" if baseline > 0 else ")"))
 
 
 def _names(keys) -> str:

@@ -9,6 +9,7 @@ import pytest
 from conformance.__main__ import main
 from conformance.compare_timings import (FASTER, MIN_TIMED_RUNS, NOT_JUDGED, SLOWER, WITHIN_NOISE, compare_documents,
                                          compare_files)
+from gpu.staging import WHOLE_RUN
 from conformance.timing import Stats, check_timing_document, entry, load_timings, stats_after_warmup, timing_document
 from reference.cli import run_main
 from reference.errors import InvalidInputError
@@ -120,6 +121,25 @@ def test_a_slowdown_spread_over_entries_within_noise_shows_in_the_sums(tmp_path,
     out = capsys.readouterr().out
     assert "within noise: 3" in out and "slower: " not in out, out
     assert "sum of medians, porep-log10 gpu phases (told, not judged): 610.00 ms -> 616.10 ms (+6.10 ms, +1.0%)" in out, out
+
+
+def test_a_whole_run_is_summed_apart_and_tells_the_time_no_entry_names(tmp_path, capsys):
+    """python -m gpu prove's whole_run (gpu/staging.py WHOLE_RUN) spans its other entries: summed with the host stages
+    it would count them twice. A slowdown between the stages (0.5 s, the size of the issue's pinning story) shows in
+    what the whole run holds beyond the other medians: 1.30 s -> 1.80 s, while every stage and phase is unchanged."""
+    def gpu_prove(untimed_s: float) -> dict:
+        timed = {("read_vector", "host"): 0.3, ("stage_keys", "host"): 0.1, ("h2d_key_h", "copy"): 0.2,
+                 ("msm_h", "phase"): 0.5, (WHOLE_RUN, "host"): 1.1 + untimed_s}
+        entries = [entry("porep-log10", "gpu", phase, Stats(tuple(steady(median, median / 100)), 1), kind, SHAPE)
+                   for (phase, kind), median in timed.items()]
+        return timing_document("gpu prove", "synthetic", entries, H200)
+
+    base_path, new_path = write(tmp_path, "b.json", gpu_prove(1.3)), write(tmp_path, "n.json", gpu_prove(1.8))
+    main(["compare", base_path, new_path])
+    out = capsys.readouterr().out
+    assert "sum of medians, porep-log10 gpu host stages (told, not judged): 400.00 ms -> 400.00 ms (+0.0 us, +0.0%)" in out, out
+    assert ("whole_run beyond the sum of the other medians, porep-log10 gpu (time no entry names; told, not judged): "
+            "1.300 s -> 1.800 s (+500.00 ms, +38.5%)") in out, out
 
 
 def test_a_median_is_printed_with_its_spread_not_a_half_width(capsys, tmp_path):
