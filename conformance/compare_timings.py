@@ -406,11 +406,11 @@ def sum_lines(rows: list[Row]) -> list[str]:
     lines = [f"sum of medians, {case} {backend} {KIND_PLURALS[kind]} (told, not judged): {_change_text(b, n)}"
              for (case, backend, kind), (b, n) in sums.items()]
     for whole in (r for r in rows if r.phase == WHOLE_RUN):
-        parts = [sides for (case, backend, _), sides in sums.items() if case == whole.case]
-        if all(backend == whole.backend for case, backend, _ in sums if case == whole.case):
-            b, n = (median - sum(sides[k] for sides in parts) for k, median in enumerate((whole.baseline.median, whole.new.median)))
+        parts = {(backend, kind): sides for (case, backend, kind), sides in sums.items() if case == whole.case}
+        if all(backend == whole.backend for backend, _ in parts):
+            others_b, others_n = (sum(sides[k] for sides in parts.values()) for k in (0, 1))
             lines.append(f"{WHOLE_RUN} beyond the sum of the other medians, {whole.case} {whole.backend} (time no entry "
-                         f"names; told, not judged): {_change_text(b, n)}")
+                         f"names; told, not judged): {_change_text(whole.baseline.median - others_b, whole.new.median - others_n)}")
     return lines
 
 
