@@ -211,9 +211,13 @@ def _environment_differences(baseline: dict, new: dict) -> list[str]:
 def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
                       baseline_path: str = "baseline", new_path: str = "new", allow_unjudged: bool = False) -> Comparison:
     """The comparison of two validated timing records (timing.check_timing_document). Raises
-    InvalidInputError('mismatch', ...) when they are not comparable and allow_mismatch is False."""
+    InvalidInputError('mismatch', ...) when they are not comparable and allow_mismatch is False, and (``new_path``, ...)
+    when the two are one record (the same runs)."""
     if max_slowdown_pct is not None and not (0 <= max_slowdown_pct < math.inf):  # inf: a gate that can never fail
         raise InvalidInputError("--max-slowdown", f"must be a finite percentage >= 0, got {max_slowdown_pct}")
+    if baseline == new:  # every entry within noise by construction: a PASS that timed nothing against anything
+        raise InvalidInputError(new_path, f"holds the same runs as {baseline_path}: a run compared with itself checks "
+                                "nothing")
     problems = mismatches(baseline, new)
     if problems and not allow_mismatch:
         raise InvalidInputError("mismatch", "the runs are not comparable: " + "; ".join(problems)

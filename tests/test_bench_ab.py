@@ -204,8 +204,9 @@ def test_ab_compares_each_further_tree_with_the_first_in_one_call(tmp_path, orde
     """Three trees: the base at 100 ms, one at 50 ms, one at the base's 100 ms. Each runs in the order AB_ORDER says
     (abba: forth and back, each tree's rounds pooled), and each is compared with the first: B in compare/ (faster),
     C in compare_c/ (within noise); options after the trees reach every tree's script."""
-    trees = [_ordered_tree(tmp_path, name, [ms, ms * 1.001, ms * 0.999, ms, ms])
-             for name, ms in (("base", 100.0), ("half", 50.0), ("same", 100.0))]
+    runs = {name: [ms, ms * 1.001, ms * 0.999, ms, ms] for name, ms in (("base", 100.0), ("half", 50.0), ("same", 100.0))}
+    runs["same"].reverse()  # the base's times from another run (compare refuses a record compared with itself)
+    trees = [_ordered_tree(tmp_path, name, times) for name, times in runs.items()]
     out = tmp_path / "out"
     done = subprocess.run(["bash", str(AB), "msm", str(out), *map(str, trees), "--msm-sizes", "24"],
                           env={**os.environ, "AB_ORDER": order}, capture_output=True, text=True, timeout=300)

@@ -19,10 +19,15 @@ CEILINGS = {"copy": 4e12, "fr_mul": 1e11}
 """bench_ntt's measured ceilings (bytes/s, products/s): only its table's floors use them."""
 
 
-def _write(tmp_path, name: str, bench, rows: list) -> str:
+def _write(tmp_path, name: str, bench, rows: list, date: str = H200["date"]) -> str:
+    """The rows' record; ``date``: another run's (compare refuses a record compared with itself)."""
     path = tmp_path / name
-    path.write_text(json.dumps({"rows": rows, "timings": bench.timing_record(rows, "synthetic", H200)}))
+    path.write_text(json.dumps({"rows": rows, "timings": bench.timing_record(rows, "synthetic", {**H200, "date": date})}))
     return str(path)
+
+
+LATER = "2026-12-04T00:00:00+00:00"
+"""Another run's date: the same times recorded again."""
 
 
 def _verdicts(comparison) -> dict:
@@ -66,7 +71,7 @@ def test_bench_msm_record_holds_every_row_in_seconds():
 def test_bench_msm_records_compare_identical_within_noise_and_30_percent_slower_as_slower(tmp_path):
     bench = bench_module("bench_msm")
     base = _write(tmp_path, "base.json", bench, msm_rows(18.0))
-    same = compare_files(base, _write(tmp_path, "same.json", bench, msm_rows(18.0)), max_slowdown_pct=0)
+    same = compare_files(base, _write(tmp_path, "same.json", bench, msm_rows(18.0), LATER), max_slowdown_pct=0)
     assert _verdicts(same) == {("G1 2^20", "msm"): WITHIN_NOISE, ("G2 2^16 c=15", "msm"): WITHIN_NOISE,
                                ("G1 2^18 c=16 x10", "msm"): WITHIN_NOISE,
                                ("G1 2^24 x10 density 0.99", "batch_add"): WITHIN_NOISE,
@@ -109,7 +114,7 @@ def test_bench_ntt_record_and_comparison(tmp_path):
     assert (first["median"], first["warmup_runs"], first["shape"]) == (pytest.approx(0.0005), 2, {"log_n": 20, "circuits": 1})
 
     base = _write(tmp_path, "base.json", bench, rows)
-    same = compare_files(base, _write(tmp_path, "same.json", bench, ntt_rows(bench, 0.5, 4)))
+    same = compare_files(base, _write(tmp_path, "same.json", bench, ntt_rows(bench, 0.5, 4), LATER))
     assert set(_verdicts(same).values()) == {WITHIN_NOISE}
     slower = compare_files(base, _write(tmp_path, "slower.json", bench, ntt_rows(bench, 0.65, 4)))
     verdicts = _verdicts(slower)

@@ -25,6 +25,11 @@ def record(runs_by_phase: dict, env=H200, shape=SHAPE, case="porep-log10", tool=
     return timing_document(tool, "synthetic", entries, env)
 
 
+def again(doc: dict) -> dict:
+    """The same times recorded by another run (a later date): compare refuses one record compared with itself."""
+    return {**doc, "environment": {**doc["environment"], "date": "2026-12-04T00:00:00+00:00"}}
+
+
 def write(tmp_path, name, doc) -> str:
     path = tmp_path / name
     path.write_text(json.dumps(doc))
@@ -53,7 +58,7 @@ def test_stats_are_the_median_min_max_and_range_of_the_timed_runs():
 
 
 def test_identical_runs_are_within_noise_and_pass_any_gate():
-    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(record(BASE), "n"), max_slowdown_pct=0)
+    c = compare_documents(check_timing_document(record(BASE), "b"), check_timing_document(again(record(BASE)), "n"), max_slowdown_pct=0)
     assert [r.verdict for r in c.rows] == [WITHIN_NOISE] * 3
     assert all(r.change_pct == 0 for r in c.rows) and c.result == "pass"
 
@@ -146,7 +151,7 @@ def test_a_median_is_printed_with_its_spread_not_a_half_width(capsys, tmp_path):
     """The cell under 'median (spread, runs)' is the median, the spread (max - min) and the runs: it read '(±200.00 ms,
     5)', which reads as a half-width, twice the noise the verdict uses."""
     runs = {"msm_h": steady(1.0, 0.2)}
-    base_path, new_path = write(tmp_path, "b.json", record(runs)), write(tmp_path, "n.json", record(runs))
+    base_path, new_path = write(tmp_path, "b.json", record(runs)), write(tmp_path, "n.json", again(record(runs)))
     assert main(["compare", base_path, new_path]) == 0
     out = capsys.readouterr().out
     assert "1.000 s (200.00 ms, 5)" in out and "±" not in out, out
@@ -271,7 +276,7 @@ def test_records_without_gpu_sources_still_compare_and_pool(tmp_path, capsys):
     """Records older than gpu_sources (absent) or whose sources could not be read (null) compare and pool; their label
     says 'unknown'."""
     old = {k: v for k, v in H200.items() if k != "gpu_sources"}
-    first, second = write(tmp_path, "a.json", record(BASE, env=old)), write(tmp_path, "b.json", record(BASE, env=old))
+    first, second = write(tmp_path, "a.json", record(BASE, env=old)), write(tmp_path, "b.json", again(record(BASE, env=old)))
     assert run_main(main, ["compare", first, second]) == 0
     assert "commit abc, GPU sources unknown" in capsys.readouterr().out
     unread = [write(tmp_path, f"r{k}.json", record({p: [t * (1 + k / 100) for t in runs] for p, runs in BASE.items()},
@@ -307,14 +312,15 @@ def test_report_files_are_written(tmp_path, capsys):
 
 def test_a_report_folder_that_cannot_be_written_or_would_overwrite_an_input_is_bad_input(tmp_path, capsys):
     good = write(tmp_path, "comparison.json", record(BASE))
+    new = write(tmp_path, "new.json", again(record(BASE)))
     before = (tmp_path / "comparison.json").read_bytes()
-    assert run_main(main, ["compare", good, good, "--report", str(tmp_path)]) == 2
+    assert run_main(main, ["compare", good, new, "--report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --report comparison.json: ") and "refusing to overwrite it" in err
     assert (tmp_path / "comparison.json").read_bytes() == before
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    assert run_main(main, ["compare", good, good, "--report", str(blocked / "cmp")]) == 2
+    assert run_main(main, ["compare", good, new, "--report", str(blocked / "cmp")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --report: cannot write the comparison into ") and "Traceback" not in err
 
@@ -357,7 +363,7 @@ def test_conformance_report_carries_every_run_and_compare_reads_it(tmp_path, cap
     assert by_backend["reference"]["shape"] == {"log_n": vector.r1cs.log_n, "circuits": len(vector.circuits), "mode": "isolated"}
 
 
-def test_conformance_run_writes_a_timing_record_that_compares_with_itself(tmp_path, capsys):
+def test_conformance_run_writes_a_timing_record_that_compare_reads(tmp_path, capsys):
     from vectors.bundled import DATA_DIR
 
     report = tmp_path / "run"
@@ -372,7 +378,8 @@ def test_conformance_run_writes_a_timing_record_that_compares_with_itself(tmp_pa
     assert f"GPU sources {sources[:12]}" in (report / "report.md").read_text()
     assert "## Timing statistics" in (report / "report.md").read_text()
     capsys.readouterr()
-    assert main(["compare", str(report / "report.json"), str(report / "report.json")]) == 0
+    rerun = write(tmp_path, "rerun.json", again(json.loads((report / "report.json").read_text())["timings"]))
+    assert main(["compare", str(report / "report.json"), rerun]) == 0
     out = capsys.readouterr().out
     assert "not judged: 2" in out  # one reference run each: no noise estimate, no verdict
     assert f"GPU sources {sources[:12]}" in out  # each run's label names its code
@@ -434,8 +441,8 @@ def test_without_matplotlib_compare_writes_markdown_and_json_and_says_so(tmp_pat
     import conformance.chart
 
     monkeypatch.setattr(conformance.chart, "matplotlib_available", lambda: False)
-    path = write(tmp_path, "b.json", record(BASE))
-    assert main(["compare", path, path, "--report", str(tmp_path / "cmp")]) == 0
+    path, new = write(tmp_path, "b.json", record(BASE)), write(tmp_path, "n.json", again(record(BASE)))
+    assert main(["compare", path, new, "--report", str(tmp_path / "cmp")]) == 0
     assert sorted(p.name for p in (tmp_path / "cmp").iterdir()) == ["comparison.json", "comparison.md"]
     assert "no waterfall: matplotlib is not installed" in capsys.readouterr().err
     assert "Chart: matplotlib is not installed" in (tmp_path / "cmp" / "comparison.md").read_text()
@@ -522,10 +529,10 @@ def test_a_gpu_command_or_unit_of_another_type_is_bad_input_in_compare_and_pool(
 def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_path, capsys):
     """compare --report wrote waterfall.png and comparison.json, then failed on comparison.md (a folder there): exit 2
     with two output files written. The three are written together or not at all."""
-    good = write(tmp_path, "good.json", record(BASE))
+    good, new = write(tmp_path, "good.json", record(BASE)), write(tmp_path, "new.json", again(record(BASE)))
     folder = tmp_path / "cmp"
     (folder / "comparison.md").mkdir(parents=True)
-    assert run_main(main, ["compare", good, good, "--report", str(folder)]) == 2
+    assert run_main(main, ["compare", good, new, "--report", str(folder)]) == 2
     err = capsys.readouterr().err
     assert err == f"error: {folder / 'comparison.md'}: cannot write: Is a directory\n", err
     assert sorted(p.name for p in folder.iterdir()) == ["comparison.md"]
@@ -603,7 +610,7 @@ def test_entries_whose_warmups_differ_are_named_and_a_pass_names_them(tmp_path, 
     written = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
     assert written["warmup_differences"] == [{"entry": "porep-log10/gpu/msm_h", "baseline": 1, "new": 0}]
     assert [(r["baseline"]["warmup_runs"], r["new"]["warmup_runs"]) for r in written["rows"]] == [(1, 1), (1, 1), (1, 0)]
-    assert main(["compare", paths[0], paths[0]]) == 0
+    assert main(["compare", paths[0], write(tmp_path, "again.json", again(base))]) == 0
     assert "warm-up" not in capsys.readouterr().out
 
 
@@ -616,3 +623,15 @@ def test_rounds_whose_warmups_differ_are_not_pooled(tmp_path, capsys):
         f"error: {rounds[1]}: cannot be pooled with {rounds[0]}: warm-up runs differ (not like for like): "
         "porep-log10 gpu evaluate: 1 vs 0; porep-log10 gpu ntt_h: 1 vs 0; porep-log10 gpu msm_h: 1 vs 0\n")
     assert not (tmp_path / "pooled.json").exists()
+
+
+def test_a_record_compared_with_itself_is_refused(tmp_path, capsys):
+    """`compare X X` (or a copy of X) printed every entry within noise and passed any gate: a verdict on nothing timed
+    against anything. Refused, as pool refuses a round given twice; the same times from another run still compare."""
+    path = write(tmp_path, "b.json", record(BASE))
+    copy = write(tmp_path, "copy.json", record(BASE))
+    for new in (path, copy):
+        assert run_main(main, ["compare", path, new, "--max-slowdown", "5"]) == 2
+        assert capsys.readouterr() == ("", f"error: {new}: holds the same runs as {path}: a run compared with itself "
+                                           "checks nothing\n")
+    assert run_main(main, ["compare", path, write(tmp_path, "n.json", again(record(BASE))), "--max-slowdown", "5"]) == 0
