@@ -404,7 +404,6 @@ def _unchecked_text(result) -> str:
 
 def _write_report_files(document: dict, folder: Path, say, inputs=()) -> None:
     check_outputs({f"--report {name}": folder / name for name in REPORT_FILES}, {f"input {p}": p for p in inputs})
-    folder.mkdir(parents=True, exist_ok=True)
     chart = folder / "chart.png"
     png, note = drawn(lambda path: write_chart(document, path), chart.name)
     document["chart"], document["chart_note"] = (None, note) if note else (chart.name, None)

@@ -527,13 +527,13 @@ COMPARISON_FILES = ("comparison.json", "comparison.md", "waterfall.png")
 
 
 def write_comparison_report(comparison: Comparison, folder: Path) -> list[Path]:
-    """comparison.json, comparison.md and (with matplotlib) waterfall.png into ``folder``; the files written."""
+    """comparison.json, comparison.md and (with matplotlib) waterfall.png into ``folder`` (made by
+    write_files_atomically, and removed again when a file cannot be written); the files written."""
     from .chart import write_waterfall
     from vectors.format import write_files_atomically
 
     from .report import drawn, json_text
 
-    folder.mkdir(parents=True, exist_ok=True)
     chart = folder / "waterfall.png"
     png, note = drawn(lambda path: write_waterfall(comparison, path), chart.name)
     chart_name = None if note else chart.name

@@ -525,7 +525,7 @@ def test_unwritable_outputs_are_named_errors(tmp_path, capsys):
     _exit_2(reference_main, ["prove", str(SMALL), "--out", str(out / "p.json"), "--quiet"], capsys, str(out))
     _exit_2(vectors_main, ["export-bellman", str(SMALL), "--out", str(out), "--quiet"], capsys, str(out))
     _exit_2(vectors_main, ["generate", "--log-n", "2", "--seed", "s", "--out", str(out / "v.json"), "--quiet"], capsys, str(out))
-    _exit_2(conformance_main, ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(out), "--quiet"], capsys, "--report")
+    _exit_2(conformance_main, ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(out), "--quiet"], capsys, str(out))
 
 
 def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_path, capsys):
