@@ -8,7 +8,9 @@ are then copied to pinned host memory, where a GPU prover stages its witnesses),
 on the device (gpu/keygen.py, timed as ``keygen``). Per batch size: the memory plan (a batch that does
 not fit is reported with the largest that does), the witness upload (a timed transfer, pinned host
 memory), one warm-up proof (module loading and NVRTC compilation stay out of the numbers), then --runs
-proofs, each phase timed with CUDA events at its boundary (gpu/prover.py); the table gives the median
+proofs, each phase timed with CUDA events at its boundary (gpu/prover.py), and each whole proof by the wall clock
+(``wall ms``, the timing record's ``whole_run``: prove_on_device's call, host work between the phases and the proofs'
+download included; ``total ms`` is the sum of the phases' medians); the table gives the median
 of each phase over the runs (``--json`` also holds every run, and the timing record under "timings" that
 ``python -m conformance compare`` reads). Repeated runs must give identical proofs. ``--check`` verifies circuit 0
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py, in every batch
@@ -42,7 +44,7 @@ from gpu.keygen import generate_keys  # noqa: E402
 from gpu.ntt import MAX_LOG_N, half_table_held  # noqa: E402
 from gpu.ntt_h import coset_tables_held  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
-from gpu.staging import DOWNLOAD_PROOFS  # noqa: E402
+from gpu.staging import DOWNLOAD_PROOFS, WHOLE_RUN  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
@@ -190,10 +192,12 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     with LivePeak(cupy.get_default_memory_pool()) as live:
         warm = prove_on_device(circuit, key, z, rs, plan=plan)
     reference_proofs = [proof_to_json(p) for p in warm.proofs]
-    per_run = []
+    per_run, wall_runs = [], []
     for _ in range(runs):
         timer = PoolByPhase()
-        result = prove_on_device(circuit, key, z, rs, timer=timer, plan=plan)
+        start = time.perf_counter()
+        result = prove_on_device(circuit, key, z, rs, timer=timer, plan=plan)  # returns with the proofs on the host
+        wall_runs.append((time.perf_counter() - start) * 1000.0)
         if [proof_to_json(p) for p in result.proofs] != reference_proofs:
             raise SystemExit(f"2^{circuit.log_n} x {circuits}: repeated runs gave different proofs")
         per_run.append(result.ms)
@@ -202,13 +206,14 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     half_table = half_table_held(circuit.log_n)  # held after the runs only if their memory plan used it
     coset_tables = coset_tables_held(circuit.log_n)  # the same
     row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
-               total_ms=total, per_circuit_ms=total / circuits,
+               total_ms=total, per_circuit_ms=total / circuits, wall_ms=statistics.median(wall_runs), wall_runs_ms=wall_runs,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), live_peak_bytes=live.peak,
                plan_bytes_needed=plan.bytes_needed, plan_bytes_free=plan.bytes_free, runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
                download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run],
                pool_by_phase={p: timer.pool[p] for p in PHASES if p in timer.pool})  # the last timed run's
-    say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit), upload {upload_ms:.1f} ms, "
+    say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit; wall clock "
+        f"{statistics.median(wall_runs):.1f} ms), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB (live arrays {live.peak / GIB:.1f}; the plan counted "
         f"{plan.bytes_needed / GIB:.1f} of {plan.bytes_free / GIB:.1f} free), NTT half table {'used' if half_table else 'not used'}, coset tables "
         f"{coset_tables}; "
@@ -362,7 +367,8 @@ def check_summary(sizes: list[dict]) -> tuple[list[str], bool]:
 
 def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
     """The timing record's entries (conformance/TIMING_SCHEMA.md): every phase of every batch that fit, its timed runs
-    (the warm-up proof before them left out), the witness upload (one run) and the proofs' download (every run)."""
+    (the warm-up proof before them left out), the witness upload (one run), the proofs' download (every run) and each
+    whole proof's wall clock (WHOLE_RUN, every run)."""
     entries = []
     for size in sizes:
         for b in size["batches"]:
@@ -374,6 +380,9 @@ def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
             entries.append(entry(case, "gpu", "h2d_witnesses", Stats((b["upload_witnesses_ms"] / 1000.0,)), "copy", shape))
             entries.append(entry(case, "gpu", DOWNLOAD_PROOFS, Stats(tuple(ms / 1000.0 for ms in b["download_runs_ms"]), warmup_runs=1),
                                  "copy", shape))
+            if "wall_runs_ms" in b:  # (absent from records made before it was timed)
+                entries.append(entry(case, "gpu", WHOLE_RUN, Stats(tuple(ms / 1000.0 for ms in b["wall_runs_ms"]), warmup_runs=1),
+                                     "host", shape))
     return entries
 
 
@@ -449,7 +458,7 @@ def main(argv=None) -> int:
 def print_table(meta: dict, sizes: list[dict]) -> None:
     print(f"\nGPU {meta['gpu']}, {code_label(meta)}, {meta['date']}")
     header = ("| n | circuits | " + " | ".join(PHASES)
-              + " | total ms | ms/circuit | witness upload ms | peak GiB | live peak GiB |")
+              + " | total ms | wall ms | ms/circuit | witness upload ms | peak GiB | live peak GiB |")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for size in sizes:
@@ -458,7 +467,8 @@ def print_table(meta: dict, sizes: list[dict]) -> None:
                 print(f"| 2^{b['log_n']} | {b['circuits']} | does not fit: largest batch {b['largest']} |")
                 continue
             cells = " | ".join(f"{b['phases_ms'][p]:.1f}" for p in PHASES)
-            print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {b['per_circuit_ms']:.1f} | "
+            wall = f"{b['wall_ms']:.1f}" if "wall_ms" in b else "-"
+            print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {wall} | {b['per_circuit_ms']:.1f} | "
                   f"{b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} | {live_peak_cell(b)} |")
     print_pool_table(sizes)
 

@@ -71,3 +71,22 @@ def test_the_table_gives_the_live_peak_beside_the_held_one(capsys):
     bench.print_table(meta, [{"batches": [{**batch, "live_peak_bytes": int(120.5 * gib)}, batch]}])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2^27")]
     assert rows[0].endswith("| 2.0 | 136.2 | 120.5 |") and rows[1].endswith("| 2.0 | 136.2 | - |")
+
+
+def test_each_proof_s_wall_clock_is_recorded_beside_the_sum_of_its_phases(capsys):
+    """The table's 'total ms' is the sum of the phases' medians: host work between the phases (plans, waits, the
+    proofs' conversion) was in no number. Each timed proof's wall clock is its 'wall ms' and the record's whole_run
+    (host), which compare sums apart from the phases it spans; a batch recorded before it has no such entry."""
+    from gpu.staging import WHOLE_RUN
+
+    runs = {p: [1.0, 1.0, 1.0] for p in bench.PHASES}
+    batch = {"log_n": 27, "circuits": 1, "fits": True, "phases_ms": {p: 1.0 for p in bench.PHASES}, "total_ms": 7.0,
+             "per_circuit_ms": 7.0, "upload_witnesses_ms": 2.0, "peak_bytes": 0, "phase_runs_ms": runs,
+             "download_runs_ms": [0.2] * 3}
+    timed = {**batch, "wall_ms": 7.5, "wall_runs_ms": [7.6, 7.5, 7.4]}
+    [whole] = [e for e in bench.timing_entries([{"batches": [timed]}], "seed") if e["phase"] == WHOLE_RUN]
+    assert (whole["kind"], whole["runs"], whole["warmup_runs"]) == ("host", [0.0076, 0.0075, 0.0074], 1)
+    assert not [e for e in bench.timing_entries([{"batches": [batch]}], "seed") if e["phase"] == WHOLE_RUN]
+    bench.print_table({"gpu": "NVIDIA H200", "commit": "abc1234", "date": "2026-12-06"}, [{"batches": [timed, batch]}])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2^27")]
+    assert "| 7.0 | 7.5 | 7.0 | 2.0 |" in rows[0] and "| 7.0 | - | 7.0 | 2.0 |" in rows[1]
