@@ -192,7 +192,7 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
     with LivePeak(cupy.get_default_memory_pool()) as live:
         warm = prove_on_device(circuit, key, z, rs, plan=plan)
     reference_proofs = [proof_to_json(p) for p in warm.proofs]
-    per_run, wall_runs = [], []
+    per_run, wall_runs = [], []  # wall_runs: each proof's wall clock (ms)
     for _ in range(runs):
         timer = PoolByPhase()
         start = time.perf_counter()
@@ -202,18 +202,18 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
             raise SystemExit(f"2^{circuit.log_n} x {circuits}: repeated runs gave different proofs")
         per_run.append(result.ms)
     phases = {p: statistics.median(ms[p] for ms in per_run) for p in PHASES}
-    total = sum(phases.values())
+    total, wall = sum(phases.values()), statistics.median(wall_runs)
     half_table = half_table_held(circuit.log_n)  # held after the runs only if their memory plan used it
     coset_tables = coset_tables_held(circuit.log_n)  # the same
     row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
-               total_ms=total, per_circuit_ms=total / circuits, wall_ms=statistics.median(wall_runs), wall_runs_ms=wall_runs,
+               total_ms=total, per_circuit_ms=total / circuits, wall_ms=wall, wall_runs_ms=wall_runs,
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), live_peak_bytes=live.peak,
                plan_bytes_needed=plan.bytes_needed, plan_bytes_free=plan.bytes_free, runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
                download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run],
                pool_by_phase={p: timer.pool[p] for p in PHASES if p in timer.pool})  # the last timed run's
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit; wall clock "
-        f"{statistics.median(wall_runs):.1f} ms), upload {upload_ms:.1f} ms, "
+        f"{wall:.1f} ms), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB (live arrays {live.peak / GIB:.1f}; the plan counted "
         f"{plan.bytes_needed / GIB:.1f} of {plan.bytes_free / GIB:.1f} free), NTT half table {'used' if half_table else 'not used'}, coset tables "
         f"{coset_tables}; "
@@ -467,15 +467,16 @@ def print_table(meta: dict, sizes: list[dict]) -> None:
                 print(f"| 2^{b['log_n']} | {b['circuits']} | does not fit: largest batch {b['largest']} |")
                 continue
             cells = " | ".join(f"{b['phases_ms'][p]:.1f}" for p in PHASES)
-            wall = f"{b['wall_ms']:.1f}" if "wall_ms" in b else "-"
-            print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {wall} | {b['per_circuit_ms']:.1f} | "
-                  f"{b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} | {live_peak_cell(b)} |")
+            print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} | {b['total_ms']:.1f} | {later_cell(b, 'wall_ms')} | "
+                  f"{b['per_circuit_ms']:.1f} | {b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} | "
+                  f"{later_cell(b, 'live_peak_bytes', GIB)} |")
     print_pool_table(sizes)
 
 
-def live_peak_cell(batch: dict) -> str:
-    """The warm-up run's largest live bytes (LivePeak) in GiB; '-' for a document written before it was measured."""
-    return f"{batch['live_peak_bytes'] / GIB:.1f}" if "live_peak_bytes" in batch else "-"
+def later_cell(batch: dict, key: str, unit: float = 1.0) -> str:
+    """A value measured from some date on (the wall clock ``wall_ms``; the warm-up run's live peak ``live_peak_bytes``,
+    LivePeak, in GiB), in ``unit``; '-' for a document written before it was measured."""
+    return f"{batch[key] / unit:.1f}" if key in batch else "-"
 
 
 def pool_cell(reading: dict) -> str:
