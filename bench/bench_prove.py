@@ -11,7 +11,8 @@ memory), one warm-up proof (module loading and NVRTC compilation stay out of the
 proofs, each phase timed with CUDA events at its boundary (gpu/prover.py), and each whole proof by the wall clock
 (``wall ms``, the timing record's ``whole_run``: prove_on_device's call, host work between the phases and the proofs'
 download included; ``total ms`` is the sum of the phases' medians); the table gives the median
-of each phase over the runs (``--json`` also holds every run, and the timing record under "timings" that
+of each phase over the runs, and a second one what prove_on_device timed outside the phases (its host stages and
+copies, gpu/staging.py) and the wall clock beyond all of it ('unnamed') (``--json`` also holds every run, and the timing record under "timings" that
 ``python -m conformance compare`` reads). Repeated runs must give identical proofs. ``--check`` verifies circuit 0
 (and the last circuit of a batch) with the pairing check and every trapdoor check of gpu/trapdoor.py, in every batch
 that runs, and ends with a line a batch saying which were checked and which were not run (does not fit).
@@ -44,7 +45,7 @@ from gpu.keygen import generate_keys  # noqa: E402
 from gpu.ntt import MAX_LOG_N, half_table_held  # noqa: E402
 from gpu.ntt_h import coset_tables_held  # noqa: E402
 from gpu.prover import BatchTooLargeError, GpuPhaseTimer, plan_batch, prove_on_device  # noqa: E402
-from gpu.staging import DOWNLOAD_PROOFS, WHOLE_RUN  # noqa: E402
+from gpu.staging import DOWNLOAD_PROOFS, WHOLE_RUN, stage_kind  # noqa: E402
 from gpu_required import require_gpu  # noqa: E402
 from output_folders import ArgumentParser, add_output_arguments  # noqa: E402
 from reference.cli import proof_json as proof_to_json  # noqa: E402
@@ -203,6 +204,8 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
         per_run.append(result.ms)
     phases = {p: statistics.median(ms[p] for ms in per_run) for p in PHASES}
     total, wall = sum(phases.values()), statistics.median(wall_runs)
+    stage_runs = {name: [ms[name] for ms in per_run] for name in per_run[0] if name not in PHASES}
+    unnamed_runs = [w - sum(ms.values()) for w, ms in zip(wall_runs, per_run)]  # the wall clock that nothing timed
     half_table = half_table_held(circuit.log_n)  # held after the runs only if their memory plan used it
     coset_tables = coset_tables_held(circuit.log_n)  # the same
     row.update(fits=True, block=plan.block, half_table=half_table, coset_tables=coset_tables, phases_ms=phases,
@@ -210,14 +213,16 @@ def run_batch(built: dict, circuits: int, runs: int, check: bool, rng: random.Ra
                upload_witnesses_ms=upload_ms, peak_bytes=pool.total_bytes(), live_peak_bytes=live.peak,
                plan_bytes_needed=plan.bytes_needed, plan_bytes_free=plan.bytes_free, runs=runs,
                totals_ms=[sum(ms[p] for p in PHASES) for ms in per_run], phase_runs_ms={p: [ms[p] for ms in per_run] for p in PHASES},
-               download_runs_ms=[ms[DOWNLOAD_PROOFS] for ms in per_run],
+               stage_runs_ms=stage_runs, unnamed_runs_ms=unnamed_runs,
                pool_by_phase={p: timer.pool[p] for p in PHASES if p in timer.pool})  # the last timed run's
     say(f"2^{circuit.log_n} x {circuits}: {total:.1f} ms ({total / circuits:.1f} ms a circuit; wall clock "
         f"{wall:.1f} ms), upload {upload_ms:.1f} ms, "
         f"peak {pool.total_bytes() / GIB:.1f} GiB (live arrays {live.peak / GIB:.1f}; the plan counted "
         f"{plan.bytes_needed / GIB:.1f} of {plan.bytes_free / GIB:.1f} free), NTT half table {'used' if half_table else 'not used'}, coset tables "
         f"{coset_tables}; "
-        + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES))
+        + ", ".join(f"{p} {phases[p]:.1f}" for p in PHASES)
+        + "; outside the phases " + ", ".join(f"{n} {statistics.median(r):.2f}" for n, r in stage_runs.items())
+        + f", unnamed {statistics.median(unnamed_runs):.2f}")
     if check:
         # The checks recompute ntt_h and the MSMs outside the prover's memory plan: start them, as a prover call
         # starts, from released chunks (at 2^27 with 10 circuits the check's 4 GiB failed to allocate from pooled
@@ -367,8 +372,9 @@ def check_summary(sizes: list[dict]) -> tuple[list[str], bool]:
 
 def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
     """The timing record's entries (conformance/TIMING_SCHEMA.md): every phase of every batch that fit, its timed runs
-    (the warm-up proof before them left out), the witness upload (one run), the proofs' download (every run) and each
-    whole proof's wall clock (WHOLE_RUN, every run)."""
+    (the warm-up proof before them left out), the witness upload (one run), every stage and copy prove_on_device times
+    outside the phases (every run; records before 2026-12-06 have the proofs' download only) and each whole proof's
+    wall clock (WHOLE_RUN, every run)."""
     entries = []
     for size in sizes:
         for b in size["batches"]:
@@ -378,8 +384,9 @@ def timing_entries(sizes: list[dict], seed: str) -> list[dict]:
             entries += [entry(case, "gpu", p, Stats(tuple(ms / 1000.0 for ms in b["phase_runs_ms"][p]), warmup_runs=1),
                               shape=shape) for p in PHASES]
             entries.append(entry(case, "gpu", "h2d_witnesses", Stats((b["upload_witnesses_ms"] / 1000.0,)), "copy", shape))
-            entries.append(entry(case, "gpu", DOWNLOAD_PROOFS, Stats(tuple(ms / 1000.0 for ms in b["download_runs_ms"]), warmup_runs=1),
-                                 "copy", shape))
+            stages = b.get("stage_runs_ms") or {DOWNLOAD_PROOFS: b["download_runs_ms"]}  # (before 2026-12-06: the download only)
+            entries += [entry(case, "gpu", name, Stats(tuple(ms / 1000.0 for ms in runs), warmup_runs=1), stage_kind(name), shape)
+                        for name, runs in stages.items()]
             if "wall_runs_ms" in b:  # (absent from records made before it was timed)
                 entries.append(entry(case, "gpu", WHOLE_RUN, Stats(tuple(ms / 1000.0 for ms in b["wall_runs_ms"]), warmup_runs=1),
                                      "host", shape))
@@ -471,6 +478,23 @@ def print_table(meta: dict, sizes: list[dict]) -> None:
                   f"{b['per_circuit_ms']:.1f} | {b['upload_witnesses_ms']:.1f} | {b['peak_bytes'] / GIB:.1f} | "
                   f"{later_cell(b, 'live_peak_bytes', GIB)} |")
     print_pool_table(sizes)
+    print_outside_table(sizes)
+
+
+def print_outside_table(sizes: list[dict]) -> None:
+    """What each batch's proofs timed outside the phases (medians, ms): prove_on_device's host stages and copies, and
+    'unnamed', the wall clock beyond everything timed (Python between the timers)."""
+    batches = [b for size in sizes for b in size["batches"] if b.get("stage_runs_ms")]
+    if not batches:
+        return
+    names = list(dict.fromkeys(n for b in batches for n in b["stage_runs_ms"]))
+    print("\nOutside the phases, medians of the timed runs (ms; 'unnamed': wall ms minus every timed phase, stage and copy)")
+    header = "| n | circuits | " + " | ".join(names) + " | unnamed |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for b in batches:
+        cells = [f"{statistics.median(b['stage_runs_ms'][n]):.2f}" if n in b["stage_runs_ms"] else "-" for n in names]
+        print(f"| 2^{b['log_n']} | {b['circuits']} | " + " | ".join(cells) + f" | {statistics.median(b['unnamed_runs_ms']):.2f} |")
 
 
 def later_cell(batch: dict, key: str, unit: float = 1.0) -> str:

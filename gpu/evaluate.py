@@ -12,10 +12,12 @@ A convention with ``c_from_product`` (snarkjs, whose key has no C matrix; refere
 every row against C on the device (``check_rows``: UnsatisfiedConstraintError names the first failing
 row) and then sets c_j = a_j * b_j for every j < n, as the reference does. For a satisfying witness the
 values are the same as C.z; the product is written anyway so that the output is the reference's by
-construction, not by an argument about the witness. (Otherwise the prover checks the rows, as
-reference/prover.py does.)
+construction, not by an argument about the witness.
 
-``evaluate`` is the phase's single GPU implementation: gpu/prover.py and the conformance adapter call it.
+``evaluate`` is the phase's single GPU implementation: the conformance adapter calls it, and gpu/prover.py calls
+it through ``evaluate_satisfied``, which also refuses an unsatisfied witness in every convention, as
+reference/prover.py's evaluate phase does (reference/evaluate.py evaluate_satisfied), so that the check's device
+time is inside the phase's timer, as the reference's is.
 """
 from __future__ import annotations
 
@@ -155,18 +157,43 @@ def kernel_module():
     return device.load_module("evaluate.cu")
 
 
+def evaluate_satisfied(csr: DeviceR1cs, z_plain, convention: DomainConvention = BELLMAN, first_circuit: int = 0):
+    """``evaluate``, refusing a witness that does not satisfy the R1CS (UnsatisfiedConstraintError naming the first
+    failing circuit and row) in every convention, as reference/evaluate.py evaluate_satisfied: with
+    ``c_from_product`` evaluate has checked the rows already."""
+    a, b, c = evaluate(csr, z_plain, convention, first_circuit)
+    if not convention.c_from_product:
+        check_rows(a, b, c, csr.num_rows, first_circuit)
+    return a, b, c
+
+
 def check_rows(a, b, c, num_rows: int, first_circuit: int = 0) -> None:
     """Raise UnsatisfiedConstraintError at the first (circuit, row j < num_rows) with a_j b_j != c_j (circuits
     numbered from ``first_circuit``, for a block of a larger call).
 
-    a * b - c is computed on the device and only the first failing row (if any) is copied back, so the
-    check costs no transfer of a, b, c (a prover must not go on with an unsatisfied witness)."""
+    One launch (first_unsatisfied_rows) reads a, b and c once and leaves each circuit's least failing row; only
+    those (one word a circuit) are copied back, so the check costs no transfer of a, b, c (a prover must not go on
+    with an unsatisfied witness)."""
     import cupy
 
-    residual = apply_op("sub", apply_op("mul", a, b), c)[:, :num_rows]
-    failing = cupy.argwhere(residual.any(axis=2))
-    if failing.size:
-        circuit, row = (int(v) for v in failing[0].get())
+    circuits, n = a.shape[0], a.shape[1]
+    for name, x in (("a", a), ("b", b), ("c", c)):
+        if x.shape != (circuits, n, FR.num_limbs) or x.dtype != np.uint32 or not x.flags.c_contiguous:
+            raise SizeMismatchError(name, f"device array {x.shape} {x.dtype}: expected contiguous (circuits, n, "
+                                    f"{FR.num_limbs}) uint32 limbs, as evaluate returns")
+    if not 0 <= num_rows <= n:
+        raise SizeMismatchError("num_rows", f"{num_rows} rows for a domain of {n}")
+    if num_rows == 0:
+        return
+    none_failing = np.iinfo(np.uint64).max
+    first_failing = cupy.full(circuits, none_failing, dtype=np.uint64)
+    blocks = (num_rows + EVALUATE_THREADS - 1) // EVALUATE_THREADS
+    kernel = kernel_module().get_function("first_unsatisfied_rows")
+    device.launch(kernel, (blocks, circuits), EVALUATE_THREADS, (a, b, c, np.uint64(n), np.uint64(num_rows), first_failing),
+                  "evaluate (the rows' check)")
+    failing = [(k, int(row)) for k, row in enumerate(first_failing.get()) if row != none_failing]
+    if failing:
+        circuit, row = failing[0]
         a_j, b_j, c_j = (to_ints(x[circuit, row : row + 1])[0] for x in (a, b, c))
         raise UnsatisfiedConstraintError(first_circuit + circuit, row, a_j, b_j, c_j)
 

@@ -20,8 +20,10 @@ measured the tails: when the batch does not fit, the call fails with BatchTooLar
 largest batch that does, before any MSM.
 
 Each phase is timed once, at its boundary, with CUDA events (``GpuPhaseTimer``); the uploads are timed
-separately as transfers, and so is the proofs' download, so a phase's time is device work only. A phase run per block of circuits adds
-up its blocks' times.
+separately as transfers, and so are the proofs' and the sums' downloads, so a phase's time is device work only. A
+phase run per block of circuits adds up its blocks' times. prove_on_device's steps between the phases are host
+stages (gpu/staging.py: loading the kernel modules, releasing CuPy's cached blocks, the exact memory plan), so that
+a run's wall clock exceeds the named times only by Python's own steps between them.
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ from . import device, evaluate as evaluate_module, field as field_module, ntt
 from .assemble import ASSEMBLE_KERNELS, Proof, assemble, download_proofs
 from .batch_add import BATCH_KERNELS, batch_add, pattern_scratch_bytes
 from .circuit import DeviceCircuit
-from .evaluate import check_rows, evaluate
+from .evaluate import evaluate_satisfied
 from .keygen import DeviceKey
 from .limbs import FR
 from .msm import MSM_KERNELS, QUERY_SPLITS, WORD_BYTES, DeviceQueries, msm_scratch_bytes
@@ -48,7 +50,8 @@ from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import MAX_COSET_TABLES, check_coset_tables, coset_table_kinds, ntt_h
 from .points import G1_GROUP, G2_GROUP, backend, download_points, load_group_module
 from .prep import prep
-from .staging import COMPILE_KERNELS, COPIES, DOWNLOAD_PROOFS, PAGEABLE, StageTimer, upload_keys, upload_witnesses
+from .staging import (COMPILE_KERNELS, COPIES, DOWNLOAD_PROOFS, DOWNLOAD_SUMS, PAGEABLE, PLAN_MEMORY, RELEASE_CACHED_BLOCKS,
+                      StageTimer, upload_keys, upload_witnesses)
 from .tail_msm import tail_msm
 
 TRANSFERS = COPIES
@@ -239,9 +242,9 @@ def _front(circuit: DeviceCircuit, queries: DeviceQueries, z_plain, plan: BatchP
 
     h_sums = []
     for first in range(0, z_plain.shape[0], plan.block):
-        a, b, c = timer.run("evaluate", evaluate, circuit.csr, z_plain[first : first + plan.block], convention, first)
-        if not convention.c_from_product:  # (a c_from_product evaluate has checked the rows itself)
-            check_rows(a, b, c, circuit.csr.num_rows, first)  # as reference/prover.py checks before ntt_h
+        # the rows checked inside the phase (UnsatisfiedConstraintError), as reference/prover.py's evaluate phase does
+        a, b, c = timer.run("evaluate", evaluate_satisfied, circuit.csr, z_plain[first : first + plan.block], convention,
+                            first)
         if capture:
             capture("evaluate", first, (a, b, c))
         h = timer.run("ntt_h", ntt_h, a, b, c, circuit.log_n, convention, True, first,  # a, b, c: its work buffers
@@ -264,6 +267,12 @@ def _decode_sums(h, batch: dict, tail: dict) -> list[CircuitSums]:
                  (("batch", batch), ("tail", tail))}
     return [CircuitSums(h_points[k], *(QuerySums(**{q: per_query[kind][q][k] for q in groups}) for kind in ("batch", "tail")))
             for k in range(len(h_points))]
+
+
+def _sums_to_host(h, batch: dict, tail: dict) -> tuple:
+    """GpuProofRun.sum_words: the MSM phases' (circuits, words) outputs copied to the host."""
+    host = backend().xp.asnumpy
+    return host(h), {q: host(w) for q, w in batch.items()}, {q: host(w) for q, w in tail.items()}
 
 
 def _split_bytes(splits) -> int:
@@ -290,9 +299,10 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     if len(randomness) != circuits:
         raise SizeMismatchError("randomness", f"has {len(randomness)} (r, s) pairs for {circuits} circuits")
     timer = timer or GpuPhaseTimer(progress)
-    StageTimer(timer).host(COMPILE_KERNELS, device.build_in_parallel, KERNEL_MODULES)
+    stages = StageTimer(timer)
+    stages.host(COMPILE_KERNELS, device.build_in_parallel, KERNEL_MODULES)
     queries = key.queries
-    device.release_cached_blocks()
+    stages.host(RELEASE_CACHED_BLOCKS, device.release_cached_blocks)
     # prep needs only the witnesses, so it runs first: its tails' lengths make the memory plan exact before any
     # MSM work (a batch whose tails do not fit fails here, not after msm_h).
     splits = timer.run("prep", prep, z_plain, circuit.num_inputs, circuit.num_aux, circuit.density,
@@ -300,10 +310,10 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     if capture:
         capture("prep", 0, splits)
     tails = {q: int(split.tail_indices.size) for q, split in splits.items()}
-    resident_plan = plan_batch(circuit, queries, circuits, witnesses_resident=True, tail_points=tails,
-                               bytes_free=device.free_device_memory() + _split_bytes(splits), convention=convention,
-                               half_table=plan.half_table if plan else True,
-                               coset_tables=plan.coset_tables if plan else MAX_COSET_TABLES)
+    resident_plan = stages.host(PLAN_MEMORY, partial(
+        plan_batch, circuit, queries, circuits, witnesses_resident=True, tail_points=tails,
+        bytes_free=device.free_device_memory() + _split_bytes(splits), convention=convention,
+        half_table=plan.half_table if plan else True, coset_tables=plan.coset_tables if plan else MAX_COSET_TABLES))
     if plan:
         resident_plan = replace(resident_plan, block=min(plan.block, resident_plan.block))
     h_sums = _front(circuit, queries, z_plain, resident_plan, convention, timer, capture)
@@ -317,10 +327,9 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     device_proofs = timer.run("assemble", assemble, key.vk, h_sums, batch, tail, randomness)
     if capture:
         capture("assemble", 0, device_proofs)
-    proofs = timer.run(DOWNLOAD_PROOFS, download_proofs, device_proofs)
-    host = backend().xp.asnumpy
-    return GpuProofRun(proofs=proofs, ms=timer.ms, sum_words=(host(h_sums), {q: host(w) for q, w in batch.items()},
-                                                             {q: host(w) for q, w in tail.items()}))
+    proofs = stages.copy(DOWNLOAD_PROOFS, download_proofs, device_proofs)
+    sum_words = stages.copy(DOWNLOAD_SUMS, _sums_to_host, h_sums, batch, tail)
+    return GpuProofRun(proofs=proofs, ms=timer.ms, sum_words=sum_words)
 
 
 def check_domain(r1cs: R1CS) -> None:

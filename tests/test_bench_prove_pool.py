@@ -90,3 +90,31 @@ def test_each_proof_s_wall_clock_is_recorded_beside_the_sum_of_its_phases(capsys
     bench.print_table({"gpu": "NVIDIA H200", "commit": "abc1234", "date": "2026-12-06"}, [{"batches": [timed, batch]}])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2^27")]
     assert "| 7.0 | 7.5 | 7.0 | 2.0 |" in rows[0] and "| 7.0 | - | 7.0 | 2.0 |" in rows[1]
+
+
+def test_the_stages_outside_the_phases_are_recorded_and_what_none_names_is_the_wall_clock_beyond_them(capsys):
+    """prove_on_device's host stages and copies (gpu/staging.py) are each a timing entry of their kind, every run;
+    the table beside the phases gives their medians and 'unnamed', the wall clock minus every timed name; a record
+    made before them has the proofs' download alone."""
+    from gpu.staging import DOWNLOAD_PROOFS, DOWNLOAD_SUMS, PLAN_MEMORY, RELEASE_CACHED_BLOCKS
+
+    runs = {p: [1.0, 1.0, 1.0] for p in bench.PHASES}
+    stages = {RELEASE_CACHED_BLOCKS: [3.0, 4.0, 5.0], PLAN_MEMORY: [0.5] * 3, DOWNLOAD_PROOFS: [0.2] * 3,
+              DOWNLOAD_SUMS: [0.1] * 3}
+    batch = {"log_n": 26, "circuits": 1, "fits": True, "phases_ms": {p: 1.0 for p in bench.PHASES}, "total_ms": 7.0,
+             "per_circuit_ms": 7.0, "upload_witnesses_ms": 2.0, "peak_bytes": 0, "phase_runs_ms": runs,
+             "wall_ms": 12.0, "wall_runs_ms": [11.9, 12.0, 13.1], "stage_runs_ms": stages,
+             "unnamed_runs_ms": [0.1, 0.2, 0.3]}
+    kinds = {e["phase"]: (e["kind"], e["runs"]) for e in bench.timing_entries([{"batches": [batch]}], "seed")}
+    assert kinds[RELEASE_CACHED_BLOCKS] == ("host", [0.003, 0.004, 0.005])
+    assert kinds[PLAN_MEMORY][0] == "host" and kinds[DOWNLOAD_SUMS][0] == kinds[DOWNLOAD_PROOFS][0] == "copy"
+    older = {k: v for k, v in batch.items() if k not in ("stage_runs_ms", "unnamed_runs_ms")}
+    older["download_runs_ms"] = [0.2] * 3
+    assert [e["phase"] for e in bench.timing_entries([{"batches": [older]}], "seed") if e["kind"] == "copy"] == [
+        "h2d_witnesses", DOWNLOAD_PROOFS]
+    bench.print_table({"gpu": "NVIDIA H100", "commit": "abc1234", "date": "2026-12-06"}, [{"batches": [batch, older]}])
+    out = capsys.readouterr().out.splitlines()
+    header = out.index(next(line for line in out if line.startswith("Outside the phases")))
+    assert out[header + 1] == "| n | circuits | release_cached_blocks | plan_memory | d2h_proofs | d2h_sums | unnamed |"
+    assert out[header + 3] == "| 2^26 | 1 | 4.00 | 0.50 | 0.20 | 0.10 | 0.20 |"
+    assert not out[header + 4:] or not out[header + 4].startswith("| 2^26")

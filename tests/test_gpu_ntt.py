@@ -582,6 +582,76 @@ def test_evaluate_matches_reference(shape):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("failing, num_rows", [
+    ({}, 13),                            # every row holds
+    ({(2, 12): 1}, 13),                  # the last checked row only
+    ({(1, 9): 1, (2, 0): -1}, 13),       # circuit order before row order
+    ({(0, 3): 1, (0, 1): 1}, 13),        # the least row of a circuit
+    ({(1, 14): 1}, 13),                  # a row past num_rows is not checked
+])
+def test_check_rows_names_the_reference_s_first_failing_row(failing, num_rows):
+    """gpu check_rows (first_unsatisfied_rows) on (circuits, n) Fr values with c = a*b except where ``failing`` puts
+    c off by +-1: the UnsatisfiedConstraintError of reference/evaluate.py check_satisfied on the first circuit that
+    fails, its row, a_j, b_j, c_j and circuit number (offset by first_circuit) the same; none when every checked row
+    holds."""
+    from gpu.evaluate import check_rows
+    from gpu.field import to_device
+    from reference.errors import UnsatisfiedConstraintError
+    from reference.evaluate import Evaluations, check_satisfied
+
+    log_n, circuits, first_circuit = 4, 3, 20
+    n = 1 << log_n
+    rng = random.Random(SEED + 260 + len(failing))
+    values = [[random_ints(n, rng) for _ in range(2)] for _ in range(circuits)]
+    for circuit in values:
+        circuit.append([x * y % R for x, y in zip(*circuit)])
+    for (circuit, row), delta in failing.items():
+        values[circuit][2][row] = (values[circuit][2][row] + delta) % R
+    expected = None
+    for k, circuit in enumerate(values):
+        try:
+            check_satisfied(Evaluations(*map(tuple, circuit)), num_rows, first_circuit + k)
+        except UnsatisfiedConstraintError as error:
+            expected = error
+            break
+    a, b, c = (to_device([v for circuit in values for v in circuit[m]]).reshape(circuits, n, 8) for m in range(3))
+    if expected is None:
+        check_rows(a, b, c, num_rows, first_circuit)
+        return
+    with pytest.raises(UnsatisfiedConstraintError) as caught:
+        check_rows(a, b, c, num_rows, first_circuit)
+    assert vars(caught.value) == vars(expected) and str(caught.value) == str(expected)
+
+
+@pytest.mark.gpu
+def test_evaluate_satisfied_refuses_what_the_reference_refuses():
+    """gpu evaluate_satisfied (the prover's evaluate phase) on a random R1CS: for witnesses that satisfy no row
+    the reference's evaluate_satisfied error (its first circuit and row, numbered from first_circuit); on an R1CS
+    whose rows are all ONE * ONE = ONE, which every witness satisfies, reference evaluate's values and no error."""
+    from gpu.evaluate import evaluate_satisfied, evaluations_to_ints, upload_r1cs, witnesses_to_device
+    from reference.errors import UnsatisfiedConstraintError
+    from reference.evaluate import evaluate_satisfied as reference_evaluate_satisfied
+    from reference.r1cs import R1CS
+
+    rng = random.Random(SEED + 270)
+    r1cs = random_r1cs(rng, 40, 3, 30)
+    witnesses = [[1] + random_ints(r1cs.num_variables - 1, rng) for _ in range(2)]
+    with pytest.raises(UnsatisfiedConstraintError) as expected:
+        for k, z in enumerate(witnesses):
+            reference_evaluate_satisfied(r1cs, z, BELLMAN, 7 + k)
+    with pytest.raises(UnsatisfiedConstraintError) as caught:
+        evaluate_satisfied(upload_r1cs(r1cs), witnesses_to_device(witnesses, r1cs.num_variables), BELLMAN, 7)
+    assert str(caught.value) == str(expected.value)
+    one_row = (((0, 1),),) * 20
+    ones = R1CS(2, 5, one_row, one_row, one_row)
+    satisfied = [[1] + random_ints(ones.num_variables - 1, rng) for _ in range(2)]
+    a, b, c = evaluate_satisfied(upload_r1cs(ones), witnesses_to_device(satisfied, ones.num_variables))
+    expected_values = [reference_evaluate_satisfied(ones, z) for z in satisfied]
+    for name, values in (("a", a), ("b", b), ("c", c)):
+        assert evaluations_to_ints(values) == [list(getattr(e, name)) for e in expected_values]
+
+
+@pytest.mark.gpu
 def test_evaluate_rejects_bad_witnesses():
     from gpu.evaluate import witnesses_to_device
     from reference.errors import ScalarRangeError

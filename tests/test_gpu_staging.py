@@ -143,9 +143,11 @@ def test_keys_are_staged_in_the_device_layout_per_query():
 
 
 def test_stage_names_and_kinds():
-    assert COPIES == ("h2d_key_h", "h2d_key_l", "h2d_key_a", "h2d_key_b_g1", "h2d_key_b_g2", "h2d_witnesses", "d2h_proofs")
+    assert COPIES == ("h2d_key_h", "h2d_key_l", "h2d_key_a", "h2d_key_b_g1", "h2d_key_b_g2", "h2d_witnesses", "d2h_proofs",
+                      "d2h_sums")
     assert {stage_kind(c) for c in COPIES} == {"copy"} and stage_kind("d2h_proofs") == "copy"
     assert {stage_kind(s) for s in HOST_STAGES} == {"host"}
+    assert {"compile_kernels", "release_cached_blocks", "plan_memory"} <= set(HOST_STAGES)
     assert stage_kind("msm_h") == "phase"
 
 

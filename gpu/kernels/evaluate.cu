@@ -26,3 +26,17 @@ extern "C" __global__ void evaluate_rows(const long long* __restrict__ row_start
     const u64 matrix = stacked_row / n, row = stacked_row % n;
     out[(matrix * gridDim.y + circuit) * n + row] = acc;
 }
+
+// The rows a witness leaves unsatisfied: first_failing[circuit] = min(first_failing[circuit], j) for every row
+// j < num_rows with a_j * b_j != c_j (a, b, c: evaluate_rows' outputs, (circuits, n) elements each, Montgomery form;
+// elements are fully reduced, so limb inequality is value inequality). The caller sets first_failing to all ones.
+// One thread a (row, circuit): a, b and c are read once and nothing else is written, where a product array and a
+// difference array computed apart would write and read two more arrays of their size.
+extern "C" __global__ void first_unsatisfied_rows(const fr_t* __restrict__ a, const fr_t* __restrict__ b,
+                                                  const fr_t* __restrict__ c, u64 n, u64 num_rows,
+                                                  u64* __restrict__ first_failing) {
+    const u64 row = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= num_rows) return;
+    const u64 at = blockIdx.y * n + row;
+    if (a[at] * b[at] != c[at]) atomicMin(first_failing + blockIdx.y, row);
+}
