@@ -69,6 +69,11 @@ class Row:
     new: Stats
 
     @property
+    def name(self) -> str:
+        """case/backend/phase: how the summary names an entry (_names, the same for bare keys)."""
+        return "/".join((self.case, self.backend, self.phase))
+
+    @property
     def why_not_judged(self) -> str | None:
         """Why the noise rule cannot judge this entry (None when it can)."""
         if len(self.baseline.runs) < MIN_TIMED_RUNS or len(self.new.runs) < MIN_TIMED_RUNS:
@@ -441,9 +446,9 @@ def summary_lines(comparison: Comparison) -> list[str]:
     if comparison.max_slowdown_pct is not None:
         failing = comparison.failing
         judged = sum(1 for r in comparison.rows if r.judged)
-        unjudged = _names((r.case, r.backend, r.phase) for r in comparison.unjudged)
+        unjudged = ", ".join(r.name for r in comparison.unjudged)
         if failing:
-            names = ", ".join(f"{r.case}/{r.backend}/{r.phase} ({pct_text(r.beyond_noise_pct, above=comparison.max_slowdown_pct)})"
+            names = ", ".join(f"{r.name} ({pct_text(r.beyond_noise_pct, above=comparison.max_slowdown_pct)})"
                               for r in failing)
             lines.append(f"result: FAIL: slower by more than {comparison.max_slowdown_pct:g}% beyond noise: {names}")
         elif comparison.result == "incomplete":
