@@ -116,13 +116,22 @@ def timing_entries(vector, runs: list, staging: str) -> list[dict]:
 
 
 def _host_breakdown(host_ms: dict, run) -> str:
-    """The host-side stages and key copies of one run (the blocks' witness stages summed), wall clock / CUDA events."""
+    """The host-side stages and key copies of one run (the blocks' witness stages summed), wall clock / CUDA events,
+    then what whole_run holds beyond every stage, copy and phase (with one block; several run side by side, so their
+    times overlap and whole_run is not their sum)."""
     stages = dict(host_ms)
-    for block in (b for b in run.runs if b):
+    blocks = [b for b in run.runs if b]
+    for block in blocks:
         for name, ms in block.ms.items():
             if stage_kind(name) == "host":
                 stages[name] = stages.get(name, 0.0) + ms
-    return "\n".join([f"{'host stage / copy':<18} {'ms':>10}", *(f"{n:<18} {ms:>10.2f}" for n, ms in stages.items())])
+    lines = [f"{'host stage / copy':<18} {'ms':>10}", *(f"{n:<18} {ms:>10.2f}" for n, ms in stages.items())]
+    if len(run.blocks) == 1 and WHOLE_RUN in host_ms:
+        named = sum(ms for n, ms in host_ms.items() if n != WHOLE_RUN) + sum(blocks[0].ms.values())
+        lines.append(f"{'not named':<18} {host_ms[WHOLE_RUN] - named:>10.2f}  (whole_run minus every stage, copy and phase)")
+    elif WHOLE_RUN in host_ms:
+        lines.append(f"{'not named':<18} {'-':>10}  ({len(run.blocks)} blocks side by side: whole_run is not their sum)")
+    return "\n".join(lines)
 
 
 def _prove(args) -> int:

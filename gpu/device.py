@@ -155,21 +155,29 @@ def build_in_parallel(loaders) -> None:
     """Call every loader (a function that loads one kernel module, as a phase loads it) at once, one thread each, on
     the current device, and raise the first loader's error. NVRTC compiles without holding the GIL (CuPy's
     nvrtc.compileProgram releases it), so a cold start, when every module is compiled, costs about the slowest
-    module instead of the sum of all; a module already loaded in this process costs nothing, and one compiled
-    earlier on this machine comes from CuPy's disk cache."""
+    module instead of the sum of all; one compiled earlier on this machine comes from CuPy's disk cache. The same
+    loaders built once on a device are not called again there: with every module already loaded the threads alone
+    cost 1.2-1.8 ms a call (measured as compile_kernels at 2^26 on an H100, bench/RESULTS_prove.md session 47)."""
     require_device()
     import cupy
 
     device_id = cupy.cuda.Device().id
+    loaders = tuple(loaders)
+    if (device_id, loaders) in _built:
+        return
 
     def load_on_device(loader):
         with cupy.cuda.Device(device_id):  # a new thread starts on device 0
             loader()
 
-    loaders = list(loaders)
     with ThreadPoolExecutor(max_workers=max(1, min(len(loaders), os.cpu_count() or 1))) as pool:
         for future in [pool.submit(load_on_device, loader) for loader in loaders]:
             future.result()
+    _built.add((device_id, loaders))
+
+
+_built: set = set()
+"""(device, loaders) that build_in_parallel has built: the modules' own caches (_compiled_on) keep them loaded."""
 
 
 def compile_source(source: str, options=()):

@@ -93,6 +93,7 @@ def test_the_prover_builds_every_kernel_module_it_launches_before_its_first_phas
 
     asked, compiled = [], device._compiled
     monkeypatch.setattr(device, "_compiled", lambda source, options: asked.append((source, options)) or compiled(source, options))
+    monkeypatch.setattr(device, "_built", set())  # (an earlier test's proof has built them on this device)
     device.build_in_parallel(KERNEL_MODULES)
     built = set(asked)
     assert len(built) == len(KERNEL_MODULES)
@@ -102,6 +103,31 @@ def test_the_prover_builds_every_kernel_module_it_launches_before_its_first_phas
         run = gpu_prove(vector.r1cs, vector.pk, vector.witnesses, convention=vector.convention)
         assert COMPILE_KERNELS in run.ms
     assert asked and set(asked) <= built
+
+
+def test_loaders_built_once_on_a_device_are_not_called_again_there(monkeypatch):
+    """build_in_parallel calls each loader of a set once a device: a second call with the same loaders calls none (the
+    modules stay loaded), other loaders are called, and loaders whose build failed are called again."""
+    from gpu import device
+
+    monkeypatch.setattr(device, "_built", set())
+    calls = []
+    loaders = (lambda: calls.append("first"), lambda: calls.append("second"))
+    device.build_in_parallel(loaders)
+    device.build_in_parallel(list(loaders))
+    assert sorted(calls) == ["first", "second"]
+    device.build_in_parallel(loaders[:1])
+    assert sorted(calls) == ["first", "first", "second"]
+    failures = []
+
+    def broken():
+        failures.append(1)
+        raise ValueError("no such module")
+
+    for _ in range(2):
+        with pytest.raises(ValueError, match="no such module"):
+            device.build_in_parallel([broken])
+    assert len(failures) == 2
 
 
 def test_building_in_parallel_raises_a_loaders_error():

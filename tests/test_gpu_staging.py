@@ -7,7 +7,7 @@ import mmap
 import numpy as np
 import pytest
 
-from gpu.staging import (COPIES, HOST_STAGES, PAGEABLE, PINNED_COPY, REGISTERED, StageTimer, break_even_uploads,
+from gpu.staging import (COPIES, HOST_STAGES, PAGEABLE, PINNED_COPY, REGISTERED, WHOLE_RUN, StageTimer, break_even_uploads,
                          key_host_arrays, page_ranges, stage_kind, upload_arrays, witness_host_array)
 from reference.field import R
 
@@ -266,3 +266,20 @@ def test_gpu_prove_timing_entries_refuse_a_name_timed_in_some_runs_only():
     runs = [(one_block, {"read_vector": 2.0, "pin_keys": 1.0}), (one_block, {"read_vector": 2.0})]
     with pytest.raises(InvalidInputError, match=r"timed in some of the 2 runs only: gpu pin_keys$"):
         timing_entries(vector, runs, PAGEABLE)
+
+
+def test_gpu_prove_timings_say_what_whole_run_holds_beyond_everything_named():
+    """--timings' host table ends with whole_run minus every host stage, copy and phase of the one block (here
+    100 - (10 + 2 + 60 + 3 + 1) = 24 ms); with several blocks, which run side by side, it says their times overlap
+    instead of subtracting them."""
+    from types import SimpleNamespace
+
+    from gpu.__main__ import _host_breakdown
+
+    host_ms = {"read_vector": 10.0, "h2d_key_h": 2.0, WHOLE_RUN: 100.0}
+    block = SimpleNamespace(ms={"msm_h": 60.0, "release_cached_blocks": 3.0, "h2d_witnesses": 1.0})
+    one = _host_breakdown(host_ms, SimpleNamespace(blocks=[range(0, 1)], runs=[block])).splitlines()
+    assert one[-1].split()[:3] == ["not", "named", "24.00"]
+    assert "release_cached_blocks" in "\n".join(one)  # the block's host stages are listed
+    two = _host_breakdown(host_ms, SimpleNamespace(blocks=[range(0, 1), range(1, 2)], runs=[block, block])).splitlines()
+    assert two[-1].split()[:3] == ["not", "named", "-"] and "2 blocks side by side" in two[-1]
