@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # gpu_required, output_folders
 
 from conformance.timing import Stats, code_label, commit as measured_commit, entry, gpu_sources, timing_document  # noqa: E402
+from conformance.report import markdown_table  # noqa: E402
 from conformance.timing import environment as timing_environment  # noqa: E402
 from gpu.circuit import DeviceCircuit  # noqa: E402
 from gpu.device import release_cached_blocks  # noqa: E402
@@ -489,12 +490,10 @@ def print_outside_table(sizes: list[dict]) -> None:
         return
     names = list(dict.fromkeys(n for b in batches for n in b["stage_runs_ms"]))
     print("\nOutside the phases, medians of the timed runs (ms; 'unnamed': wall ms minus every timed phase, stage and copy)")
-    header = "| n | circuits | " + " | ".join(names) + " | unnamed |"
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    for b in batches:
-        cells = [f"{statistics.median(b['stage_runs_ms'][n]):.2f}" if n in b["stage_runs_ms"] else "-" for n in names]
-        print(f"| 2^{b['log_n']} | {b['circuits']} | " + " | ".join(cells) + f" | {statistics.median(b['unnamed_runs_ms']):.2f} |")
+    print(markdown_table(["n", "circuits", *names, "unnamed"], [
+        [f"2^{b['log_n']}", b["circuits"],
+         *(f"{statistics.median(b['stage_runs_ms'][n]):.2f}" if n in b["stage_runs_ms"] else "-" for n in names),
+         f"{statistics.median(b['unnamed_runs_ms']):.2f}"] for b in batches]))
 
 
 def later_cell(batch: dict, key: str, unit: float = 1.0) -> str:
@@ -517,12 +516,9 @@ def print_pool_table(sizes: list[dict]) -> None:
         return
     print("\nPool after each phase, last timed run (GiB: live arrays / held, largest over its calls (+ what its calls "
           "added to the held bytes: the phase that raised the peak))")
-    header = "| n | circuits | " + " | ".join(PHASES) + " |"
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    for b in batches:
-        cells = " | ".join(pool_cell(b["pool_by_phase"][p]) if p in b["pool_by_phase"] else "-" for p in PHASES)
-        print(f"| 2^{b['log_n']} | {b['circuits']} | {cells} |")
+    print(markdown_table(["n", "circuits", *PHASES], [
+        [f"2^{b['log_n']}", b["circuits"], *(pool_cell(b["pool_by_phase"][p]) if p in b["pool_by_phase"] else "-" for p in PHASES)]
+        for b in batches]))
 
 
 if __name__ == "__main__":

@@ -70,8 +70,8 @@ class Row:
 
     @property
     def name(self) -> str:
-        """case/backend/phase: how the summary names an entry (_names, the same for bare keys)."""
-        return "/".join((self.case, self.backend, self.phase))
+        """case/backend/phase: how the summary names an entry (_name)."""
+        return _name((self.case, self.backend, self.phase))
 
     @property
     def why_not_judged(self) -> str | None:
@@ -428,8 +428,12 @@ def _change_text(baseline: float, new: float) -> str:
             + (f", {pct_text((new - baseline) / baseline * 100)})" if baseline > 0 else ")"))
 
 
+def _name(key: tuple) -> str:
+    return "/".join(key)
+
+
 def _names(keys) -> str:
-    return ", ".join("/".join(key) for key in keys)
+    return ", ".join(_name(key) for key in keys)
 
 
 def summary_lines(comparison: Comparison) -> list[str]:

@@ -268,7 +268,8 @@ def terminal_text(document: dict) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table: the header, its rule, one line a row ('|' in a cell escaped)."""
     escape = lambda cell: str(cell).replace("|", "\\|")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
@@ -302,7 +303,7 @@ def markdown_text(document: dict) -> str:
         "",
         "Seconds summed over the vectors each backend passed; GPU transfers (host <-> device) in parentheses.",
         "",
-        _markdown_table(t_header, t_rows),
+        markdown_table(t_header, t_rows),
         "",
     ]
     if document.get("chart"):
@@ -313,5 +314,5 @@ def markdown_text(document: dict) -> str:
     if found:
         lines += ["## First differences and errors", "", *(f"* {line}" for line in found), ""]
     lines += coverage_markdown_lines(document.get("coverage"))
-    lines += ["## Every vector and phase", "", _markdown_table(header, rows), ""]
+    lines += ["## Every vector and phase", "", markdown_table(header, rows), ""]
     return "\n".join(lines)
