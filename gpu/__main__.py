@@ -20,9 +20,9 @@ from reference.proof_files import add_prove_arguments, check_prove_arguments, js
 from vectors.format import load_vector
 
 from .device import GpuKernelError, GpuMemoryError, GpuUnavailableError, cuda_errors, finish, free_device_memory
-from .multi import prove_multi, resolve_devices
+from .multi import open_devices, prove_multi
 from .prover import check_domain
-from .staging import PAGEABLE, STAGINGS, WHOLE_RUN, StageTimer, stage_kind, upload_keys
+from .staging import OPEN_DEVICES, PAGEABLE, STAGINGS, WHOLE_RUN, StageTimer, stage_kind, upload_keys
 
 TOOL = "gpu prove"
 
@@ -73,8 +73,8 @@ def _prove_once(args, say):
 def _run_stages(args, say, timer: StageTimer):
     vector = timer.host("read_vector", load_vector, args.vector, say)
     check_domain(vector.r1cs)  # before the keys' upload
-    devices = resolve_devices(args.gpus, args.devices)
-    import cupy  # (a machine without CUDA devices has been told so by resolve_devices)
+    devices = timer.host(OPEN_DEVICES, open_devices, args.gpus, args.devices)
+    import cupy  # (a machine without CUDA devices has been told so by open_devices)
 
     try:
         queries = upload_keys(vector.pk, args.staging, timer, devices)

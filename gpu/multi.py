@@ -58,6 +58,19 @@ def resolve_devices(gpus: int | None = None, devices: list[int] | None = None) -
     return list(devices)
 
 
+def open_devices(gpus: int | None = None, devices: list[int] | None = None) -> list[int]:
+    """resolve_devices, then each device's CUDA context made (cudaFree(0): the CUDA runtime's way to make it with no
+    other work). A process makes it once, at its first CUDA call; here that is a timed stage of its own
+    (gpu/staging.py OPEN_DEVICES), not a cost hidden before the first copy's timer starts."""
+    resolved = resolve_devices(gpus, devices)
+    import cupy
+
+    for d in dict.fromkeys(resolved):
+        with cupy.cuda.Device(d):
+            cupy.cuda.runtime.free(0)
+    return resolved
+
+
 @dataclass
 class MultiGpuRun:
     """Proofs in circuit order, with each block's one-GPU run (its per-phase CUDA-event times)."""

@@ -50,8 +50,8 @@ from .ntt_h import memory_needed as ntt_h_memory
 from .ntt_h import MAX_COSET_TABLES, check_coset_tables, coset_table_kinds, ntt_h
 from .points import G1_GROUP, G2_GROUP, backend, download_points, load_group_module
 from .prep import prep
-from .staging import (COMPILE_KERNELS, COPIES, DOWNLOAD_PROOFS, DOWNLOAD_SUMS, PAGEABLE, PLAN_MEMORY, RELEASE_CACHED_BLOCKS,
-                      StageTimer, upload_keys, upload_witnesses)
+from .staging import (COMPILE_KERNELS, COPIES, DOWNLOAD_PROOFS, DOWNLOAD_SUMS, PAGEABLE, PLAN_MEMORY, PREPARE_CIRCUIT,
+                      RELEASE_CACHED_BLOCKS, WITNESS_VECTORS, StageTimer, upload_keys, upload_witnesses)
 from .tail_msm import tail_msm
 
 TRANSFERS = COPIES
@@ -332,6 +332,11 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     return GpuProofRun(proofs=proofs, ms=timer.ms, sum_words=sum_words)
 
 
+def _witness_vectors(r1cs: R1CS, witnesses: list[Witness]) -> list[list[int]]:
+    """Each circuit's z = [1, inputs, aux], checked against the R1CS (reference/r1cs.py witness_vector)."""
+    return [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
+
+
 def check_domain(r1cs: R1CS) -> None:
     """Refuse a circuit whose domain ntt_h cannot transform (gpu/ntt.py's sizes) before any upload or phase, not
     at ntt_h after evaluate and prep have run."""
@@ -359,14 +364,16 @@ def prove(r1cs: R1CS, pk, witnesses: list[Witness], queries: DeviceQueries | Non
         raise SizeMismatchError("witnesses", "give at least one circuit")
     check_domain(r1cs)
     timer = GpuPhaseTimer(progress)
+    stages = StageTimer(timer)
     if queries is None:
-        queries = upload_keys(pk, staging, StageTimer(timer))[None]
-    circuit = DeviceCircuit.from_r1cs(r1cs)
-    zs = [witness_vector(r1cs, w.public_inputs, w.aux, c) for c, w in enumerate(witnesses)]
-    plan = plan_batch(circuit, queries, len(zs), convention=convention, half_table=half_table)
+        queries = upload_keys(pk, staging, stages)[None]
+    circuit = stages.host(PREPARE_CIRCUIT, DeviceCircuit.from_r1cs, r1cs)
+    zs = stages.host(WITNESS_VECTORS, _witness_vectors, r1cs, witnesses)
+    plan = stages.host(PLAN_MEMORY, partial(plan_batch, circuit, queries, len(zs), convention=convention,
+                                            half_table=half_table))
     if max_block is not None:
         plan = replace(plan, block=max(1, min(plan.block, max_block)))
-    z_plain = upload_witnesses(zs, staging, StageTimer(timer))
+    z_plain = upload_witnesses(zs, staging, stages)
     key = DeviceKey(vk=pk.vk, queries=queries)
     return prove_on_device(circuit, key, z_plain, [(w.r, w.s) for w in witnesses], convention, timer=timer, plan=plan,
                            capture=capture)

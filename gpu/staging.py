@@ -18,8 +18,9 @@ pool on every call and copies through it.
 Stage names (the timing record's phases, conformance/TIMING_SCHEMA.md): ``stage_<what>``, ``pin_<what>``,
 ``unpin_<what>`` (host, wall clock) and ``h2d_<array>`` (copy, CUDA events), for what = keys or witnesses;
 ``d2h_proofs`` is the proofs' copy back (CUDA events) and ``encode_proofs`` their encoding (host). Between them,
-gpu/prover.py prove_on_device times its own steps outside the phases the same way: ``compile_kernels``,
-``release_cached_blocks`` and ``plan_memory`` (host), ``d2h_sums`` (copy).
+gpu/prover.py times its own steps outside the phases the same way: ``prepare_circuit``, ``witness_vectors``,
+``plan_memory`` (prove's first plan and prove_on_device's exact one, summed), ``compile_kernels`` and
+``release_cached_blocks`` (host), ``d2h_sums`` (copy); ``python -m gpu prove`` times ``open_devices`` too.
 Each stage is timed once, at its boundary.
 """
 from __future__ import annotations
@@ -46,14 +47,21 @@ DOWNLOAD_SUMS = "d2h_sums"
 COPIES = (*(f"h2d_key_{q}" for q in KEY_GROUPS), "h2d_witnesses", DOWNLOAD_PROOFS, DOWNLOAD_SUMS)
 """The copies of a proof between host and device, each timed by CUDA events."""
 COPY_PREFIXES = ("h2d_", "d2h_")
+OPEN_DEVICES = "open_devices"
+"""The devices counted and each one's CUDA context made (gpu/multi.py open_devices), before the keys' upload."""
+PREPARE_CIRCUIT = "prepare_circuit"
+"""The R1CS as one stacked CSR, built on the host and uploaded (gpu/circuit.py DeviceCircuit.from_r1cs)."""
+WITNESS_VECTORS = "witness_vectors"
+"""Each circuit's z = [1, inputs, aux] as Python ints, checked against the R1CS (reference/r1cs.py witness_vector)."""
 COMPILE_KERNELS = "compile_kernels"
 """The prover's kernel modules loaded, compiled first where no cache has them (gpu/prover.py KERNEL_MODULES)."""
 RELEASE_CACHED_BLOCKS = "release_cached_blocks"
 """CuPy's cached free blocks handed back to the driver before the first phase (gpu/device.py release_cached_blocks)."""
 PLAN_MEMORY = "plan_memory"
 """The exact memory plan once prep has measured the tails (gpu/prover.py plan_batch), large tables released there."""
-HOST_STAGES = ("read_vector", "stage_keys", "pin_keys", "unpin_keys", "stage_witnesses", "pin_witnesses",
-               "unpin_witnesses", COMPILE_KERNELS, RELEASE_CACHED_BLOCKS, PLAN_MEMORY, "encode_proofs")
+HOST_STAGES = ("read_vector", OPEN_DEVICES, "stage_keys", "pin_keys", "unpin_keys", PREPARE_CIRCUIT, WITNESS_VECTORS,
+               PLAN_MEMORY, "stage_witnesses", "pin_witnesses", "unpin_witnesses", COMPILE_KERNELS, RELEASE_CACHED_BLOCKS,
+               "encode_proofs")
 """The host-side stages, in the order a proof goes through them (wall clock)."""
 WHOLE_RUN = "whole_run"
 """One whole run of ``python -m gpu prove``, from reading the vector to the proofs encoded (wall clock, kind host):

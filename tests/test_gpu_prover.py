@@ -34,7 +34,8 @@ def test_gpu_proofs_equal_the_reference(gpu_prove, path):
     assert [proof_json(p) for p in run.proofs] == expected
     assert set(run.ms) >= {"evaluate", "ntt_h", "msm_h", "prep", "batch_add", "tail_msm", "assemble"}
     # what runs between the phases is timed too (gpu/staging.py), so that a run's wall clock is all named
-    assert set(run.ms) >= {"compile_kernels", "release_cached_blocks", "plan_memory", "d2h_proofs", "d2h_sums"}
+    assert set(run.ms) >= {"prepare_circuit", "witness_vectors", "plan_memory", "compile_kernels", "release_cached_blocks",
+                           "h2d_witnesses", "d2h_proofs", "d2h_sums"}
 
 
 def test_repeated_runs_are_identical(gpu_prove):

@@ -147,7 +147,8 @@ def test_stage_names_and_kinds():
                       "d2h_sums")
     assert {stage_kind(c) for c in COPIES} == {"copy"} and stage_kind("d2h_proofs") == "copy"
     assert {stage_kind(s) for s in HOST_STAGES} == {"host"}
-    assert {"compile_kernels", "release_cached_blocks", "plan_memory"} <= set(HOST_STAGES)
+    assert {"open_devices", "prepare_circuit", "witness_vectors", "plan_memory", "compile_kernels",
+            "release_cached_blocks"} <= set(HOST_STAGES)
     assert stage_kind("msm_h") == "phase"
 
 
@@ -242,14 +243,14 @@ def test_gpu_prove_times_the_whole_run_around_its_stages(monkeypatch):
     pause_s = 0.05
     monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(cuda=SimpleNamespace(memory=SimpleNamespace(OutOfMemoryError=MemoryError))))
     monkeypatch.setattr(gpu_main, "load_vector", lambda path, say: vector)
-    monkeypatch.setattr(gpu_main, "resolve_devices", lambda gpus, devices: [0])
+    monkeypatch.setattr(gpu_main, "open_devices", lambda gpus, devices: [0])
     monkeypatch.setattr(gpu_main, "upload_keys", lambda *args: {})
     monkeypatch.setattr(gpu_main, "prove_multi", lambda *args, **kwargs: time.sleep(pause_s) or SimpleNamespace(proofs=[]))
     monkeypatch.setattr(gpu_main, "proofs_document", lambda proofs: "[]")
     args = SimpleNamespace(vector="v.json", gpus=1, devices=None, staging=PAGEABLE)
     _, _, encoded, host_ms = gpu_main._prove_once(args, print)
-    assert encoded == "[]" and set(host_ms) == {"read_vector", "encode_proofs", "whole_run"}
-    assert host_ms["whole_run"] >= pause_s * 1000 + host_ms["read_vector"] + host_ms["encode_proofs"]
+    assert encoded == "[]" and set(host_ms) == {"read_vector", "open_devices", "encode_proofs", "whole_run"}
+    assert host_ms["whole_run"] >= pause_s * 1000 + host_ms["read_vector"] + host_ms["open_devices"] + host_ms["encode_proofs"]
     assert stage_kind("whole_run") == "host"
 
 
