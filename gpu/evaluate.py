@@ -31,7 +31,7 @@ from reference.errors import SizeMismatchError, UnsatisfiedConstraintError
 from reference.r1cs import R1CS
 
 from . import device
-from .field import apply_op, to_ints, to_montgomery, to_montgomery_
+from .field import apply_op, check_device_array, to_ints, to_montgomery, to_montgomery_
 from .limbs import FR, ints_to_limbs
 
 MATRICES = ("a", "b", "c")
@@ -176,15 +176,13 @@ def check_rows(a, b, c, num_rows: int, first_circuit: int = 0) -> None:
     with an unsatisfied witness)."""
     import cupy
 
-    circuits, n = a.shape[0], a.shape[1]
     for name, x in (("a", a), ("b", b), ("c", c)):
-        if x.shape != (circuits, n, FR.num_limbs) or x.dtype != np.uint32 or not x.flags.c_contiguous:
-            raise SizeMismatchError(name, f"device array {x.shape} {x.dtype}: expected contiguous (circuits, n, "
-                                    f"{FR.num_limbs}) uint32 limbs, as evaluate returns")
-    if not 0 <= num_rows <= n:
+        check_device_array(x, FR, name)
+        if x.ndim != 3 or x.shape != a.shape:
+            raise SizeMismatchError(name, f"has shape {x.shape}; expected a's (circuits, n, {FR.num_limbs}), as evaluate returns")
+    circuits, n = a.shape[0], a.shape[1]
+    if not 1 <= num_rows <= n:  # (an R1CS has at least its ONE input's row)
         raise SizeMismatchError("num_rows", f"{num_rows} rows for a domain of {n}")
-    if num_rows == 0:
-        return
     none_failing = np.iinfo(np.uint64).max
     first_failing = cupy.full(circuits, none_failing, dtype=np.uint64)
     blocks = (num_rows + EVALUATE_THREADS - 1) // EVALUATE_THREADS

@@ -310,8 +310,8 @@ def prove_on_device(circuit: DeviceCircuit, key: DeviceKey, z_plain, randomness:
     if capture:
         capture("prep", 0, splits)
     tails = {q: int(split.tail_indices.size) for q, split in splits.items()}
-    resident_plan = stages.host(PLAN_MEMORY, partial(
-        plan_batch, circuit, queries, circuits, witnesses_resident=True, tail_points=tails,
+    resident_plan = stages.host(PLAN_MEMORY, lambda: plan_batch(  # (the free memory read inside the timed stage)
+        circuit, queries, circuits, witnesses_resident=True, tail_points=tails,
         bytes_free=device.free_device_memory() + _split_bytes(splits), convention=convention,
         half_table=plan.half_table if plan else True, coset_tables=plan.coset_tables if plan else MAX_COSET_TABLES))
     if plan:
