@@ -468,21 +468,16 @@ def summary_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _aligned(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
-    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
-
-
 def _run_label(doc: dict, path: str) -> str:
     env = doc["environment"]
     return f"{path}: {doc['tool']}, {machine_label(env)}, {code_label(env)}, {env.get('date')}"
 
 
 def terminal_text(comparison: Comparison) -> str:
+    from .report import aligned_table
     parts = [f"baseline  {_run_label(comparison.baseline, comparison.baseline_path)}",
              f"new       {_run_label(comparison.new, comparison.new_path)}", "",
-             _aligned(HEADER, table_rows(comparison)), "", *summary_lines(comparison)]
+             aligned_table(HEADER, table_rows(comparison)), "", *summary_lines(comparison)]
     return "\n".join(parts) + "\n"
 
 

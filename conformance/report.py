@@ -238,7 +238,8 @@ def problems(document: dict) -> list[str]:
     return lines
 
 
-def _aligned(header: list[str], rows: list[list[str]]) -> str:
+def aligned_table(header: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table for the terminal: columns padded to their widest cell, a rule under the header."""
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
@@ -256,7 +257,7 @@ def terminal_text(document: dict) -> str:
     """The final table for stdout: every (vector, phase), the per-phase totals, the failures, the verdict."""
     header, rows = table_rows(document)
     t_header, t_rows = totals_rows(document)
-    parts = [_aligned(header, rows), "", "Per-phase totals (over the vectors each backend passed):", _aligned(t_header, t_rows)]
+    parts = [aligned_table(header, rows), "", "Per-phase totals (over the vectors each backend passed):", aligned_table(t_header, t_rows)]
     unavailable = [f"{n}: {b['reason']}" for n, b in document["backends"].items() if not b["available"]]
     if unavailable:
         parts += ["", "Backends that did not run: " + "; ".join(unavailable)]
