@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reference.cli import EXIT_OK, ArgumentParser, Progress, run_main
 from reference.errors import InvalidInputError
-from reference.safe_files import check_outputs
+from reference.safe_files import check_output_writable, check_outputs
 
 from .bellman import export_bellman, import_bellman
 from .bundled import BUNDLED, DATA_DIR, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
@@ -136,6 +136,7 @@ def _interop_parsers(sub) -> None:
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
+    _check_out(args, [])
     doc, sidecars = _generated_document(args, say)
     say(f"writing {args.out}")
     written = write_files_atomically(_vector_files(Path(args.out), doc, sidecars))
@@ -289,12 +290,20 @@ def _vector_id(args) -> str:
         raise InvalidInputError("--out", f"its stem is the vector's id (without --id): {exc.problem}") from None
 
 
+def _check_out(args, inputs: list) -> None:
+    """Refuse --out before any work, as `prove` does (reference/proof_files.py): an input's path, or a path that cannot
+    be written (under a file, a read-only folder, a name too long), would otherwise fail only when the vector is
+    written, after minutes of generation or import at 2^20."""
+    check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
+    check_output_writable("--out", Path(args.out))
+
+
 def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
     vector_id = _vector_id(args)
     inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
-    check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
+    _check_out(args, inputs)
     vector = import_snarkjs(
         args.r1cs, [args.wtns, *args.witness], args.zkey, vector_id, seed=args.seed, progress=say,
         curve=curve_primitive(args.reference), reference=args.reference,
@@ -326,7 +335,7 @@ def _import_bellman(args) -> int:
         r1cs, witnesses, seed = read_circom_circuit(args.r1cs, args.wtns, args.seed, extra=read_file(args.parameters, "Parameters file"))
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
     inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
-    check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
+    _check_out(args, inputs)
     vector = import_bellman(args.parameters, r1cs, witnesses, vector_id, origin, progress=say,
                            curve=curve_primitive(args.reference), reference=args.reference)
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
