@@ -292,7 +292,7 @@ def _vector_id(args) -> str:
 
 def _check_out(args, inputs: list) -> None:
     """Refuse --out before any work, as `prove` does (reference/proof_files.py): an input's path, or a path that cannot
-    be written (under a file, a read-only folder, a name too long), would otherwise fail only when the vector is
+    be written (under a file, a read-only folder), would otherwise fail only when the vector is
     written, after minutes of generation or import at 2^20."""
     check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
     check_output_writable("--out", Path(args.out))
