@@ -32,6 +32,7 @@ from pathlib import Path
 from gpu.staging import WHOLE_RUN
 from reference.errors import InvalidInputError
 
+from .report import aligned_table
 from .timing import Stats, code_label, entry, entry_key, load_timings, machine_label, timing_document
 
 UNIT = "seconds"
@@ -474,7 +475,6 @@ def _run_label(doc: dict, path: str) -> str:
 
 
 def terminal_text(comparison: Comparison) -> str:
-    from .report import aligned_table
     parts = [f"baseline  {_run_label(comparison.baseline, comparison.baseline_path)}",
              f"new       {_run_label(comparison.new, comparison.new_path)}", "",
              aligned_table(HEADER, table_rows(comparison)), "", *summary_lines(comparison)]
