@@ -528,13 +528,14 @@ def test_unwritable_outputs_are_named_errors(tmp_path, capsys):
     _exit_2(conformance_main, ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(out), "--quiet"], capsys, str(out))
 
 
-@pytest.mark.parametrize("command", ["generate", "import-snarkjs"])
+@pytest.mark.parametrize("command", ["generate", "import-snarkjs", "import-bellman"])
 def test_an_unwritable_out_is_refused_before_any_work(command, tmp_path, capsys):
-    """generate and import-snarkjs refused an unwritable --out only when writing, after all the work (minutes at 2^20):
-    now before the first progress line, as prove does."""
+    """generate and the importers refused an unwritable --out only when writing, after all the work (minutes at 2^20;
+    import-bellman after reading its --circuit vector): now before the first progress line, as prove does."""
     out = _unwritable(tmp_path) / "v.json"
     argv = {"generate": ["generate", "--log-n", "2", "--seed", "s"],
-            "import-snarkjs": ["import-snarkjs", *(str(INTEROP / name) for name in ("circuit.r1cs", "witness.wtns", "circuit.zkey"))]}[command]
+            "import-snarkjs": ["import-snarkjs", *(str(INTEROP / name) for name in ("circuit.r1cs", "witness.wtns", "circuit.zkey"))],
+            "import-bellman": ["import-bellman", str(INTEROP / "circuit.zkey"), "--circuit", str(SMALL)]}[command]
     assert run_main(vectors_main, [*argv, "--out", str(out)]) == EXIT_BAD_INPUT
     assert capsys.readouterr() == ("", f"error: --out: cannot write {out}: {tmp_path / 'a-file'} is a file, not a folder\n")
 

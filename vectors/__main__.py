@@ -324,18 +324,19 @@ def _import_bellman(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
     vector_id = _vector_id(args)
+    if args.circuit and (args.wtns or args.seed):
+        raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
+    if not args.circuit and not args.wtns:
+        raise InvalidInputError("--wtns", "is required with --r1cs (one .wtns per circuit)")
+    # The files named here; the circuit vector's sidecars, known once it is read, are checked when the vector is written.
+    _check_out(args, [args.parameters, *([args.circuit] if args.circuit else [args.r1cs, *args.wtns])])
     if args.circuit:
-        if args.wtns or args.seed:
-            raise InvalidInputError("--circuit", "takes the witnesses, r and s from the vector: drop --wtns and --seed")
         source = load_vector(args.circuit, progress=say, reference=args.reference)
         r1cs, witnesses, origin = source.r1cs, source.witnesses, {"circuit": Path(args.circuit).name}
     else:
-        if not args.wtns:
-            raise InvalidInputError("--wtns", "is required with --r1cs (one .wtns per circuit)")
         r1cs, witnesses, seed = read_circom_circuit(args.r1cs, args.wtns, args.seed, extra=read_file(args.parameters, "Parameters file"))
         origin = {"r1cs": Path(args.r1cs).name, "wtns": [Path(w).name for w in args.wtns], "seed": seed}
     inputs = [args.parameters, *(source.source_files if args.circuit else [args.r1cs, *args.wtns])]
-    _check_out(args, inputs)
     vector = import_bellman(args.parameters, r1cs, witnesses, vector_id, origin, progress=say,
                            curve=curve_primitive(args.reference), reference=args.reference)
     written = write_vector(vector, args.out, sidecar_min=args.sidecar_min, inputs=inputs)
