@@ -21,9 +21,9 @@ largest batch that does, before any MSM.
 
 Each phase is timed once, at its boundary, with CUDA events (``GpuPhaseTimer``); the uploads are timed
 separately as transfers, and so are the proofs' and the sums' downloads, so a phase's time is device work only. A
-phase run per block of circuits adds up its blocks' times. prove_on_device's steps between the phases are host
-stages (gpu/staging.py: loading the kernel modules, releasing CuPy's cached blocks, the exact memory plan), so that
-a run's wall clock exceeds the named times only by Python's own steps between them.
+phase run per block of circuits adds up its blocks' times. prove's and prove_on_device's steps outside the phases
+are host stages (gpu/staging.py, which names them), so that a run's wall clock exceeds the named times only by
+Python's own steps between them.
 """
 from __future__ import annotations
 

@@ -58,7 +58,8 @@ COMPILE_KERNELS = "compile_kernels"
 RELEASE_CACHED_BLOCKS = "release_cached_blocks"
 """CuPy's cached free blocks handed back to the driver before the first phase (gpu/device.py release_cached_blocks)."""
 PLAN_MEMORY = "plan_memory"
-"""The exact memory plan once prep has measured the tails (gpu/prover.py plan_batch), large tables released there."""
+"""The memory plans (gpu/prover.py plan_batch): prove()'s first, before the witnesses' upload, and the exact one once
+prep has measured the tails, summed; large tables a plan does not keep are released there."""
 HOST_STAGES = ("read_vector", OPEN_DEVICES, "stage_keys", "pin_keys", "unpin_keys", PREPARE_CIRCUIT, WITNESS_VECTORS,
                PLAN_MEMORY, "stage_witnesses", "pin_witnesses", "unpin_witnesses", COMPILE_KERNELS, RELEASE_CACHED_BLOCKS,
                "encode_proofs")
