@@ -11,13 +11,11 @@ import contextlib
 import fcntl
 import functools
 import hashlib
-import os
 import pickle
-import stat
 from pathlib import Path
 
 from reference.errors import InvalidInputError
-from reference.safe_files import MAX_BINARY_BYTES, MAX_JSON_BYTES
+from reference.safe_files import MAX_BINARY_BYTES, MAX_JSON_BYTES, open_regular_file
 from vectors.bundled import bundled_paths
 from vectors.format import Vector, load_vector
 
@@ -64,22 +62,9 @@ def content_key(path: Path) -> str:
 
 
 def _file_sha256(path: Path, what: str, max_bytes: int) -> bytes:
-    """The sha256 of a regular file of at most ``max_bytes``, read in pieces (memory bounded whatever its size), or
-    InvalidInputError naming it: a FIFO, device, folder or larger file is refused as read_regular_file refuses it."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read the {what}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InvalidInputError(str(path), f"the {what} is not a regular file")
-        if info.st_size > max_bytes:
-            raise InvalidInputError(str(path), f"the {what} has {info.st_size} bytes; at most {max_bytes} are read")
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as handle:
+    """The sha256 of a file ``open_regular_file`` accepts (reference/safe_files.py: a regular file of at most
+    ``max_bytes``), read in pieces, so memory is bounded whatever its size."""
+    with open_regular_file(path, what, max_bytes) as (handle, _size):
         return hashlib.file_digest(handle, "sha256").digest()
 
 

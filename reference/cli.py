@@ -12,12 +12,26 @@ EXIT_OK, EXIT_INVALID_PROOF, EXIT_BAD_INPUT = 0, 1, 2
 """Exit statuses: success; a proof that does not verify (or a conformance mismatch); bad input."""
 
 
+def single_line(text: str) -> str:
+    """``text`` with every character that is not printable (newline, carriage return, NUL and the other controls, the
+    Unicode line separators, lone surrogates) escaped as Python escapes it: a message carrying a file name or another
+    value from the input prints as one line, so that a name holding a newline cannot forge a second 'ok' or 'error:'
+    line."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
 def run_main(main, argv=None) -> int:
-    """Run ``main(argv)``; a ToolkitError becomes one 'error: field: problem' line on stderr and exit 2."""
+    """Run ``main(argv)``; a ToolkitError becomes one 'error: field: problem' line on stderr and exit 2. So does an
+    OSError that no reader turned into one (a name too long for the file system, a read failing with EIO): the field
+    is the file it names, and no command leaves a traceback for its input."""
     try:
         return main(argv)
     except ToolkitError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {single_line(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        field = exc.filename if exc.filename is not None else "file system"
+        print(f"error: {single_line(str(field))}: {single_line(exc.strerror or str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -65,7 +79,7 @@ class Progress:
 
     def __call__(self, message: str) -> None:
         if not self.quiet:
-            print(f"[{time.perf_counter() - self.start:7.1f}s] {message}", file=sys.stderr, flush=True)
+            print(f"[{time.perf_counter() - self.start:7.1f}s] {single_line(message)}", file=sys.stderr, flush=True)
 
 
 def proof_json(proof: Proof) -> dict:

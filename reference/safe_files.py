@@ -19,6 +19,7 @@ that many bytes read, so memory follows the file's real size. Every JSON documen
 resolving links and relative paths): writing it would silently drop or overwrite data. ``check_output_writable``
 refuses one that is a folder, or under a file or a read-only folder, before a long run rather than after it.
 """
+import contextlib
 import json
 import os
 import stat
@@ -39,9 +40,11 @@ _RECURSION_HEADROOM = 2 * MAX_JSON_DEPTH + 50
 """Frames allowed above the caller while json parses: the parser's levels plus the object hook's frames."""
 
 
-def read_regular_file(path, what: str, max_bytes: int = MAX_BINARY_BYTES, follow_links: bool = True) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` (checked before reading);
-    InvalidInputError naming the path otherwise. ``follow_links=False`` refuses a symbolic link too."""
+@contextlib.contextmanager
+def open_regular_file(path, what: str, max_bytes: int = MAX_BINARY_BYTES, follow_links: bool = True):
+    """(binary handle, size) of ``path`` if it is a regular file of at most ``max_bytes`` (checked before a byte is
+    read); InvalidInputError naming the path otherwise, and when a read inside the block fails (EIO: a failing disk,
+    /proc/self/mem). ``follow_links=False`` refuses a symbolic link too."""
     flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
     try:
         fd = os.open(path, flags)
@@ -59,8 +62,17 @@ def read_regular_file(path, what: str, max_bytes: int = MAX_BINARY_BYTES, follow
         os.close(fd)
         raise
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read(info.st_size + 1)
-    if len(data) != info.st_size:
+        try:
+            yield handle, info.st_size
+        except OSError as exc:
+            raise InvalidInputError(str(path), f"cannot read the {what}: {exc.strerror or exc}") from None
+
+
+def read_regular_file(path, what: str, max_bytes: int = MAX_BINARY_BYTES, follow_links: bool = True) -> bytes:
+    """The bytes of ``path``, read by ``open_regular_file``'s rules, exactly as many as its size says."""
+    with open_regular_file(path, what, max_bytes, follow_links) as (handle, size):
+        data = handle.read(size + 1)
+    if len(data) != size:
         raise InvalidInputError(str(path), f"the {what} changed size while it was read")
     return data
 
@@ -161,12 +173,16 @@ def check_output_writable(label: str, path: Path) -> None:
     """InvalidInputError (naming ``label``) unless ``path`` could be written now, by the writer's rules
     (vectors/format.py write_files_atomically): not a folder (a link to one is replaced), and the nearest existing
     folder above it, under which the writer makes the missing ones, writable. The write itself still reports what
-    fails later (a full disk, a folder changed since)."""
-    if path.is_dir() and not path.is_symlink():
-        raise InvalidInputError(label, f"{path} is a folder, not a file")
-    existing = next(folder for folder in path.parents if folder.exists())  # '.' or '/' at the latest
-    if not existing.is_dir():
-        raise InvalidInputError(label, f"cannot write {path}: {existing} is a file, not a folder")
+    fails later (a full disk, a folder changed since). A path the system cannot look up (a name over 255 bytes) is
+    refused with the system's reason."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            raise InvalidInputError(label, f"{path} is a folder, not a file")
+        existing = next(folder for folder in path.parents if folder.exists())  # '.' or '/' at the latest
+        if not existing.is_dir():
+            raise InvalidInputError(label, f"cannot write {path}: {existing} is a file, not a folder")
+    except OSError as exc:
+        raise InvalidInputError(label, f"cannot write {path}: {exc.strerror or exc}") from None
     if not os.access(existing, os.W_OK | os.X_OK):
         raise InvalidInputError(label, f"the folder {existing} cannot be written to")
 

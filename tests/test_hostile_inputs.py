@@ -540,6 +540,69 @@ def test_an_unwritable_out_is_refused_before_any_work(command, tmp_path, capsys)
     assert capsys.readouterr() == ("", f"error: --out: cannot write {out}: {tmp_path / 'a-file'} is a file, not a folder\n")
 
 
+NAME_MAX_BYTES = 255
+"""The longest file name (one path component) Linux file systems take: one byte more is ENAMETOOLONG."""
+
+
+def test_a_name_too_long_for_the_file_system_is_a_named_error(tmp_path, capsys):
+    """pathlib's is_dir() and exists() swallow 'no such file' but raise ENAMETOOLONG: a name of 300 bytes was a
+    traceback and exit 1 from every command that looks its paths up (found by fuzzing, session 49)."""
+    long = tmp_path / ("a" * (NAME_MAX_BYTES + 45))
+    err = _exit_2(reference_main, ["prove", str(SMALL), "--out", f"{long}.json", "--quiet"], capsys, "--out")
+    assert err == f"error: --out: cannot write {long}.json: File name too long\n", err
+    err = _exit_2(conformance_main, ["run", str(long), "--backends", "reference", "--quiet"], capsys, str(long))
+    assert err == f"error: {long}: File name too long\n", err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_oserror_no_reader_names_is_one_error_line(capsys):
+    """reference/cli.py run_main's last net: an OSError that escaped every reader names its file, exit 2."""
+    def main(argv):
+        raise OSError(28, "No space left on device", "/some/output")
+
+    assert run_main(main, []) == EXIT_BAD_INPUT
+    assert capsys.readouterr() == ("", "error: /some/output: No space left on device\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem, a regular file whose read fails")
+def test_a_file_whose_read_fails_is_a_named_error(capsys):
+    """/proc/self/mem is a regular file of size 0 whose read fails with EIO, as a failing disk's would: that was a
+    traceback from every reader (reference/safe_files.py open_regular_file now names it)."""
+    err = _exit_2(vectors_main, ["check", "/proc/self/mem", "--quiet"], capsys, "/proc/self/mem")
+    assert err == "error: /proc/self/mem: cannot read the JSON file: Input/output error\n", err
+    err = _exit_2(conformance_main, ["run", "/proc/self/mem", "--backends", "reference", "--quiet"], capsys, "/proc/self/mem")
+    assert "error: /proc/self/mem: cannot read the " in err and err.count("\n") == 1, err
+
+
+def test_a_file_name_cannot_forge_an_ok_or_error_line(tmp_path, capsys):
+    """A vector named 'x<newline>ok  evil.json: all good<newline>.json' made `vectors check` print a second, forged
+    ok line, and a missing file named '<newline>error: forged' two error lines: every verdict line and error line
+    now escapes what is not printable (reference/cli.py single_line)."""
+    forged_name = "x\nok  evil.json: all good\n.json"
+    shutil.copy(SMALL, tmp_path / forged_name)
+    assert run_main(vectors_main, ["check", str(tmp_path / forged_name), "--quiet"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith(f"ok  {tmp_path}/x\\nok  evil.json: all good\\n.json: "), out
+    missing = tmp_path / "nope\nerror: forged"
+    err = _exit_2(reference_main, ["verify", str(SMALL), str(missing), "--quiet"], capsys, "nope")
+    assert err == f"error: {tmp_path}/nope\\nerror: forged: cannot read the proof file: No such file or directory\n", err
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("a\nb", "a\\nb"), ("a\rb", "a\\rb"), ("nul\x00", "nul\\x00"), ("ls\u2028ps\u2029", "ls\\u2028ps\\u2029"),
+        ("nel\x85", "nel\\x85"), ("lone\udc80", "lone\\udc80"), ("tab\t", "tab\\t"),
+        ("quotes ' \" and \\ stay", "quotes ' \" and \\ stay"), ("x \u2265 p, caf\u00e9", "x \u2265 p, caf\u00e9"),
+    ],
+)
+def test_single_line_escapes_exactly_what_is_not_printable(text, line):
+    from reference.cli import single_line
+
+    assert single_line(text) == line
+    assert len(single_line(text).splitlines()) == 1
+
+
 def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_path, capsys):
     """run --report wrote chart.png and report.json, then failed on report.md (a folder there): exit 2 with two
     output files written. The report's files are written together or not at all."""

@@ -4,7 +4,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from reference.cli import EXIT_OK, ArgumentParser, Progress, run_main
+from reference.cli import EXIT_OK, ArgumentParser, Progress, run_main, single_line
 from reference.errors import InvalidInputError
 from reference.safe_files import check_output_writable, check_outputs
 
@@ -274,7 +274,7 @@ def _check(args) -> int:
     for path in args.vectors:
         v = load_vector(path, progress=say, reference=args.reference)
         checked = check_vector_values(v, fast=args.fast, say=say, curve=curve_primitive(args.reference))
-        verdicts.append(f"ok  {path}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s)): {checked}")
+        verdicts.append(f"ok  {single_line(str(path))}: {v.id} (2^{v.r1cs.log_n}, {len(v.circuits)} circuit(s)): {checked}")
     print("\n".join(verdicts))
     return EXIT_OK
 
