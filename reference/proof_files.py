@@ -14,7 +14,7 @@ from vectors.snarkjs import proof_to_json, public_to_json
 
 from .cli import proofs_document
 from .errors import InvalidInputError
-from .safe_files import check_output_writable, check_outputs
+from .safe_files import check_outputs, check_outputs_before_work
 
 PROOF_FORMATS = ("zcash", "snarkjs")
 """prove --format: the toolkit's {"a", "b", "c"} ZCash compressed hex, or snarkjs's proof.json."""
@@ -41,10 +41,7 @@ def check_prove_arguments(args) -> None:
     if args.public and args.format != "snarkjs":
         raise InvalidInputError("--public", "goes with --format snarkjs (snarkjs's public.json)")
     outputs = {"--out": args.out, "--public": args.public, "--timings-json": getattr(args, "timings_json", None)}
-    check_outputs(outputs, {f"input {args.vector}": args.vector})
-    for option, path in outputs.items():
-        if path is not None:
-            check_output_writable(option, Path(path))
+    check_outputs_before_work(outputs, {f"input {args.vector}": args.vector})
 
 
 def _one_or_list(docs: list):

@@ -198,3 +198,13 @@ def check_outputs(outputs: dict, inputs: dict) -> None:
         for input_label, source in inputs.items():
             if source is not None and _same_file(path, Path(source)):
                 raise InvalidInputError(label, f"{path} is the {input_label}: refusing to overwrite it")
+
+
+def check_outputs_before_work(outputs: dict, inputs: dict) -> None:
+    """check_outputs, then check_output_writable for each output: what a command checks of its outputs before a long
+    run (a proof at 2^27, a vector generated or imported at 2^20), so that an output refused only when written does not
+    waste it. The writer checks them again (vectors/format.py write_files_atomically)."""
+    check_outputs(outputs, inputs)
+    for label, path in outputs.items():
+        if path is not None:
+            check_output_writable(label, Path(path))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reference.cli import EXIT_OK, ArgumentParser, Progress, run_main, single_line
 from reference.errors import InvalidInputError
-from reference.safe_files import check_output_writable, check_outputs
+from reference.safe_files import check_outputs_before_work
 
 from .bellman import export_bellman, import_bellman
 from .bundled import BUNDLED, DATA_DIR, SNARKJS_INTEROP, SNARKJS_INTEROP_IMPORT
@@ -136,7 +136,7 @@ def _interop_parsers(sub) -> None:
 
 def _generate(args) -> int:
     say = Progress(args.quiet)
-    _check_out(args, [])
+    check_outputs_before_work({"--out": args.out}, {})
     doc, sidecars = _generated_document(args, say)
     say(f"writing {args.out}")
     written = write_files_atomically(_vector_files(Path(args.out), doc, sidecars))
@@ -290,20 +290,12 @@ def _vector_id(args) -> str:
         raise InvalidInputError("--out", f"its stem is the vector's id (without --id): {exc.problem}") from None
 
 
-def _check_out(args, inputs: list) -> None:
-    """Refuse --out before any work, as `prove` does (reference/proof_files.py): an input's path, or a path that cannot
-    be written (under a file, a read-only folder), would otherwise fail only when the vector is
-    written, after minutes of generation or import at 2^20."""
-    check_outputs({"--out": args.out}, {f"input {p}": p for p in inputs})
-    check_output_writable("--out", Path(args.out))
-
-
 def _import_snarkjs(args) -> int:
     say = Progress(args.quiet)
     _check_at_least(args, {"sidecar_min": 0})
     vector_id = _vector_id(args)
     inputs = [args.r1cs, args.wtns, *args.witness, args.zkey]
-    _check_out(args, inputs)
+    check_outputs_before_work({"--out": args.out}, {f"input {p}": p for p in inputs})
     vector = import_snarkjs(
         args.r1cs, [args.wtns, *args.witness], args.zkey, vector_id, seed=args.seed, progress=say,
         curve=curve_primitive(args.reference), reference=args.reference,
@@ -329,7 +321,8 @@ def _import_bellman(args) -> int:
     if not args.circuit and not args.wtns:
         raise InvalidInputError("--wtns", "is required with --r1cs (one .wtns per circuit)")
     # The files named here; the circuit vector's sidecars, known once it is read, are checked when the vector is written.
-    _check_out(args, [args.parameters, *([args.circuit] if args.circuit else [args.r1cs, *args.wtns])])
+    named = [args.parameters, *([args.circuit] if args.circuit else [args.r1cs, *args.wtns])]
+    check_outputs_before_work({"--out": args.out}, {f"input {p}": p for p in named})
     if args.circuit:
         source = load_vector(args.circuit, progress=say, reference=args.reference)
         r1cs, witnesses, origin = source.r1cs, source.witnesses, {"circuit": Path(args.circuit).name}
