@@ -58,7 +58,7 @@
 # `faults coldstart` 224 s (faults 181 s, the cold start of this tree twice, 20.4 and 20.5 s); prove 264 s.
 # Tree b5292a5 (2026-12-07, H100): `tests+gate` 273 s (the gate recorded at 269.3 s, the seeded 2^20 vector handed over
 # at 186.4 s; the tests 106 s, 530 passed); `faults` about 72 s and a 2^26 bench_prove (one circuit, 5 runs) after it, 94 s
-# together, on the same warm machine. The start itself cost about 28 s of device time (301 s charged for the 273 s call).
+# together, on the same warm machine. The start and the copies cost about 28 s of device time (301 s charged for the 273 s call).
 # Set BENCH_COMMIT to the commit measured: the device's copy of the repository may carry a stale git history. It must
 # be the full 40-hex-digit hash (`git rev-parse HEAD`, pasted): the records carry it as given, and session 46's gate
 # report carries a mistyped short one (dfedcfa8 for dfedcfae03e1).
