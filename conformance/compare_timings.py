@@ -214,6 +214,16 @@ def _environment_differences(baseline: dict, new: dict) -> list[str]:
     return lines + [f"gpu {key}: {old} -> {now}" for key, old, now in gpu]
 
 
+def same_runs(first: dict, second: dict) -> bool:
+    """Whether two timing records hold the same timed runs: every entry they share has the same runs, in whatever
+    order (of the runs, of the entries, of the rounds pooled into them) and whatever else differs (command, date,
+    pooled_from). Equal documents were all that was refused before: a copy with its command edited, or the same two
+    rounds pooled in the other order, compared as within noise everywhere and printed PASS."""
+    runs = {entry_key(e): sorted(e["stats"].runs) for e in second["entries"]}
+    shared = [e for e in first["entries"] if entry_key(e) in runs]
+    return bool(shared) and all(sorted(e["stats"].runs) == runs[entry_key(e)] for e in shared)
+
+
 def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, max_slowdown_pct: float | None = None,
                       baseline_path: str = "baseline", new_path: str = "new", allow_unjudged: bool = False) -> Comparison:
     """The comparison of two validated timing records (timing.check_timing_document). Raises
@@ -221,13 +231,13 @@ def compare_documents(baseline: dict, new: dict, allow_mismatch: bool = False, m
     when the two are one record (the same runs)."""
     if max_slowdown_pct is not None and not (0 <= max_slowdown_pct < math.inf):  # inf: a gate that can never fail
         raise InvalidInputError("--max-slowdown", f"must be a finite percentage >= 0, got {max_slowdown_pct}")
-    if baseline == new:  # every entry within noise by construction: a PASS that timed nothing against anything
-        raise InvalidInputError(new_path, f"holds the same runs as {baseline_path}: a run compared with itself checks "
-                                "nothing")
     problems = mismatches(baseline, new)
     if problems and not allow_mismatch:
         raise InvalidInputError("mismatch", "the runs are not comparable: " + "; ".join(problems)
                                 + " (--allow-mismatch compares the common entries anyway)")
+    if same_runs(baseline, new):  # every entry within noise by construction: a PASS that timed nothing against anything
+        raise InvalidInputError(new_path, f"holds the same runs as {baseline_path}: a run compared with itself checks "
+                                "nothing")
     by_key_n = {entry_key(e): e for e in new["entries"]}
     rows = [Row(*entry_key(e), e["kind"], e["stats"], by_key_n[entry_key(e)]["stats"])
             for e in baseline["entries"] if entry_key(e) in by_key_n]
@@ -320,11 +330,6 @@ def pooled_document(paths) -> dict:
     if len(paths) < 2:
         raise InvalidInputError("rounds", f"pooling needs two or more timing records, got {len(paths)}")
     rounds = [load_record(path) for path in paths]
-    for k, round_k in enumerate(rounds[1:], start=1):  # one round twice would count its runs twice: more runs, no news
-        same = next((j for j in range(k) if rounds[j] == round_k), None)
-        if same is not None:
-            raise InvalidInputError(str(paths[k]), f"holds the same runs as {paths[same]}: a round given twice would count "
-                                    "its runs twice (and reach the runs a verdict needs without timing anything more)")
     first = rounds[0]
     for path, other in zip(paths[1:], rounds[1:]):
         problems = mismatches(first, other) + [
@@ -334,6 +339,11 @@ def pooled_document(paths) -> dict:
         problems += [warmup_text(warmups)] if warmups else []
         if problems:
             raise InvalidInputError(str(path), f"cannot be pooled with {paths[0]}: " + "; ".join(problems))
+    for k, round_k in enumerate(rounds[1:], start=1):  # one round twice would count its runs twice: more runs, no news
+        same = next((j for j in range(k) if same_runs(rounds[j], round_k)), None)
+        if same is not None:
+            raise InvalidInputError(str(paths[k]), f"holds the same runs as {paths[same]}: a round given twice would count "
+                                    "its runs twice (and reach the runs a verdict needs without timing anything more)")
     by_key = [{entry_key(e): e["stats"] for e in other["entries"]} for other in rounds]
     entries = []
     for e in first["entries"]:
