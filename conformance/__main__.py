@@ -102,7 +102,8 @@ def _parser() -> ArgumentParser:
                    "code when read: name only a folder this tool wrote")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s = sub.add_parser("seeded-cache", help="build seeded vectors into a folder for later runs' --seeded-cache",
-                       description="Build each seeded vector (default: the gate's) that DIR does not hold, side by side in "
+                       description="Build each seeded vector (default: the gate's) that DIR does not hold (a file there is read back; "
+                       "one that cannot be read, or holds another key, is set aside and built again), side by side in "
                        "child processes, and write it there for `run --seeded-cache DIR`: a GPU machine can build the gate's "
                        "2^20 vector while it does other work, and the gate then reads it instead of building it. Checks nothing. Exit 0 "
                        "when DIR holds them all, 1 when a build failed, 2 bad input.")

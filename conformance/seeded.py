@@ -410,13 +410,14 @@ def start_builds(specs, backends, say, cache: SeededCache | None = None):
 def fill_cache(specs, cache: SeededCache, say) -> list[str]:
     """Build into ``cache`` every one of ``specs`` it does not hold, side by side in child processes (``python -m
     conformance seeded-cache``); returns what failed, one line each (empty: the cache holds them all). A file already
-    there is not read back: a run that cannot read it sets it aside and builds the vector."""
+    there is read back (SeededCache.load): one that is truncated or holds another key is set aside and built again,
+    so that "holds" means a run will read it (once only its name was looked at; audit of 2026-12-07)."""
     failures = []
     with contextlib.ExitStack() as stack:
         builds = {}
         for spec in specs:
-            if cache.path(spec).is_file():
-                say(f"{spec.label}: already in the cache: {cache.path(spec)}")
+            if cache.path(spec).is_file() and cache.load(spec, say) is not None:
+                say(f"{spec.label}: already in the cache, read back: {cache.path(spec)}")
                 continue
             _announce_generation(spec, say, " in a background process", cache)
             builds[spec] = BackgroundBuild(spec, say, cache)

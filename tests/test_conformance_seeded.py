@@ -470,7 +470,22 @@ def test_seeded_cache_fills_the_folder_ahead_and_says_what_it_holds(tmp_path, ca
     assert capsys.readouterr().out == f"{folder} holds {SMALL}, seeded:porep-log03-c1\n"
     assert sorted(p.name.rsplit("-", 1)[0] for p in folder.iterdir()) == ["porep-log03-c1", "porep-log04-c2"]
     assert run_main(main, ["seeded-cache", str(folder), *names]) == 0
-    assert f"{SMALL}: already in the cache: " in capsys.readouterr().err
+    assert f"{SMALL}: already in the cache, read back: " in capsys.readouterr().err
+
+
+def test_seeded_cache_reads_back_what_it_says_it_holds(tmp_path, capsys):
+    """An emptied cache file was 'already in the cache' and the folder 'held' it (only its name was looked at); the
+    next run set it aside and built the vector (audit of 2026-12-07). It is read back, set aside and built again."""
+    folder = tmp_path / "cache"
+    assert run_main(main, ["seeded-cache", str(folder), SMALL, "--quiet"]) == 0
+    [path] = list(folder.iterdir())
+    path.write_bytes(b"")
+    capsys.readouterr()
+    assert run_main(main, ["seeded-cache", str(folder), SMALL]) == 0
+    captured = capsys.readouterr()
+    assert f"{SMALL}: the cache file {path} is set aside (" in captured.err and "already in the cache" not in captured.err
+    assert captured.out == f"{folder} holds {SMALL}\n"
+    assert path.with_suffix(".unreadable").read_bytes() == b"" and path.stat().st_size > 0
 
 
 def test_seeded_cache_refuses_a_bad_name_or_folder_and_reports_a_failed_build(tmp_path, capsys, monkeypatch):
