@@ -12,6 +12,10 @@ BatchPlan), and the two runs must agree bit for bit. Every circuit of the first 
     msm_h, batch_add, tail_msm   each sum against the key's discrete logs          (oracle trapdoor)
     assemble   the verifier's pairing equation                                      (oracle pairing)
 
+The phase inputs these checks read (a, b, c, h and prep's split) are not the run's own: the run consumes them, so
+gpu/trapdoor.py recomputes them with the functions the prover runs, on the run's witnesses. So the ntt_h row judges
+the function on these inputs, and the run's own h is judged only through its msm_h sum (against the recomputed h's
+dot product with the key's discrete logs): a fault in the run's h alone fails msm_h, not ntt_h.
 evaluate and prep are not judged on their own here: the h identity needs evaluate's rows to hold, and the
 batch_add / tail_msm checks read prep's split. What each case reaches (gpu/msm.py kernel_window_bits, gpu/ntt.py
 plan_passes) is in its ``reaches``. They run on a GPU only, as part of ``--record-gate`` or when named as

@@ -215,9 +215,15 @@ def _read_json(path: Path):
     return parse_json(read_regular_file(path, "timing file", MAX_TIMING_FILE_BYTES), str(path), allow_fractions=True)
 
 
+MAX_RUN_SECONDS = 1e6
+"""About 11.6 days: longer than any timed run, and far enough below the largest double that sums and medians of any
+record stay finite (runs of 1e308 s made `compare --report`'s chart raise and `pool` write `Infinity`, which is not
+JSON; audit of 2026-12-07)."""
+
+
 def _number(value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 or value == float("inf"):
-        raise InvalidInputError(where, f"expected a non-negative number of seconds, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_RUN_SECONDS:  # NaN fails too
+        raise InvalidInputError(where, f"expected a number of seconds from 0 to {MAX_RUN_SECONDS:g}, got {value!r}")
     return float(value)
 
 
@@ -231,6 +237,9 @@ def _check_entry(raw, where: str) -> dict:
         raise InvalidInputError(f"{where}.kind", f"expected one of {', '.join(KINDS)}, got {raw.get('kind')!r}")
     if not isinstance(raw.get("shape"), dict):
         raise InvalidInputError(f"{where}.shape", "expected an object")
+    for key, value in raw["shape"].items():  # a boolean would compare equal to 0 or 1: {"log_n": true} == {"log_n": 1}
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InvalidInputError(f"{where}.shape.{key}", f"expected a string or a number, got {value!r}")
     runs = raw.get("runs")
     if not isinstance(runs, list) or not runs:
         raise InvalidInputError(f"{where}.runs", "expected a non-empty list of seconds")
@@ -249,7 +258,7 @@ def check_timing_document(doc, where: str) -> dict:
     """A timing record as read from a file, validated; each entry gains ``stats`` (a Stats)."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
         raise InvalidInputError(where, f"is not a timing record (schema {SCHEMA_NAME!r})")
-    if doc.get("schema_version") != SCHEMA_VERSION:
+    if type(doc.get("schema_version")) is not int or doc["schema_version"] != SCHEMA_VERSION:  # true == 1 in Python
         raise InvalidInputError(f"{where}: schema_version", f"expected {SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
     if not isinstance(doc.get("environment"), dict):
         raise InvalidInputError(f"{where}: environment", "expected an object")

@@ -1,5 +1,6 @@
 """What every command-line tool of the toolkit shares: argument parsing, error reporting, progress, proof files."""
 import argparse
+import re
 import sys
 import time
 
@@ -38,10 +39,32 @@ def run_main(main, argv=None) -> int:
         return 130
 
 
+def _decimal(pattern: str, convert, what: str):
+    """An argparse type reading only ``pattern`` (ASCII) with ``convert``: int() and float() also take other scripts'
+    digits ('\u0662'), a '+', '_' separators and surrounding spaces (' +1_0 ' is 10), forms no number of the formats
+    has (vectors/FORMAT.md, "Canonical input"; audit of 2026-12-07)."""
+    def parse(text: str):
+        if not re.fullmatch(pattern, text, flags=re.ASCII):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return convert(text)
+    return parse
+
+
+CANONICAL_TYPES = {int: _decimal(r"-?(0|[1-9][0-9]{0,19})", int, "a decimal integer (ASCII digits, no sign but '-')"),
+                   float: _decimal(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", float, "a decimal number (ASCII digits and one '.')")}
+"""What ``type=int`` and ``type=float`` read in every toolkit command (ArgumentParser registers them)."""
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse.ArgumentParser whose errors are the toolkit's: InvalidInputError(field, problem), which run_main prints
-    as one 'error: field: problem' line with exit 2 (argparse prints its usage and 'prog: error: ...'). Subparsers
+    as one 'error: field: problem' line with exit 2 (argparse prints its usage and 'prog: error: ...'), and whose
+    ``type=int`` and ``type=float`` read only plain ASCII decimals (CANONICAL_TYPES). Subparsers
     (add_subparsers().add_parser) are of this class too: argparse makes them of the parser's own class."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for python_type, parse in CANONICAL_TYPES.items():  # argparse looks a type up in this registry first
+            self.register("type", python_type, parse)
 
     def error(self, message: str):
         raise InvalidInputError(*argument_error_parts(message))

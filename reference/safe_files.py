@@ -16,8 +16,10 @@ that many bytes read, so memory follows the file's real size. Every JSON documen
 - strings that are valid Unicode (no lone surrogates, which cannot be printed or encoded).
 
 ``check_outputs`` refuses an output path that is another output or an input of the same command (after
-resolving links and relative paths): writing it would silently drop or overwrite data. ``check_output_writable``
-refuses one that is a folder, or under a file or a read-only folder, before a long run rather than after it.
+resolving links and relative paths): writing it would silently drop or overwrite data. ``check_replaceable`` refuses
+one that exists and is not a regular file (a folder, a link, a device, a FIFO): the writer replaces its target by a
+rename. ``check_output_writable`` adds the folders above it (not under a file, a link to nothing or a read-only
+folder), before a long run rather than after it.
 """
 import contextlib
 import json
@@ -169,16 +171,41 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
+_NOT_REGULAR = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+                (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+"""What an output path may hold instead of a regular file (a folder aside), by the name a refusal gives it."""
+
+
+def check_replaceable(label: str, path: Path) -> None:
+    """InvalidInputError (naming ``label``) when ``path`` exists and is not a regular file, looked at itself (not
+    through a link). The writer (vectors/format.py write_files_atomically) puts a new file in place by a rename,
+    which unlinks whatever held the name: as root, ``--out /dev/null`` replaced the machine's /dev/null device by a
+    file, and ``--out /dev/stdout`` its link to the output stream (audit of 2026-12-07); a folder cannot be replaced."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (under a file: the folder checks say so)
+        return
+    except OSError as exc:
+        raise InvalidInputError(label, f"cannot write {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise InvalidInputError(label, f"{path} is a folder, not a file")
+    kind = next((name for is_kind, name in _NOT_REGULAR if is_kind(mode)), None)
+    if kind is not None:
+        raise InvalidInputError(label, f"{path} is {kind}, not a regular file: refusing to replace it")
+
+
 def check_output_writable(label: str, path: Path) -> None:
     """InvalidInputError (naming ``label``) unless ``path`` could be written now, by the writer's rules
-    (vectors/format.py write_files_atomically): not a folder (a link to one is replaced), and the nearest existing
-    folder above it, under which the writer makes the missing ones, writable. The write itself still reports what
-    fails later (a full disk, a folder changed since). A path the system cannot look up (a name over 255 bytes) is
-    refused with the system's reason."""
+    (vectors/format.py write_files_atomically): replaceable (check_replaceable), and the nearest existing folder
+    above it, under which the writer makes the missing ones, a writable folder (not a link to nothing, which the
+    writer's mkdir would meet only after the work). The write itself still reports what fails later (a full disk, a
+    folder changed since). A path the system cannot look up (a name over 255 bytes) is refused with the system's
+    reason."""
+    check_replaceable(label, path)
     try:
-        if path.is_dir() and not path.is_symlink():
-            raise InvalidInputError(label, f"{path} is a folder, not a file")
-        existing = next(folder for folder in path.parents if folder.exists())  # '.' or '/' at the latest
+        existing = next(folder for folder in path.parents if os.path.lexists(folder))  # '.' or '/' at the latest
+        if not existing.exists():
+            raise InvalidInputError(label, f"cannot write {path}: {existing} is a symbolic link to nothing")
         if not existing.is_dir():
             raise InvalidInputError(label, f"cannot write {path}: {existing} is a file, not a folder")
     except OSError as exc:

@@ -8,6 +8,7 @@ non-canonical encodings. The class table is docs/HOSTILE_INPUTS.md.
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -308,13 +309,47 @@ def test_check_refuses_an_ic_point_the_trapdoor_does_not_give(extra, tmp_path, c
     _exit_2(vectors_main, ["check", *extra, str(_write(tmp_path, doc)), "--quiet"], capsys, "error: verifying_key.ic[0]: is not what")
 
 
-def test_optional_sections_are_all_or_none(tmp_path, capsys):
+def _partial_sections(case: str) -> tuple[dict, str]:
+    """MULTI with one section cut away and, where the cut would leave them unjudged, two stated values made wrong:
+    `conformance run` skipped batch_add and tail_msm without `prep` (so their swapped L sums, whose total assemble
+    reads, passed), and judged every circuit by oracles when one lacked `expected` (so swapped proofs passed the
+    pairing check): result PASS, exit 0 (audit of 2026-12-07)."""
     doc = _doc(MULTI)
-    del doc["circuits"][1]["expected"]
-    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, "circuits[1].expected")
-    doc = _doc(MULTI)
-    del doc["prep"]
-    _exit_2(vectors_main, ["check", str(_write(tmp_path, doc)), "--quiet"], capsys, "prep")
+    first, second = (circuit["expected"] for circuit in doc["circuits"][:2])
+    if case == "no prep":
+        del doc["prep"]
+        first["batch_add"]["l"], first["tail_msm"]["l"] = first["tail_msm"]["l"], first["batch_add"]["l"]
+        return doc, "error: prep: is missing: the circuits' expected outputs need the shared prep layout\n"
+    if case == "one circuit without expected":
+        del doc["circuits"][-1]["expected"]
+        first["proof"]["a"], second["proof"]["a"] = second["proof"]["a"], first["proof"]["a"]
+        last = len(doc["circuits"]) - 1
+        return doc, f"error: circuits[{last}].expected: is missing while other circuits have one: all or none\n"
+    for circuit in doc["circuits"]:
+        del circuit["expected"]
+    return doc, "error: prep: is present but no circuit has expected outputs: all or none\n"
+
+
+PARTIAL_SECTION_READERS = {
+    "vectors check": (vectors_main, ["check", "{vector}", "--quiet"]),
+    "reference prove": (reference_main, ["prove", "{vector}", "--out", "{out}", "--quiet"]),
+    **{f"conformance run{' ' if extra else ''}{' '.join(extra)}": (
+        conformance_main, ["run", "{vector}", "--backends", "reference", "--report", "{out}", "--quiet", *extra])
+       for extra in ([], ["--mode", "end-to-end"], ["--mode", "prover"], ["--oracle"])},
+}
+
+
+@pytest.mark.parametrize("case", ["no prep", "one circuit without expected", "prep without expected"])
+@pytest.mark.parametrize("reader", list(PARTIAL_SECTION_READERS))
+def test_optional_sections_are_all_or_none_for_every_reader(reader, case, tmp_path, capsys):
+    """FORMAT.md "Canonical input", Sections; refused where the vector is read (vectors/format.py check_sections),
+    before any phase runs, so no reader judges some stated values and silently drops the others."""
+    doc, message = _partial_sections(case)
+    main, argv = PARTIAL_SECTION_READERS[reader]
+    out = tmp_path / "out"
+    argv = [a.format(vector=_write(tmp_path, doc), out=out) for a in argv]
+    assert _exit_2(main, argv, capsys, message.split(":")[1].strip()) == message
+    assert not out.exists()
 
 
 def test_check_passes_a_snarkjs_vector_fully_and_fast(capsys):
@@ -338,6 +373,28 @@ def _unsatisfied(tmp_path) -> str:
 def test_conformance_refuses_an_unsatisfied_witness_in_every_mode(extra, tmp_path, capsys):
     argv = ["run", _unsatisfied(tmp_path), "--backends", "reference", "--report", str(tmp_path / "r"), "--quiet", *extra]
     _exit_2(conformance_main, argv, capsys, "circuit 0: constraint")
+
+
+@pytest.mark.parametrize("value", ["\u0662", " 2", "+2", "1_0", "0x2", "02", "2.0", ""])
+@pytest.mark.parametrize("command", [
+    lambda value, out: (vectors_main, ["generate", "--log-n", value, "--seed", "x", "--out", out], "--log-n"),
+    lambda value, out: (conformance_main, ["run", str(SMALL), "--repeat", value, "--report", out], "--repeat"),
+], ids=["vectors-generate", "conformance-run"])
+def test_number_arguments_are_plain_ascii_decimals(command, value, tmp_path, capsys):
+    """int() read '\u0662' (an Arabic-Indic 2), ' +1_0 ' and the like, and the vector recorded the value as if 2 or 10
+    had been typed (audit of 2026-12-07): every toolkit parser reads only plain decimals (reference/cli.py
+    CANONICAL_TYPES), before any work."""
+    out = tmp_path / "out"
+    main, argv, field = command(value, str(out))
+    err = _exit_2(main, argv, capsys, field)
+    assert err.startswith(f"error: {field}: expected a decimal integer"), err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["1e3", "nan", "inf", " 5", "+5", "5.", ".5", "\u0665", "5_0"])
+def test_a_number_argument_is_a_plain_decimal_fraction(value, tmp_path, capsys):
+    argv = ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--max-slowdown", value]
+    assert _exit_2(conformance_main, argv, capsys, "--max-slowdown").startswith("error: --max-slowdown: expected a decimal number")
 
 
 @pytest.mark.parametrize("phases", ["", ",", " "])
@@ -482,7 +539,7 @@ def test_non_canonical_json_is_refused(text, problem, tmp_path, capsys):
     [
         ("gpu.__main__", ["prove", "v.json", "--devices", ","], "--devices: names no device"),
         ("reference.__main__", ["prove"], "vector: is required"),
-        ("vectors.__main__", ["generate", "--log-n", "two"], "--log-n: invalid int value: 'two'"),
+        ("vectors.__main__", ["generate", "--log-n", "two"], "--log-n: expected a decimal integer (ASCII digits, no sign but '-'), got 'two'"),
         ("vectors.edge_cases", ["--bogus"], "--bogus: is not an argument of this command"),
         ("conformance.__main__", ["run", "--backends"], "--backends: expected one argument"),
     ],
@@ -609,8 +666,55 @@ def test_a_report_file_that_cannot_be_written_leaves_no_other_report_file(tmp_pa
     (tmp_path / "report.md").mkdir()
     argv = ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate", "--report", str(tmp_path), "--quiet"]
     err = _exit_2(conformance_main, argv, capsys, str(tmp_path))
-    assert err == f"error: {tmp_path / 'report.md'}: cannot write: Is a directory\n", err
+    assert err == f"error: {tmp_path / 'report.md'}: {tmp_path / 'report.md'} is a folder, not a file\n", err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def _special_output(path: Path, kind: str) -> str:
+    """Make ``path`` an output that is not a regular file (a stand-in for /dev/null, a FIFO, /dev/stdout); its kind
+    as the refusal names it."""
+    if kind == "device":
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers; needs root
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/proc/self/fd/1")  # what /dev/stdout is
+    return {"device": "a device", "fifo": "a FIFO", "link": "a symbolic link"}[kind]
+
+
+SPECIAL_OUTPUT_WRITERS = {  # (main, argv, the output made special, the label its refusal names) in a folder
+    "reference prove": lambda d: (reference_main, ["prove", str(SMALL), "--out", str(d / "p.json"), "--quiet"], d / "p.json", "--out"),
+    "vectors generate": lambda d: (vectors_main, ["generate", "--log-n", "2", "--seed", "x", "--out", str(d / "x.json"), "--quiet"],
+                                   d / "x.json", "--out"),
+    "conformance run": lambda d: (conformance_main, ["run", str(SMALL), "--backends", "reference", "--phases", "evaluate",
+                                                     "--report", str(d), "--quiet"], d / "report.json", str(d / "report.json")),
+}
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "link"])
+@pytest.mark.parametrize("writer", list(SPECIAL_OUTPUT_WRITERS))
+def test_an_output_that_is_not_a_regular_file_is_refused_not_replaced(writer, kind, tmp_path, capsys):
+    """Every writer replaced an output that was a device, a FIFO or a link by a regular file, exit 0: run as root,
+    `--out /dev/null` would have deleted the machine's /dev/null (audit of 2026-12-07). Refused, and left as it was."""
+    if kind == "device" and os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    main, argv, out, label = SPECIAL_OUTPUT_WRITERS[writer](tmp_path)
+    what = _special_output(out, kind)
+    before = os.lstat(out)
+    assert _exit_2(main, argv, capsys, "") == f"error: {label}: {out} is {what}, not a regular file: refusing to replace it\n"
+    after = os.lstat(out)
+    assert (stat.S_IFMT(after.st_mode), after.st_ino) == (stat.S_IFMT(before.st_mode), before.st_ino)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+def test_an_output_under_a_link_to_nothing_is_refused_before_the_work(tmp_path, capsys):
+    """The check before the work walked up to the nearest folder that exists, past a link to nothing; the proof was
+    computed, then the writer's mkdir failed with 'File exists' (audit of 2026-12-07)."""
+    (tmp_path / "d").symlink_to(tmp_path / "missing")
+    out = tmp_path / "d" / "p.json"
+    argv = ["prove", str(SMALL), "--out", str(out)]
+    err = _exit_2(reference_main, argv, capsys, "")
+    assert err == f"error: --out: cannot write {out}: {tmp_path / 'd'} is a symbolic link to nothing\n", err  # no progress line
 
 
 def test_an_output_that_is_a_folder_leaves_no_other_output_file(tmp_path, capsys):

@@ -225,6 +225,24 @@ def test_check_refuses_an_unknown_flag(tmp_path, capsys):
     assert err == "error: flags[1]: 'fast-path' is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n"
 
 
+def test_a_flag_parameter_longer_than_a_u64_is_no_flag(tmp_path, capsys):
+    """msm-len-N with N of 4301 digits: int() raised past Python's digit limit, a traceback and exit 1 in `check` and
+    `generate --flag` (audit of 2026-12-07). N has at most 20 digits, as every number of the format."""
+    from reference.cli import run_main
+
+    long_flag = "msm-len-1" + "0" * 4300
+    bad = _with_flags(tmp_path, "porep-log03", ["shape-porep", long_flag])
+    assert run_main(vectors_main, ["check", bad, "--quiet"]) == 2
+    assert capsys.readouterr() == ("", f"error: flags[1]: {long_flag!r} is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n")
+    out = tmp_path / "v.json"
+    assert run_main(vectors_main, ["generate", "--log-n", "2", "--seed", "s", "--flag", long_flag, "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: --flag: {long_flag!r} is not a flag of vectors/FORMAT.md (section Flags)\n"
+    assert not out.exists()
+    biggest = _with_flags(tmp_path, "porep-log03", ["shape-porep", "msm-len-" + "9" * 20])  # a flag, whose claim is false
+    assert run_main(vectors_main, ["check", biggest, "--quiet"]) == 2
+    assert "does not hold" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("fast", [False, True], ids=["full", "fast"])
 def test_check_refuses_a_flag_listed_twice(tmp_path, capsys, fast):
     """["shape-porep", "shape-porep"] passed (each claim holds); FORMAT.md lists each flag at most once."""

@@ -30,14 +30,16 @@ from reference.setup import qap_at, setup
 
 from . import fast_library
 from .flags import check_flags
-from .format import CircuitCase, Vector, check_witnesses_satisfied, vector_document
+from .format import CircuitCase, Vector, check_sections, check_witnesses_satisfied, vector_document
 
 
 def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: None, curve=REFERENCE_CURVE) -> str:
     """Raise InvalidInputError naming the first field whose value the reference does not reproduce, or the first flag
     whose property does not hold (vectors/flags.py); return a one-line summary of what was checked. ``curve`` does the group arithmetic of the recomputation."""
     check_witnesses_satisfied(vector)
-    has_expected = _check_sections(vector)
+    with_expected = [case.expected is not None for case in vector.circuits]
+    check_sections(with_expected, has_prep=vector.expected_prep is not None)  # a Vector built in code (importers) too
+    has_expected = all(with_expected)
     checked = ["witnesses satisfy the R1CS"]
     if vector.trapdoor is not None:
         say(f"{vector.id}: keys from the trapdoor")
@@ -56,20 +58,6 @@ def check_vector_values(vector: Vector, fast: bool = False, say=lambda message: 
         say(f"{vector.id}: flags")
         checked.append(f"{check_flags(vector)} flag(s) checked")
     return "; ".join(checked)
-
-
-def _check_sections(vector: Vector) -> bool:
-    """Expected outputs are present for every circuit and with the shared prep, or absent altogether: a section
-    present for some circuits only would be left unchecked by readers that take the other branch."""
-    with_expected = [case.expected is not None for case in vector.circuits]
-    if any(with_expected) and not all(with_expected):
-        missing = with_expected.index(False)
-        raise InvalidInputError(f"circuits[{missing}].expected", "is missing while other circuits have one: all or none")
-    if all(with_expected) and vector.expected_prep is None:
-        raise InvalidInputError("prep", "is missing: the circuits' expected outputs need the shared prep layout")
-    if not any(with_expected) and vector.expected_prep is not None:
-        raise InvalidInputError("prep", "is present but no circuit has expected outputs: all or none")
-    return all(with_expected)
 
 
 def _first_different_field(mine, theirs, path: str = "") -> str | None:

@@ -555,7 +555,8 @@ EXACT_CHECKS = {
 }
 """Each flag of FORMAT.md without a parameter and its checker."""
 PATTERN_CHECKS = (
-    (re.compile(r"msm-len-(0|[1-9][0-9]*)"), "msm-len-N", lambda v, m: check_msm_len(v, int(m[1]))),
+    # N is a u64's at most 20 digits, as every number of the format: int() of over 4300 raised a traceback
+    (re.compile(r"msm-len-(0|[1-9][0-9]{0,19})"), "msm-len-N", lambda v, m: check_msm_len(v, int(m[1]))),
     (re.compile(r"split-just-below-half-([lab])"), "split-just-below-half-<q>", lambda v, m: check_split_just_below_half(v, m[1])),
     (re.compile(r"split-just-above-half-([lab])"), "split-just-above-half-<q>", lambda v, m: check_split_just_above_half(v, m[1])),
 )

@@ -10,7 +10,6 @@ no partial vector behind.
 """
 import contextlib
 import dataclasses
-import errno
 import functools
 import hashlib
 import json
@@ -30,7 +29,7 @@ from reference.keys import QUERIES, ProvingKey, QuerySums, VerifyingKey, check_p
 from reference.prep import PREP_QUERIES, WORD_BITS, Prep, QuerySplit, bitmap_bytes
 from reference.prover import PHASES, CircuitOutputs, Witness
 from reference.r1cs import R1CS, Density, witness_vector
-from reference.safe_files import MAX_BINARY_BYTES, check_outputs, read_regular_file
+from reference.safe_files import MAX_BINARY_BYTES, check_outputs, check_replaceable, read_regular_file
 from reference.setup import TEST_ONLY_BANNER, Trapdoor
 
 from .decoding import PointDecoder
@@ -287,6 +286,7 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None, reference: bool 
         raise InvalidInputError("circuits", "expected a non-empty list")
     say(f"{doc.get('id', '?')}: decoding {len(circuits_doc)} circuit(s)")
     circuits = [_parse_circuit(c, i, arrays, r1cs, h_length) for i, c in enumerate(circuits_doc)]
+    check_sections([case.expected is not None for case in circuits], has_prep="prep" in doc)
     expected_prep = None
     if "prep" in doc:
         expected_prep = _parse_prep(doc["prep"], circuits_doc, r1cs, pk)
@@ -309,6 +309,19 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None, reference: bool 
         computed_by=_parse_computed_by(doc.get("computed_by"), has_expected=any(c.expected is not None for c in circuits)),
         source_files=arrays.sidecar_paths,
     )
+
+
+def check_sections(with_expected: list[bool], has_prep: bool) -> None:
+    """FORMAT.md "Canonical input", Sections: expected outputs for every circuit, with the shared prep, or none of
+    them: a section present for some circuits only would leave its stated values unjudged by any reader that takes
+    the other branch (conformance would skip those phases, or judge them by oracles)."""
+    if any(with_expected) and not all(with_expected):
+        missing = with_expected.index(False)
+        raise InvalidInputError(f"circuits[{missing}].expected", "is missing while other circuits have one: all or none")
+    if all(with_expected) and not has_prep:
+        raise InvalidInputError("prep", "is missing: the circuits' expected outputs need the shared prep layout")
+    if not any(with_expected) and has_prep:
+        raise InvalidInputError("prep", "is present but no circuit has expected outputs: all or none")
 
 
 TOP_LEVEL_REQUIRED = ("format", "format_version", "id", "curve", "domain", "r1cs", "density", "verifying_key", "proving_key", "circuits")
@@ -752,7 +765,8 @@ def write_files_atomically(files: dict[Path, bytes], inputs=()) -> list[Path]:
     Every file is first written under a temporary name in its folder, which proves the folder exists (or can be
     made) and is writable; only when all are written are they renamed into place. Refused before anything is
     renamed (InvalidInputError naming the path): two targets that are one file, a target that is one of ``inputs``,
-    a target that is a folder, a target whose folder cannot be written. Should a rename still fail (or the run be
+    a target that exists and is not a regular file (reference/safe_files.py check_replaceable), a target whose folder
+    cannot be written. Should a rename still fail (or the run be
     interrupted) midway, the targets already renamed are undone: a new file is removed, a replaced file is put back
     from the second name (a hard link) it was given before the rename, folders made for the targets are removed.
 
@@ -761,7 +775,7 @@ def write_files_atomically(files: dict[Path, bytes], inputs=()) -> list[Path]:
     left beside its path as ``.<name>.<random>.old``."""
     check_outputs({str(target): target for target in files}, {f"input {p}": p for p in inputs})
     for target in files:
-        _refuse_folder(target)
+        check_replaceable(str(target), target)
     outputs: list[_Output] = []
     made_folders: list[Path] = []
     target = None
@@ -823,13 +837,6 @@ class _Output:
         if self.backup is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.backup)
-
-
-def _refuse_folder(target: Path) -> None:
-    """A folder cannot be replaced by a file (the rename fails with EISDIR): refused before any rename, not after
-    the other targets are in place. A symbolic link to a folder is a link, which the rename replaces."""
-    if target.is_dir() and not target.is_symlink():
-        raise InvalidInputError(str(target), f"cannot write: {os.strerror(errno.EISDIR)}")
 
 
 def _make_folders(folder: Path) -> list[Path]:
