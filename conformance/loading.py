@@ -39,6 +39,8 @@ def vector_paths(arguments) -> list[Path]:
             paths.extend(found)
         elif path.is_file():
             paths.append(path)
+        elif path.exists():  # a FIFO or a device: never read (it could block or never end)
+            raise InvalidInputError(str(path), "is not a regular file or a folder")
         else:
             raise InvalidInputError(str(path), "no such vector file or folder")
     seen = set()

@@ -824,6 +824,17 @@ def test_sidecar_symlink_is_refused(tmp_path, capsys):
     _exit_2(vectors_main, ["check", str(vector), "--quiet"], capsys, "symbolic link")
 
 
+@pytest.mark.parametrize("kind", ["fifo", "missing"])
+def test_conformance_run_names_a_vector_argument_that_is_no_file(kind, tmp_path, capsys):
+    """A FIFO given as a vector was 'no such vector file or folder' (audit of 2026-12-07); it is never opened."""
+    path = tmp_path / "v.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    argv = ["run", str(path), "--backends", "reference", "--report", str(tmp_path / "r"), "--quiet"]
+    message = "is not a regular file or a folder" if kind == "fifo" else "no such vector file or folder"
+    assert _exit_2(conformance_main, argv, capsys, str(path)) == f"error: {path}: {message}\n"
+
+
 def test_sidecar_fifo_is_refused_without_blocking(tmp_path, capsys):
     vector = _sidecar_copy(tmp_path)
     target = tmp_path / "sidecar-log08.h.bin"
