@@ -416,7 +416,7 @@ def fill_cache(specs, cache: SeededCache, say) -> list[str]:
     with contextlib.ExitStack() as stack:
         builds = {}
         for spec in specs:
-            if cache.path(spec).is_file() and cache.load(spec, say) is not None:
+            if cache.load(spec, say) is not None:  # (None: no file, or one set aside, said why)
                 say(f"{spec.label}: already in the cache, read back: {cache.path(spec)}")
                 continue
             _announce_generation(spec, say, " in a background process", cache)
