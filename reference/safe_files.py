@@ -173,7 +173,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 _NOT_REGULAR = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
                 (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
-"""What an output path may hold instead of a regular file (a folder aside), by the name a refusal gives it."""
+"""The names a refusal gives what an output path may hold instead of a regular file (a folder aside)."""
 
 
 def check_replaceable(label: str, path: Path) -> None:
@@ -187,11 +187,12 @@ def check_replaceable(label: str, path: Path) -> None:
         return
     except OSError as exc:
         raise InvalidInputError(label, f"cannot write {path}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):  # the one kind replaced: anything else is refused, named where _NOT_REGULAR names it
+        return
     if stat.S_ISDIR(mode):
         raise InvalidInputError(label, f"{path} is a folder, not a file")
-    kind = next((name for is_kind, name in _NOT_REGULAR if is_kind(mode)), None)
-    if kind is not None:
-        raise InvalidInputError(label, f"{path} is {kind}, not a regular file: refusing to replace it")
+    kind = next((name for is_kind, name in _NOT_REGULAR if is_kind(mode)), "another kind of file")
+    raise InvalidInputError(label, f"{path} is {kind}, not a regular file: refusing to replace it")
 
 
 def check_output_writable(label: str, path: Path) -> None:
