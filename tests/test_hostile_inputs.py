@@ -352,6 +352,26 @@ def test_optional_sections_are_all_or_none_for_every_reader(reader, case, tmp_pa
     assert not out.exists()
 
 
+def test_sections_are_judged_before_any_circuit_is_decoded(tmp_path, capsys):
+    """The rule needs only which circuits state `expected`: a refused vector must not cost the reading and decoding
+    of every circuit's arrays first (at 2^27 a circuit's sidecars are GiB). circuits[0]'s witness is not even hex:
+    the section rule is still what is reported, so nothing of circuits[0] was decoded before it."""
+    doc = _doc(MULTI)
+    doc["circuits"][0]["aux_assignment"][0] = "not hex"
+    del doc["circuits"][-1]["expected"]
+    last = len(doc["circuits"]) - 1
+    argv = ["check", str(_write(tmp_path, doc)), "--quiet"]
+    assert _exit_2(vectors_main, argv, capsys, f"circuits[{last}].expected") == (
+        f"error: circuits[{last}].expected: is missing while other circuits have one: all or none\n")
+
+
+def test_a_circuit_that_is_not_an_object_is_named(tmp_path, capsys):
+    doc = _doc()
+    doc["circuits"].append(5)
+    argv = ["check", str(_write(tmp_path, doc)), "--quiet"]
+    assert _exit_2(vectors_main, argv, capsys, "circuits[1]") == "error: circuits[1]: expected an object\n"
+
+
 def test_check_passes_a_snarkjs_vector_fully_and_fast(capsys):
     assert run_main(vectors_main, ["check", str(SNARKJS_INTEROP), "--quiet"]) == EXIT_OK
     assert run_main(vectors_main, ["check", "--fast", str(SNARKJS_INTEROP), "--quiet"]) == EXIT_OK

@@ -284,9 +284,13 @@ def parse_vector(doc: dict, base_dir: Path, say=lambda m: None, reference: bool 
     circuits_doc = _get(doc, "circuits", "")
     if not isinstance(circuits_doc, list) or not circuits_doc:
         raise InvalidInputError("circuits", "expected a non-empty list")
+    for i, circuit_doc in enumerate(circuits_doc):
+        if not isinstance(circuit_doc, dict):
+            raise InvalidInputError(f"circuits[{i}]", "expected an object")
+    # Before any circuit is decoded: a vector the rule refuses costs no reading of its circuits' sidecars.
+    check_sections(["expected" in circuit_doc for circuit_doc in circuits_doc], has_prep="prep" in doc)
     say(f"{doc.get('id', '?')}: decoding {len(circuits_doc)} circuit(s)")
     circuits = [_parse_circuit(c, i, arrays, r1cs, h_length) for i, c in enumerate(circuits_doc)]
-    check_sections([case.expected is not None for case in circuits], has_prep="prep" in doc)
     expected_prep = None
     if "prep" in doc:
         expected_prep = _parse_prep(doc["prep"], circuits_doc, r1cs, pk)
