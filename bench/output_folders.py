@@ -52,16 +52,27 @@ def add_output_arguments(parser: argparse.ArgumentParser, json_help: str = JSON_
         parser.add_argument("--md", type=output_path, required=required, help=md_help)
 
 
+def _toolkit_cli():
+    """reference/cli.py, whose argument rules the bench scripts share (the repository put on sys.path first)."""
+    repository = str(Path(__file__).resolve().parent.parent)
+    if repository not in sys.path:
+        sys.path.insert(0, repository)
+    from reference import cli
+
+    return cli
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """The bench scripts' argument parser: a usage error is one line 'error: <argument>: <problem>' on stderr, exit 2,
     as `python -m reference|vectors|conformance|gpu` give (reference/cli.py ArgumentParser), not argparse's usage text
-    and 'script.py: error: ...'. --help is argparse's."""
+    and 'script.py: error: ...'; ``type=int`` and ``type=float`` read plain ASCII decimals only, as there
+    (reference/cli.py CANONICAL_TYPES). --help is argparse's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for python_type, parse in _toolkit_cli().CANONICAL_TYPES.items():  # argparse looks a type up here first
+            self.register("type", python_type, parse)
 
     def error(self, message: str):
-        repository = str(Path(__file__).resolve().parent.parent)
-        if repository not in sys.path:
-            sys.path.insert(0, repository)
-        from reference.cli import argument_error_parts
-
-        field, problem = argument_error_parts(message)
+        field, problem = _toolkit_cli().argument_error_parts(message)
         self.exit(2, f"error: {field}: {problem}\n")

@@ -63,6 +63,17 @@ def test_the_gpu_benchmarks_refuse_bad_sizes_and_counts_before_looking_for_a_gpu
                                            (["--log-n", "28"], "--log-n in 2..27")])
 
 
+def test_the_bench_scripts_read_plain_ascii_decimals_only():
+    """int() took '\u0662' and ' +1_0 ' (10) where the toolkit's own commands refuse them (reference/cli.py
+    CANONICAL_TYPES); the bench scripts' parser now registers the same types."""
+    from conftest import assert_usage_errors
+
+    assert_usage_errors("bench_prove.py", [(["--runs", "\u0662"], "--runs: expected a decimal integer"),
+                                           (["--circuits", " +1_0 "], "--circuits: expected a decimal integer")])
+    assert_usage_errors("bench_msm.py", [(["--repeats", "1_0"], "--repeats: expected a decimal integer"),
+                                         (["--budget-s", "1e3"], "--budget-s: expected a decimal number")])
+
+
 OUTPUTS = {
     "bench_ntt.py": ("output", "--json"),
     "bench_prove.py": ("--json",),
