@@ -486,10 +486,16 @@ def test_reader_gap(case, tmp_path, request):
 
 
 def test_reader_gap_non_utf8_vector(tmp_path):
-    path = materialize(CASES["missing-field"], tmp_path)
-    path.write_bytes(path.read_bytes().replace(b'"comment": "', b'"comment": "\xff', 1))
-    with pytest.raises(InvalidInputError):
+    """A valid vector (porep-log03) whose one change is a byte 0xff in its comment: refused as not UTF-8, naming the
+    file. (It was built from the missing-field case, which the reader refuses for that field whatever it makes of the
+    byte: a reader decoding with errors="replace" passed.)"""
+    path = tmp_path / "porep-log03.json"
+    original = (DATA_DIR / "porep-log03.json").read_bytes()
+    path.write_bytes(original.replace(b'"comment": "', b'"comment": "\xff', 1))
+    assert path.read_bytes() != original
+    with pytest.raises(InvalidInputError) as info:
         load_vector(path)
+    assert info.value.field == str(path) and "is not valid JSON: not UTF-8" in info.value.problem
 
 
 def test_proof_reader_rejects_a_non_utf8_file(small_vector, tmp_path, capsys):
