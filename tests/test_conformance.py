@@ -378,6 +378,10 @@ def test_first_difference_compares_every_circuits_bitmap_and_tail_scalars():
 
 def test_unreduced_scalars_and_off_curve_points_never_compare_equal():
     assert scalar_text(5) != scalar_text(5 + R)
+    # marked as no scalar, not shown as 64+ hex digits: the h identity oracle refuses by that mark (5 + r passes a(x)b(x) - c(x)
+    # = h(x)Z(x) as 5 does); the inequality above holds whether or not the range is checked
+    assert scalar_text(R).startswith("not reduced mod r") and scalar_text(5 + R).startswith("not reduced mod r")
+    assert scalar_text(-1).startswith("not reduced mod r") and scalar_text(R - 1) == f"{R - 1:064x}"
     x, y, z = G1
     off_curve = (x, y + FQ(1), z)  # same x, so the same compressed encoding but for the curve check
     assert point_text(off_curve, "g1").startswith("off the curve")
