@@ -334,6 +334,33 @@ def test_a_fault_run_without_a_fresh_report_is_never_as_expected(tmp_path, monke
     assert (stale / faults.STDERR_FILE).read_text() == "Traceback ... CUDARuntimeError"  # kept whole
 
 
+@pytest.mark.parametrize("exit_status", [2, 3, 137, -11])
+def test_a_fault_run_that_wrote_its_report_and_then_crashed_is_no_verdict(tmp_path, monkeypatch, exit_status):
+    """A run that wrote a fresh report.json (every phase passing) and then ended with a status other than 0 or 1 (a
+    crash in the device's tear-down, the out-of-memory killer) is no verdict either: the clean copy's row is not ok.
+    (The test above writes no report, so it held with the exit-status check removed.)"""
+    import json
+    import subprocess
+    import types
+
+    from conformance import faults
+
+    def fake_run(command, cwd, env, capture_output, text):
+        if command[1] == "-c":  # which gpu/ the copy imports
+            return types.SimpleNamespace(stdout=f"{cwd}/gpu/__init__.py\n", returncode=0, stderr="")
+        report = Path(command[command.index("--report") + 1])
+        report.mkdir(parents=True, exist_ok=True)
+        (report / "report.json").write_text(json.dumps({"vectors": [{"id": "v", "phases": [
+            {"phase": "evaluate", "backends": {"gpu": {"status": "pass"}}}]}]}))
+        return types.SimpleNamespace(stdout="", returncode=exit_status, stderr="Segmentation fault")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(faults, "_vector_arguments", lambda vectors, work: ["v.json"])
+    row = faults.run_gpu_fault(None, tmp_path)
+    assert (tmp_path / "none" / "report.json").exists()  # the report was there: only the exit status tells
+    assert row.crashed and not row.ok and row.detail.startswith(f"exit {exit_status}, no verdict: ")
+
+
 def test_a_fault_run_given_relative_paths_hands_its_subprocess_absolute_ones(tmp_path, monkeypatch):
     """The run's working directory is the temporary copy of gpu/: a relative table folder made the repeated-bases
     vector and the report land there, and every row read 'no verdict' (found on the H200, 2026-12-04)."""
