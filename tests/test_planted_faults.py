@@ -263,8 +263,9 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
     assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time): CudaError")
     rows = [FaultRow("f", ("ntt_h",), "v", True, "ntt_h", ""), FaultRow("g", ("msm_h",), "v", True, "tail_msm", ""),
             FaultRow("none (clean copy)", (), "v", False, None, ""), FaultRow("race", ("msm_h", "tail_msm"), "v", True, "tail_msm", ""),
-            FaultRow("race", ("msm_h", "tail_msm"), "v", True, "evaluate", ""), FaultRow("h", ("ntt_h",), "v", False, None, "")]
-    assert [row.ok for row in rows] == [True, False, True, True, False, False]
+            FaultRow("race", ("msm_h", "tail_msm"), "v", True, "evaluate", ""), FaultRow("h", ("ntt_h",), "v", False, None, ""),
+            FaultRow("none (clean copy)", (), "v", True, "ntt_h", "")]  # the clean copy failing the gate: not ok
+    assert [row.ok for row in rows] == [True, False, True, True, False, False, False]
     assert "| g | v | yes | tail_msm | msm_h | **NO** |" in gpu_fault_table(rows, "test device")
 
 
