@@ -261,6 +261,12 @@ def test_gpu_fault_table_names_the_first_failing_phase_and_judges_each_row():
                   "expected": "an output", "actual": "CudaError"}
     document = {"vectors": [{"id": "c", "phases": [{"phase": "msm_h", "backends": {"gpu": {"status": "fail", "mismatch": failed_run}}}]}]}
     assert _first_gpu_failure(document) == ("msm_h", "c: run 2 (one circuit at a time): CudaError")
+    # a phase that raised (status "error", a message and no mismatch) is a failure too, named with its message
+    document = {"vectors": [{"id": "d", "phases": [
+        {"phase": "evaluate", "backends": {"gpu": {"status": "pass"}}},
+        {"phase": "ntt_h", "backends": {"gpu": {"status": "error", "message": "CUDARuntimeError: illegal address"}}},
+        {"phase": "msm_h", "backends": {"gpu": {"status": "fail", "mismatch": {"phase": "msm_h", "circuit": 0, "query": "h", "index": None, "expected": "e", "actual": "g"}}}}]}]}
+    assert _first_gpu_failure(document) == ("ntt_h", "d: CUDARuntimeError: illegal address")
     rows = [FaultRow("f", ("ntt_h",), "v", True, "ntt_h", ""), FaultRow("g", ("msm_h",), "v", True, "tail_msm", ""),
             FaultRow("none (clean copy)", (), "v", False, None, ""), FaultRow("race", ("msm_h", "tail_msm"), "v", True, "tail_msm", ""),
             FaultRow("race", ("msm_h", "tail_msm"), "v", True, "evaluate", ""), FaultRow("h", ("ntt_h",), "v", False, None, ""),
