@@ -176,6 +176,21 @@ def test_too_few_runs_are_not_judged_and_a_gate_that_judges_nothing_is_an_error(
     assert MIN_TIMED_RUNS == 3
 
 
+@pytest.mark.parametrize("short_side", ["baseline", "new"])
+def test_too_few_runs_on_either_side_alone_is_not_judged(tmp_path, capsys, short_side):
+    """Five timed runs on one side, two on the other: the two give no spread, so no verdict, whichever side has them
+    (the test above shortens both sides: either half of the rule alone passed it). Here the two-run side is twice as
+    slow, which the five-run side's spread alone would call slower."""
+    five = {p: runs for p, runs in BASE.items()}
+    two = {p: [runs[1] * 2, runs[3] * 2] for p, runs in BASE.items()}
+    base, new = (two, five) if short_side == "baseline" else (five, two)
+    c = compare_documents(check_timing_document(record(base), "b"), check_timing_document(record(new), "n"))
+    assert {r.verdict for r in c.rows} == {NOT_JUDGED} and c.result == "report"
+    base_path, new_path = write(tmp_path, "b.json", record(base)), write(tmp_path, "n.json", record(new))
+    assert run_main(main, ["compare", base_path, new_path, "--max-slowdown", "5"]) == 2
+    assert capsys.readouterr().err.startswith("error: --max-slowdown: no entry can be judged: fewer than 3 timed runs")
+
+
 def test_a_baseline_median_of_zero_is_not_judged_and_never_passes_a_gate(tmp_path, capsys):
     """A timer can read 0 s for a stage with no work, so a record may hold it; but no slowdown is a percentage of 0.
     Every baseline at 0 and every new run at 1 s once printed seven 'slower' rows and then PASS, exit 0. Now such an
