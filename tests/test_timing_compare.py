@@ -233,6 +233,15 @@ def test_runs_that_are_not_comparable_are_refused_unless_asked(tmp_path, capsys,
         assert "compared despite: " in capsys.readouterr().out
 
 
+def test_records_with_no_entry_in_common_are_refused_as_such_even_with_allow_mismatch(tmp_path, capsys):
+    """Another case only (porep-log12 against porep-log10): --allow-mismatch has nothing to compare, and says so; it is
+    not 'the same runs' (two records that share no entry hold no run in common)."""
+    base_path = write(tmp_path, "b.json", record(BASE))
+    new_path = write(tmp_path, "n.json", again(record(BASE, case="porep-log12")))
+    assert run_main(main, ["compare", base_path, new_path, "--allow-mismatch"]) == 2
+    assert capsys.readouterr().err == "error: mismatch: the runs have no (case, backend, phase) entry in common\n"
+
+
 def test_a_phase_timed_in_one_run_only_is_a_mismatch():
     fewer = {p: r for p, r in BASE.items() if p != "msm_h"}
     with pytest.raises(InvalidInputError, match="timed phases: 1 .* porep-log10/gpu/msm_h"):
