@@ -1,4 +1,4 @@
-"""conformance/runner.py records every verdict it claims (audit-tests3's mutation audit of the runner): mutants that
+"""conformance/runner.py records every verdict it claims (a mutation audit of the runner, 2026-12-07): mutants that
 passed the whole suite before these tests:
 
 * _judged returning None where the oracle raised on the output (an output no oracle can read passed);

@@ -1,4 +1,4 @@
-"""conformance/seeded.py at its boundaries (audit-tests3's mutation audit): mutants that passed the whole suite before
+"""conformance/seeded.py at its boundaries (a mutation audit, 2026-12-07): mutants that passed the whole suite before
 these tests:
 
 * parse_name refusing ``circuits << log_n >= MAX_GENERATED_ROWS`` (the gate's own 2^20 vector, exactly at the limit,

@@ -1,4 +1,4 @@
-"""vectors/snarkjs.py refuses inconsistent iden3 headers and oversized JSON numbers (audit-tests3's mutation audit):
+"""vectors/snarkjs.py refuses inconsistent iden3 headers and oversized JSON numbers (a mutation audit, 2026-12-07):
 mutants that passed the whole suite before these tests, each made on the checked-in circom/snarkjs files
 (interop/snarkjs/, patched with struct here, independently of the reader):
 
