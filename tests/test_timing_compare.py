@@ -183,7 +183,7 @@ def test_too_few_runs_on_either_side_alone_is_not_judged(tmp_path, capsys, short
     """Five timed runs on one side, two on the other: the two give no spread, so no verdict, whichever side has them
     (the test above shortens both sides: either half of the rule alone passed it). Here the two-run side is twice as
     slow, which the five-run side's spread alone would call slower."""
-    five = {p: runs for p, runs in BASE.items()}
+    five = BASE
     two = {p: [runs[1] * 2, runs[3] * 2] for p, runs in BASE.items()}
     base, new = (two, five) if short_side == "baseline" else (five, two)
     c = compare_documents(check_timing_document(record(base), "b"), check_timing_document(record(new), "n"))
