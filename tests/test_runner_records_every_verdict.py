@@ -8,21 +8,32 @@ passed the whole suite before these tests:
   never run);
 * prover mode reporting run 1's seconds instead of the fastest run's (run 1 pays the one-time costs);
 * _describe_error dropping the library frame below our own (only the "no frame of ours" case was tested);
-* PhaseResult.failed as all() instead of any() (every test had one backend per phase).
+* PhaseResult.failed as all() instead of any() (every test had one backend per phase);
+* check_prover storing a failing backend's output (fail, or error's None) in ``verified`` without the PASS condition:
+  on a vector without expected values a later phase was judged on a wrong output, or none where another backend had
+  passed (check_phase's same mutant was caught only by test_conformance's fault-first case; pinned here directly);
+* _run_one reporting run 1's seconds instead of the fastest run's (isolated mode; prover mode's was tested);
+* a deterministic backend run ``repeat`` times (prover and isolated mode) instead of once;
+* prover mode reporting a phase a prover did not capture (no error) as skipped instead of not implemented;
+* check_phase keeping only passing outputs in a backend's own outputs (end-to-end mode feeds a backend its own
+  failing output: ntt_h was skipped instead).
 """
+import dataclasses
 import json
 
 import pytest
 
-from conformance.backends.base import Backend, ProverRun
-from conformance.backends.reference import ReferenceBackend
+from conformance.backends.base import Backend, PhaseRun, ProverRun
+from conformance.backends.reference import ReferenceBackend, reference_phase
 from conformance.loading import load_cached
 from conformance.phases import Problem
 from conformance.runner import (
-    ERROR, FAIL, PASS, UNAVAILABLE, BackendResult, PhaseResult, _describe_error, check_phase, check_vector,
+    ERROR, FAIL, NOT_IMPLEMENTED, PASS, SKIPPED, UNAVAILABLE, BackendResult, PhaseResult, _describe_error, check_phase, check_vector,
 )
+from reference.field import R
 from reference.prover import PHASES
 from vectors.bundled import DATA_DIR
+from vectors.format import CircuitCase
 
 SMALL = DATA_DIR / "porep-log04.json"
 
@@ -123,3 +134,156 @@ def test_an_error_inside_a_library_names_our_frame_and_the_library_s():
     assert described.endswith(")") and described.count(", in ") == 1
     library_frame = described.rsplit(", in ", 1)[1][:-1]
     assert library_frame.split(":")[0] in ("decoder.py", "__init__.py") and library_frame.split(":")[1].isdigit()
+
+
+# ---------------------------------------------------------------------------------------------
+# ``verified`` holds passing outputs only: the inputs of a later phase where the vector has no expected value
+
+
+def _problem_without_expected() -> Problem:
+    vector = load_cached(SMALL)
+    bare = [CircuitCase(witness=case.witness, expected=None) for case in vector.circuits]
+    return Problem.from_vector(dataclasses.replace(vector, circuits=bare, expected_prep=None))
+
+
+def _stored_evaluate() -> list:
+    """The vector file's own expected evaluate output (independent of this run's backends)."""
+    return [case.expected.evaluate for case in load_cached(SMALL).circuits]
+
+
+class _Honest(Backend):
+    """The reference's phases as a backend under test (judged by the oracles, not self-judged); records its inputs."""
+
+    name = "honest"
+    deterministic = True
+
+    def __init__(self):
+        self.inputs = {}
+
+    def compute(self, phase, problem, inputs):
+        self.inputs[phase] = inputs
+        return reference_phase(phase, problem, inputs)
+
+
+class _WrongEvaluate(_Honest):
+    """evaluate's a[0] of circuit 0 off by one: a wrong output that its oracle (the reference) fails."""
+
+    name = "wrong-evaluate"
+
+    def compute(self, phase, problem, inputs):
+        output = super().compute(phase, problem, inputs)
+        if phase == "evaluate":
+            first = output[0]
+            output = [dataclasses.replace(first, a=((first.a[0] + 1) % R, *first.a[1:])), *output[1:]]
+        return output
+
+
+class _RaisingEvaluate(_Honest):
+    name = "raising-evaluate"
+
+    def compute(self, phase, problem, inputs):
+        if phase == "evaluate":
+            raise RuntimeError("device lost in evaluate")
+        return super().compute(phase, problem, inputs)
+
+
+class _CapturesNoEvaluate(_Honest):
+    """A prover that captures no evaluate output (the other phases right): its ntt_h is judged on verified inputs."""
+
+    name = "no-evaluate-capture"
+
+    def run_prover(self, problem, run_index=0):
+        run = super().run_prover(problem, run_index)
+        run.outputs.pop("evaluate"), run.seconds.pop("evaluate")
+        return run
+
+
+@pytest.mark.parametrize("bad, status", [(_WrongEvaluate, FAIL), (_RaisingEvaluate, ERROR)])
+def test_a_later_phase_gets_the_passing_output_never_a_failing_backend_s(bad, status):
+    bad, honest = bad(), _Honest()
+    result = check_vector(_problem_without_expected(), [bad, honest], phases=("evaluate", "ntt_h"))
+    evaluate, ntt = result.phases
+    assert (evaluate.oracle, ntt.oracle) == ("reference", "h-identity")
+    assert (evaluate.backends[bad.name].status, evaluate.backends["honest"].status) == (status, PASS)
+    for backend in (bad, honest):  # both fed honest's evaluate (the stored one), though the failing one came first
+        assert backend.inputs["ntt_h"] == {"evaluate": _stored_evaluate()}, backend.name
+        outcome = ntt.backends[backend.name]
+        assert (outcome.status, outcome.input_source) == (PASS, "verified"), backend.name
+
+
+def test_a_failing_output_alone_leaves_the_later_phase_without_input():
+    bad = _WrongEvaluate()
+    result = check_vector(_problem_without_expected(), [bad], phases=("evaluate", "ntt_h"))
+    assert result.phases[0].backends[bad.name].status == FAIL
+    outcome = result.phases[1].backends[bad.name]
+    assert (outcome.status, outcome.message) == (
+        SKIPPED, "no input for ntt_h: evaluate has no expected value and no passing output")
+    assert "ntt_h" not in bad.inputs
+
+
+def test_end_to_end_feeds_a_backend_its_own_failing_output():
+    bad = _WrongEvaluate()
+    result = check_vector(_problem_without_expected(), [bad], phases=("evaluate", "ntt_h"), mode="end-to-end")
+    assert result.phases[0].backends[bad.name].status == FAIL
+    assert result.phases[1].backends[bad.name].input_source == "own"
+    wrong = bad.inputs["ntt_h"]["evaluate"]
+    assert wrong != _stored_evaluate() and wrong[0].a[0] == (_stored_evaluate()[0].a[0] + 1) % R
+
+
+@pytest.mark.parametrize("bad, status", [(_WrongEvaluate, FAIL), (_RaisingEvaluate, ERROR)])
+def test_prover_mode_judges_a_later_phase_on_the_passing_output_never_a_failing_backend_s(bad, status):
+    """check_prover: the third backend captured no evaluate, so its ntt_h is judged (h identity) on ``verified``'s
+    evaluate: honest's right one passes it; the failing backend's (wrong, or none) would fail it."""
+    bad = bad()
+    result = check_vector(_problem_without_expected(), [bad, _Honest(), _CapturesNoEvaluate()], phases=("evaluate", "ntt_h"),
+                          mode="prover")
+    evaluate, ntt = result.phases
+    assert evaluate.backends[bad.name].status == status
+    assert evaluate.backends["honest"].status == PASS
+    assert evaluate.backends["no-evaluate-capture"].status == NOT_IMPLEMENTED
+    outcome = ntt.backends["no-evaluate-capture"]
+    assert (outcome.status, outcome.mismatch) == (PASS, None)
+
+
+class _SlowFirstPhaseRun(Backend):
+    """Non-deterministic (as the GPU is): every run of a phase gives the reference's output; runs take 5, 2, 1 s."""
+
+    name = "slow-first-phase-run"
+
+    def __init__(self):
+        self.calls = 0
+
+    def run_phase(self, phase, problem, inputs):
+        seconds = (5.0, 2.0, 1.0)[self.calls]
+        self.calls += 1
+        return PhaseRun(output=reference_phase(phase, problem, inputs), seconds=seconds)
+
+
+def test_isolated_mode_reports_the_fastest_run_s_seconds():
+    backend = _SlowFirstPhaseRun()
+    outcome = check_phase(_problem(), "evaluate", [backend], repeat=3).backends[backend.name]
+    assert (outcome.status, outcome.seconds, outcome.run_seconds, backend.calls) == (PASS, 1.0, [5.0, 2.0, 1.0], 3)
+
+
+class _CountingDeterministic(_Honest):
+    name = "counting-deterministic"
+
+    def __init__(self):
+        super().__init__()
+        self.phase_runs = self.prover_runs = 0
+
+    def run_phase(self, phase, problem, inputs):
+        self.phase_runs += 1
+        return super().run_phase(phase, problem, inputs)
+
+    def run_prover(self, problem, run_index=0):
+        self.prover_runs += 1
+        return super().run_prover(problem, run_index)
+
+
+@pytest.mark.parametrize("mode", ["isolated", "prover"])
+def test_a_deterministic_backend_runs_once_whatever_the_repeat(mode):
+    backend = _CountingDeterministic()
+    result = check_vector(_problem(), [backend], phases=("evaluate",), mode=mode, repeat=3)
+    assert result.phases[0].backends[backend.name].status == PASS
+    assert (backend.prover_runs, backend.phase_runs) == ((0, 1) if mode == "isolated" else (1, len(PHASES)))
