@@ -10,8 +10,8 @@ expected value.
   ``EvaluationDomain.lagrange_at``; h(x) by Horner). By Schwartz-Zippel a wrong h passes with
   probability at most (2n - 2)/r < 2^-220. It holds for h's coefficients (the bellman convention); a
   snarkjs vector's ntt_h outputs coset values, so the reference judges it there.
-* ``pairing`` (assemble): the proof verifies, e(A, B) = e(alpha, beta) e(X, gamma) e(C, delta)
-  (``reference.verifier.verify``). It accepts any valid proof, so it cannot see, e.g., r and s
+* ``pairing`` (assemble): the proof's points lie in G1, G2, G1 and it verifies, e(A, B) = e(alpha, beta)
+  e(X, gamma) e(C, delta) (``reference.verifier.verify``). It accepts any valid proof, so it cannot see, e.g., r and s
   swapped (that is another valid proof); the expected values can.
 * ``reference`` (evaluate, prep, and any phase without a trapdoor): the reference implementation on
   the same inputs; evaluate and prep are linear-time and cheap at any size.
@@ -33,6 +33,7 @@ from reference.field import R, inv
 from reference.keys import QuerySums
 from reference.prep import Prep, bitmap_bits
 from reference.setup import qap_at
+from reference.subgroup import g1_in_subgroup, g2_in_subgroup
 from reference.verifier import verify
 
 from . import independent_library
@@ -230,9 +231,17 @@ def _h_shape_problem(circuit: int, h, length: int) -> Mismatch | None:
 # Pairing
 
 
-def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAIRING) -> Mismatch | None:
-    """The first circuit whose proof is not three points on their curves or does not verify.
+IN_SUBGROUP = {"g1": g1_in_subgroup, "g2": g2_in_subgroup}
+"""A proof point's group membership test (reference/subgroup.py), by point_text's group name."""
 
+
+def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAIRING) -> Mismatch | None:
+    """The first circuit whose proof is not three points of their prime-order subgroups or does not verify.
+
+    The subgroup check comes first because the pairing cannot see it: a point T of E(Fp) whose order divides G1's
+    cofactor (prime to r) pairs to 1 with G2, so A + T and C + T verify whenever A and C do
+    (tests/test_oracle_verdicts.py). A decoded proof gets the check from its reader (reference/encoding.py); a
+    backend's output is points, so the oracle makes it itself, for B in G2 likewise.
     ``verifies(vk, public_inputs, proof)``: Groth16's equation (default ``reference.verifier.verify``; the
     independent library's: independent_library.verifies_by_library); ``judge_name`` labels its mismatch."""
     verifies = verify if verifies is None else verifies
@@ -242,9 +251,13 @@ def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAI
         return Mismatch("assemble", None, "circuits", None, f"{len(vector.circuits)} proofs", got)
     for c, (proof, case) in enumerate(zip(proofs, vector.circuits)):
         for name, group in (("a", "g1"), ("b", "g2"), ("c", "g1")):
-            text = point_text(getattr(proof, name, None), group)
+            point = getattr(proof, name, None)
+            text = point_text(point, group)
             if text.startswith(("not", "off")):
                 return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", text)
+            if not IN_SUBGROUP[group](point):
+                outside = f"outside {group.upper()}: {text}"
+                return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", outside)
         if not verifies(vector.pk.vk, case.witness.public_inputs, proof):
             label = "pairing check" if judge_name == PAIRING else f"pairing check ({judge_name})"
             return Mismatch(

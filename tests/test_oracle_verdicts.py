@@ -18,13 +18,14 @@ before these tests:
   memo returning the first inputs' value for any inputs (end-to-end mode: each backend's own ntt_h).
 
 Expected values come from py_ecc point arithmetic over the proving key's own points, from the vector's checked-in
-expected outputs, and from hand-built corruptions. test_a_proof_off_the_g1_subgroup_fails_the_pairing_oracle is a
-strict xfail: the product bug this audit found (check_pairing checks the curve, never the subgroup).
+expected outputs, and from hand-built corruptions. test_a_proof_point_off_its_subgroup_fails_the_pairing_oracle is the
+product bug this audit found (check_pairing checked the curve, never the subgroup), fixed in conformance/oracles.py.
 """
 import dataclasses
 
 import pytest
-from py_ecc.optimized_bls12_381 import FQ, G1, G2, Z1, Z2, add, curve_order, eq, field_modulus, multiply
+from py_ecc.bls.hash_to_curve import map_to_curve_G2
+from py_ecc.optimized_bls12_381 import FQ, FQ2, G1, G2, Z1, Z2, add, b2, curve_order, eq, field_modulus, is_on_curve, multiply
 
 from conformance import oracles
 from conformance.loading import load_cached
@@ -32,6 +33,7 @@ from conformance.phases import Problem, expected_output, plan_inputs
 from reference.assemble import Proof
 from reference.errors import InvalidInputError
 from reference.field import R
+from reference.verifier import verify
 from vectors.bundled import DATA_DIR
 
 SMALL = DATA_DIR / "porep-log04.json"  # one circuit, n = 16
@@ -228,13 +230,26 @@ def _point_of_cofactor_order():
                 return t
 
 
-@pytest.mark.xfail(strict=True, reason="product bug: check_pairing checks the curve but not the G1/G2 subgroup; a "
-                                       "torsion component is invisible to the pairing, so A + T verifies")
-def test_a_proof_off_the_g1_subgroup_fails_the_pairing_oracle():
+def _g2_point_of_cofactor_order():
+    """A point of E'(Fp2) outside G2: the SSWU map's image before its cofactor is cleared (py_ecc's hash to G2)."""
+    t = multiply(map_to_curve_G2(FQ2([1, 2])), curve_order)
+    assert is_on_curve(t, b2) and not eq(t, Z2)
+    return t
+
+
+@pytest.mark.parametrize("name", ["a", "b", "c"])
+def test_a_proof_point_off_its_subgroup_fails_the_pairing_oracle(name):
+    """The bug this audit found: check_pairing checked the curve, never the subgroup, and the pairing cannot see a
+    G1 component of cofactor order, so the oracle passed A + T and C + T (judged by the expected value, the same output
+    fails). B is held to G2 the same way, as a proof reader does (reference/encoding.py)."""
     problem = _problem(SMALL)
     (proof,) = expected_output(problem.vector, "assemble")
-    t = _point_of_cofactor_order()
-    assert not eq(multiply(t, curve_order), Z1)  # T is on the curve, outside G1
-    bad = Proof(a=add(proof.a, t), b=proof.b, c=proof.c)
-    assert oracles.judge(oracles.EXPECTED, "assemble", problem, {}, [bad], [proof]) is not None  # a wrong A
-    assert oracles.check_pairing(problem, [bad]) is not None
+    t = _g2_point_of_cofactor_order() if name == "b" else _point_of_cofactor_order()
+    bad = dataclasses.replace(proof, **{name: add(getattr(proof, name), t)})
+    # invisible to the pairing in G1 (py_ecc's pairing fails B + T, whose twisted torsion the Miller loop does see)
+    assert verify(problem.vector.pk.vk, problem.vector.circuits[0].witness.public_inputs, bad) == (name != "b")
+    assert oracles.judge(oracles.EXPECTED, "assemble", problem, {}, [bad], [proof]) is not None  # a wrong point
+    mismatch = oracles.check_pairing(problem, [bad])
+    group = "G2" if name == "b" else "G1"
+    assert (mismatch.circuit, mismatch.query, mismatch.expected) == (0, f"proof.{name}", f"a {group} point")
+    assert mismatch.actual.startswith(f"outside {group}: ")
