@@ -98,6 +98,8 @@ def _verify(args) -> int:
     and the verdicts are printed together at the end: no verdict line precedes an error exit."""
     say = Progress(args.quiet)
     key_doc = read_json(args.key)
+    if not isinstance(key_doc, dict):  # named here: a vector's own errors name its fields, not its file
+        raise InvalidInputError(Path(args.key).name, "is not a JSON object: expected a snarkjs verification key or a test vector")
     if is_snarkjs_verifying_key(key_doc):
         if not args.public:
             raise InvalidInputError("--public", "is required with a snarkjs verification key (it holds no public inputs)")

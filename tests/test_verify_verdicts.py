@@ -198,3 +198,11 @@ def test_public_json_mixing_a_list_and_a_signal_is_one_list_with_a_bad_first_sig
     decimal string (read as two lists, the error named element [1] instead)."""
     publics = _write(tmp_path, [_load(PUBLIC_FILE), "4"], "public.json")
     _refused(capsys, VK_FILE, PROOF_FILE, publics, "public.json[0]", "expected a decimal string, got list")
+
+
+@pytest.mark.parametrize("key_doc", [[1], "key", 7, None])
+def test_a_key_file_that_is_not_an_object_is_refused_by_its_file_name(capsys, tmp_path, key_doc):
+    """Found by the verify path's mutation audit: a key file holding JSON that is no object was refused as '(document)', naming no
+    file; the key is the first of three files, so the error names it."""
+    key = _write(tmp_path, key_doc, "k.json")
+    _refused(capsys, key, PROOF_FILE, PUBLIC_FILE, "k.json", "is not a JSON object")
