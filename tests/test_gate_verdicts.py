@@ -1,5 +1,5 @@
 """The gate's verdict (conformance/fingerprint.py) and what its fingerprint covers (conformance/sources.py), a mutation
-audit of both (2026-12-08): mutants that passed test_conformance_gate, test_gpu_coverage, test_planted_faults,
+audit of both (2026-12-07): mutants that passed test_conformance_gate, test_gpu_coverage, test_planted_faults,
 test_conformance_seeded and test_hostile_inputs' gate cases before these tests:
 
 * _gate_report_problem without its schema check (a report of another schema passed as the gate);

@@ -1,4 +1,4 @@
-"""conformance/oracles.py's verdicts, pinned against independent values (a mutation audit of the oracles, 2026-12-08):
+"""conformance/oracles.py's verdicts, pinned against independent values (a mutation audit of the oracles, 2026-12-07):
 mutants that passed every test that reaches the oracles (test_conformance, test_runner_judges_every_run_and_circuit,
 test_runner_records_every_verdict, test_planted_faults, test_independent_library, test_hostile_inputs' oracle cases)
 before these tests:
