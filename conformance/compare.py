@@ -122,6 +122,19 @@ def _proof_fields(proof):
     return [(f"proof.{name}", [point_text(getattr(proof, name, None), group)], SINGLE) for name, group in PROOF_ELEMENTS]
 
 
+def _bitmap_text(bitmap) -> list[str]:
+    return ["1" if b else "0" for b in bitmap_bits(bitmap, len(bitmap) * 8)]
+
+
+def _scalars_text(scalars) -> list[str]:
+    return [scalar_text(s) for s in scalars]
+
+
+def _listed(items, c: int, text) -> list[str]:
+    """text(items[c]), or a marked form where the list ends before circuit c."""
+    return text(items[c]) if c < len(items) else [f"missing: the list ends after {len(items)} circuit(s)"]
+
+
 def _prep_fields(prep) -> list[Field]:
     fields = []
     for q in PREP_QUERIES:
@@ -135,10 +148,10 @@ def _prep_fields(prep) -> list[Field]:
         split = getattr(prep, q, None)
         if split is None:
             continue
-        for c, (bitmap, scalars) in enumerate(zip(split.bitmaps, split.tail_scalars)):
-            bits = bitmap_bits(bitmap, len(bitmap) * 8)
-            fields.append((c, f"{q}.bitmap", ["1" if b else "0" for b in bits], INDEXED))
-            fields.append((c, f"{q}.tail_scalars", [scalar_text(s) for s in scalars], INDEXED))
+        # as many circuits as the longer list: a zip would hide a bitmap or tail-scalar list past the other's end
+        for c in range(max(len(split.bitmaps), len(split.tail_scalars))):
+            fields.append((c, f"{q}.bitmap", _listed(split.bitmaps, c, _bitmap_text), INDEXED))
+            fields.append((c, f"{q}.tail_scalars", _listed(split.tail_scalars, c, _scalars_text), INDEXED))
     return fields
 
 

@@ -21,9 +21,9 @@ Also pinned (killed before by slower or indirect tests; here by one exact Mismat
 element, evaluate query, last h coefficient, circuit 1's bitmaps and tail scalars, points compared by value whatever
 their projective Z, an unreduced scalar x + r named as such, plan_inputs' sources in isolated and end-to-end mode.
 
-A real defect found (not fixed here; pinned by a strict xfail): compare._prep_fields zips each query's bitmaps with its
-tail scalars, so a prep output holding more bitmaps than tail-scalar tuples (or the reverse) compares equal to the
-expected value once the shorter list matches it.
+A real defect found, fixed in conformance/compare.py: _prep_fields zipped each query's bitmaps with its tail scalars,
+so a prep output holding more bitmaps than tail-scalar tuples (or the reverse) compared equal to the expected value
+once the shorter list matched it.
 """
 import dataclasses
 import json
@@ -214,11 +214,18 @@ def test_b_split_flag_and_tail_indices_are_compared(vector, doc):
     assert first_difference("prep", good, bad) == Mismatch("prep", None, "b.tail_indices", last, str(want), str(want + 1))
 
 
-@pytest.mark.xfail(strict=True, reason="product defect: compare._prep_fields zips bitmaps with tail_scalars (truncation)")
-def test_a_prep_query_with_an_extra_bitmap_is_a_mismatch(vector):
+@pytest.mark.parametrize("field", ["bitmaps", "tail_scalars"])
+def test_a_prep_query_with_an_extra_circuit_list_is_a_mismatch(vector, field):
+    """The defect this audit found: _prep_fields zipped bitmaps with tail scalars, so one list longer than the other
+    compared equal once the shorter matched. Now the longer list's circuit 2 stands where a's circuit 0 should."""
     good = vector.expected_prep
-    extra = _with_split(good, "l", bitmaps=good.l.bitmaps + (good.l.bitmaps[0],))
-    assert first_difference("prep", good, extra) is not None
+    extra = _with_split(good, "l", **{field: getattr(good.l, field) + (getattr(good.l, field)[0],)})
+    assert first_difference("prep", good, extra) == Mismatch(
+        "prep", 0, "a.bitmap", None, "present", "l.bitmap (circuit 2) in its place"
+    )
+    assert first_difference("prep", extra, good) == Mismatch(
+        "prep", 2, "l.bitmap", None, "present", "a.bitmap (circuit 0) in its place"
+    )
 
 
 # phases.py: expected_output and plan_inputs.
