@@ -228,6 +228,16 @@ def test_a_prep_query_with_an_extra_circuit_list_is_a_mismatch(vector, field):
     )
 
 
+def test_a_prep_query_whose_tail_scalar_lists_end_early_names_the_missing_list(vector, doc):
+    """Two bitmaps, one tail-scalar list: circuit 1's list is marked missing where its first scalar should be."""
+    good = vector.expected_prep
+    short = _with_split(good, "l", tail_scalars=good.l.tail_scalars[:1])
+    want = doc["circuits"][1]["expected"]["prep"]["l"]["tail_scalars"][0]
+    assert first_difference("prep", good, short) == Mismatch(
+        "prep", 1, "l.tail_scalars", 0, want, "missing: the list ends after 1 circuit(s)"
+    )
+
+
 # phases.py: expected_output and plan_inputs.
 
 def _ints(hexes):
