@@ -15,6 +15,9 @@ vectors/snarkjs.py that passed the suite before these tests:
 * verifying_key_from_json without its nPublic check, or without its empty-IC check;
 * _json_z accepting any z, so a projective z = 2 was read as if affine.
 
+It also found a key file holding JSON that is no object refused as '(document)', naming no file (fixed in
+reference/__main__.py).
+
 The known-good input is interop/snarkjs (snarkjs's own verification key, proof and public signals), judged here
 by py_ecc's pairing directly; every bad input is that proof or key with one value changed. Two known, left-alone
 behaviours are pinned as they are: a proofs list with one element is accepted, and proof.json without "curve".
@@ -202,7 +205,7 @@ def test_public_json_mixing_a_list_and_a_signal_is_one_list_with_a_bad_first_sig
 
 @pytest.mark.parametrize("key_doc", [[1], "key", 7, None])
 def test_a_key_file_that_is_not_an_object_is_refused_by_its_file_name(capsys, tmp_path, key_doc):
-    """Found by the verify path's mutation audit: a key file holding JSON that is no object was refused as '(document)', naming no
-    file; the key is the first of three files, so the error names it."""
+    """Found by this audit: a key file holding JSON that is no object was refused as '(document)', naming no file;
+    the key is the first of three files, so the error names it."""
     key = _write(tmp_path, key_doc, "k.json")
     _refused(capsys, key, PROOF_FILE, PUBLIC_FILE, "k.json", "is not a JSON object")
