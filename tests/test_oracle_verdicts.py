@@ -19,7 +19,8 @@ before these tests:
 
 Expected values come from py_ecc point arithmetic over the proving key's own points, from the vector's checked-in
 expected outputs, and from hand-built corruptions. test_a_proof_point_off_its_subgroup_fails_the_pairing_oracle is the
-product bug this audit found (check_pairing checked the curve, never the subgroup), fixed in conformance/oracles.py.
+product bug this audit found (check_pairing checked the curve, never the subgroup), fixed in conformance/oracles.py;
+gpu/trapdoor.py's pairing check had it too (test_the_gpu_trapdoor_pairing_check_holds_proof_points_to_their_subgroups).
 """
 import dataclasses
 
@@ -253,3 +254,39 @@ def test_a_proof_point_off_its_subgroup_fails_the_pairing_oracle(name):
     group = "G2" if name == "b" else "G1"
     assert (mismatch.circuit, mismatch.query, mismatch.expected) == (0, f"proof.{name}", f"a {group} point")
     assert mismatch.actual.startswith(f"outside {group}: ")
+
+
+class _HostWitness:
+    """Stands in for the device witness (a CuPy array): indexing as NumPy does, ``get()`` the host copy."""
+
+    def __init__(self, limbs):
+        self.limbs = limbs
+
+    def __getitem__(self, index):
+        return _HostWitness(self.limbs[index])
+
+    def get(self):
+        return self.limbs
+
+
+@pytest.mark.parametrize("name", ["a", "b", "c", None])
+def test_the_gpu_trapdoor_pairing_check_holds_proof_points_to_their_subgroups(name):
+    """gpu/trapdoor.py check_pairing (bench_prove --check and the gate's generated cases) had the oracle's bug: the
+    pairing alone passed A + T and C + T. The same corruptions fail it now, each naming its point; the proof as made
+    passes (name None)."""
+    from types import SimpleNamespace
+
+    from gpu.limbs import ints_to_limbs
+    from gpu.trapdoor import check_pairing
+
+    problem = _problem(SMALL)
+    (proof,) = expected_output(problem.vector, "assemble")
+    public = problem.vector.circuits[0].witness.public_inputs
+    witness = _HostWitness(ints_to_limbs([1, *public])[None])  # row 0 of a batch: ONE, then the public inputs
+    key, circuit = SimpleNamespace(vk=problem.vector.pk.vk), SimpleNamespace(num_inputs=1 + len(public))
+    if name is not None:
+        t = _g2_point_of_cofactor_order() if name == "b" else _point_of_cofactor_order()
+        proof = dataclasses.replace(proof, **{name: add(getattr(proof, name), t)})
+    result = check_pairing(key, circuit, witness, proof)
+    assert result.ok == (name is None)
+    assert result.detail == ("" if name is None else f"proof.{name} lies outside {'G2' if name == 'b' else 'G1'}")

@@ -232,7 +232,7 @@ def test_trapdoor_checks_become_phase_verdicts():
 
     from conformance.generated import _outcomes_from_checks
 
-    names = ["proof verifies (pairing check)", "ntt_h: A(x)B(x) - C(x) = h(x)(x^n - 1) at a random x",
+    names = ["proof verifies (subgroups and pairing check)", "ntt_h: A(x)B(x) - C(x) = h(x)(x^n - 1) at a random x",
              "msm_h against the trapdoor", "batch_add l against the trapdoor", "tail_msm b_g2 against the trapdoor"]
     checks = [(k, CheckResult(name, True)) for k in (0, 1) for name in names]
     checks[-1] = (1, CheckResult(names[-1], False, "0x1 != 0x2"))
