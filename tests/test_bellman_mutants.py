@@ -38,7 +38,7 @@ VK_SINGLES_BYTES = 3 * G1_BYTES + 3 * G2_BYTES
 INFINITY_G1 = b"\x40" + bytes(G1_BYTES - 1)
 """The ZCash encoding of the identity, uncompressed: the infinity flag (0x40) alone."""
 INFINITY_G1_COMPRESSED, INFINITY_G2_COMPRESSED = b"\xc0" + bytes(47), b"\xc0" + bytes(95)
-WRITER_IDENTITY = "is the point at infinity, which bellman's reader refuses here"
+WRITER_IDENTITY = "is the point at infinity, which bellman refuses here"  # the reader's words too (IDENTITY_REFUSED)
 READER_IDENTITY = "is the point at infinity, which bellman refuses here"
 
 

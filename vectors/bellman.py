@@ -64,7 +64,7 @@ PUBLIC_INPUTS_FILE = "public_inputs.json"
 def _point_bytes(point, group: str, where: str, compressed: bool) -> bytes:
     """ZCash encoding of a point bellman will read back: the identity is refused (bellman: "point at infinity")."""
     if is_identity(point):
-        raise PointEncodingError(where, "is the point at infinity, which bellman's reader refuses here")
+        raise PointEncodingError(where, IDENTITY_REFUSED)
     return (g1_to_bytes if group == "g1" else g2_to_bytes)(point, compressed=compressed)
 
 
