@@ -1,4 +1,4 @@
-"""A flag of a vector is a claim that `vectors check` judges (a mutation audit of vectors/flags.py, 2026-12-08):
+"""A flag of a vector is a claim that `vectors check` judges (a mutation audit of vectors/flags.py, 2026-12-07):
 mutants that passed the tests before these:
 
 * shape-porep: public input 1 in B accepted (only inputs from 2 on judged); the shares judged from 65 aux variables
