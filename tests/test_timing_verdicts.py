@@ -1,6 +1,6 @@
 """conformance/timing.py: a timing record holds every phase that passed, each time where it was measured, the runs
 after warm-up and the environment they came from, and a file that says otherwise is refused (a mutation audit of
-timing.py, 2026-12-08: 67 mutants, 33 killed by the tests that reached timing.py before, 34 survivors, all killed
+timing.py, 2026-12-07: 67 mutants, 33 killed by the tests that reached timing.py before, 34 survivors, all killed
 here, none equivalent).
 
 Mutants that passed every test reaching timing.py before this file (all killed here):
