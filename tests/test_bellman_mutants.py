@@ -38,8 +38,8 @@ VK_SINGLES_BYTES = 3 * G1_BYTES + 3 * G2_BYTES
 INFINITY_G1 = b"\x40" + bytes(G1_BYTES - 1)
 """The ZCash encoding of the identity, uncompressed: the infinity flag (0x40) alone."""
 INFINITY_G1_COMPRESSED, INFINITY_G2_COMPRESSED = b"\xc0" + bytes(47), b"\xc0" + bytes(95)
-WRITER_IDENTITY = "is the point at infinity, which bellman refuses here"  # the reader's words too (IDENTITY_REFUSED)
-READER_IDENTITY = "is the point at infinity, which bellman refuses here"
+WRITER_IDENTITY = READER_IDENTITY = "is the point at infinity, which bellman refuses here"
+"""The identity's refusal, in the same words from the writer and the reader (vectors/bellman.py IDENTITY_REFUSED)."""
 
 
 @pytest.fixture(scope="module")
