@@ -37,7 +37,7 @@ from reference.subgroup import g1_in_subgroup, g2_in_subgroup
 from reference.verifier import verify
 
 from . import independent_library
-from .compare import Mismatch, first_difference, point_text, scalar_text
+from .compare import PROOF_ELEMENTS, Mismatch, first_difference, point_text, scalar_text
 from .phases import Problem
 
 EXPECTED, REFERENCE, TRAPDOOR, H_IDENTITY, PAIRING = "expected", "reference", "trapdoor", "h-identity", "pairing"
@@ -250,7 +250,7 @@ def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAI
         got = f"{len(proofs)} proofs" if isinstance(proofs, (list, tuple)) else type(proofs).__name__
         return Mismatch("assemble", None, "circuits", None, f"{len(vector.circuits)} proofs", got)
     for c, (proof, case) in enumerate(zip(proofs, vector.circuits)):
-        for name, group in (("a", "g1"), ("b", "g2"), ("c", "g1")):
+        for name, group in PROOF_ELEMENTS:
             point = getattr(proof, name, None)
             text = point_text(point, group)
             if text.startswith(("not", "off")):
