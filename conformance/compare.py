@@ -19,12 +19,12 @@ from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from reference.keys import QUERIES
 from reference.prep import PREP_QUERIES, bitmap_bits
+from reference.verifier import PROOF_POINT_GROUPS
 
 MISSING = "<missing>"
 """The value shown where one output has fewer elements than the other."""
 
 EVALUATION_QUERIES = ("a", "b", "c")
-PROOF_ELEMENTS = (("a", "g1"), ("b", "g2"), ("c", "g1"))
 QUERY_GROUPS = {"l": "g1", "a": "g1", "b_g1": "g1", "b_g2": "g2"}
 
 
@@ -119,7 +119,7 @@ def _sums_fields(sums):
 
 
 def _proof_fields(proof):
-    return [(f"proof.{name}", [point_text(getattr(proof, name, None), group)], SINGLE) for name, group in PROOF_ELEMENTS]
+    return [(f"proof.{name}", [point_text(getattr(proof, name, None), group)], SINGLE) for name, group in PROOF_POINT_GROUPS]
 
 
 def _bitmap_text(bitmap) -> list[str]:

@@ -33,11 +33,10 @@ from reference.field import R, inv
 from reference.keys import QuerySums
 from reference.prep import Prep, bitmap_bits
 from reference.setup import qap_at
-from reference.subgroup import g1_in_subgroup, g2_in_subgroup
-from reference.verifier import verify
+from reference.verifier import OUTSIDE_THE_SUBGROUP, proof_point_outside_its_group, verify
 
 from . import independent_library
-from .compare import PROOF_ELEMENTS, Mismatch, first_difference, point_text, scalar_text
+from .compare import Mismatch, first_difference, point_text, scalar_text
 from .phases import Problem
 
 EXPECTED, REFERENCE, TRAPDOOR, H_IDENTITY, PAIRING = "expected", "reference", "trapdoor", "h-identity", "pairing"
@@ -231,18 +230,10 @@ def _h_shape_problem(circuit: int, h, length: int) -> Mismatch | None:
 # Pairing
 
 
-IN_SUBGROUP = {"g1": g1_in_subgroup, "g2": g2_in_subgroup}
-"""A proof point's group membership test (reference/subgroup.py), by point_text's group name."""
-
-
 def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAIRING) -> Mismatch | None:
-    """The first circuit whose proof is not three points of their prime-order subgroups or does not verify.
-
-    The subgroup check comes first because the pairing cannot see it: a point T of E(Fp) whose order divides G1's
-    cofactor (prime to r) pairs to 1 with G2, so A + T and C + T verify whenever A and C do
-    (tests/test_oracle_verdicts.py). A decoded proof gets the check from its reader (reference/encoding.py); a
-    backend's output is points, so the oracle makes it itself, for B in G2 likewise.
-    ``verifies(vk, public_inputs, proof)``: Groth16's equation (default ``reference.verifier.verify``; the
+    """The first circuit whose proof is not three points of their prime-order subgroups
+    (reference/verifier.py proof_point_outside_its_group, which says why the pairing alone cannot tell) or does not
+    verify. ``verifies(vk, public_inputs, proof)``: Groth16's equation (default ``reference.verifier.verify``; the
     independent library's: independent_library.verifies_by_library); ``judge_name`` labels its mismatch."""
     verifies = verify if verifies is None else verifies
     vector = problem.vector
@@ -250,14 +241,12 @@ def check_pairing(problem: Problem, proofs, verifies=None, judge_name: str = PAI
         got = f"{len(proofs)} proofs" if isinstance(proofs, (list, tuple)) else type(proofs).__name__
         return Mismatch("assemble", None, "circuits", None, f"{len(vector.circuits)} proofs", got)
     for c, (proof, case) in enumerate(zip(proofs, vector.circuits)):
-        for name, group in PROOF_ELEMENTS:
-            point = getattr(proof, name, None)
-            text = point_text(point, group)
-            if text.startswith(("not", "off")):
-                return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", text)
-            if not IN_SUBGROUP[group](point):
-                outside = f"outside {group.upper()}: {text}"
-                return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", outside)
+        outside = proof_point_outside_its_group(proof)
+        if outside is not None:
+            name, group, problem_found = outside
+            text = point_text(getattr(proof, name, None), group)
+            actual = f"outside {group.upper()}: {text}" if problem_found == OUTSIDE_THE_SUBGROUP else text
+            return Mismatch("assemble", c, f"proof.{name}", None, f"a {group.upper()} point", actual)
         if not verifies(vector.pk.vk, case.witness.public_inputs, proof):
             label = "pairing check" if judge_name == PAIRING else f"pairing check ({judge_name})"
             return Mismatch(

@@ -23,10 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from py_ecc.optimized_bls12_381 import G1, G2, multiply
 
-from reference.curve import g1_is_on_curve, g2_is_on_curve, is_identity, points_eq, to_affine_batch
+from reference.curve import is_identity, points_eq, to_affine_batch
 from reference.field import R
-from reference.subgroup import g1_in_subgroup, g2_in_subgroup
-from reference.verifier import verify
+from reference.verifier import proof_point_outside_its_group, verify
 
 from .circuit import DeviceCircuit
 from .evaluate import evaluate
@@ -124,31 +123,14 @@ def check_circuit(circuit: DeviceCircuit, key: DeviceKey, z_plain_one, sums: Cir
     return results
 
 
-PROOF_POINT_GROUPS = (("a", "G1", g1_is_on_curve, g1_in_subgroup), ("b", "G2", g2_is_on_curve, g2_in_subgroup),
-                      ("c", "G1", g1_is_on_curve, g1_in_subgroup))
-"""Each proof point's group, its curve test (reference/curve.py) and its subgroup test (reference/subgroup.py)."""
-
-
-def _outside_its_group(proof) -> str:
-    """Which proof point is off its curve or outside its prime-order subgroup ("" when none is). The pairing cannot
-    see the subgroup: a point T whose order divides G1's cofactor pairs to 1 with G2, so A + T and C + T verify
-    whenever A and C do (conformance/oracles.py check_pairing makes the same check on a backend's points)."""
-    for name, group, on_curve, in_subgroup in PROOF_POINT_GROUPS:
-        point = getattr(proof, name)
-        if not on_curve(point):
-            return f"proof.{name} is off the {group} curve"
-        if not in_subgroup(point):
-            return f"proof.{name} lies outside {group}"
-    return ""
-
-
 def check_pairing(key: DeviceKey, circuit: DeviceCircuit, z_plain_one, proof) -> CheckResult:
-    """The proof's points in their groups, then the verifier's pairing equation, public inputs read from the device
-    witness."""
+    """The proof's points in their groups (reference/verifier.py proof_point_outside_its_group), then the verifier's
+    pairing equation, public inputs read from the device witness."""
     name = "proof verifies (subgroups and pairing check)"
-    outside = _outside_its_group(proof)
-    if outside:
-        return CheckResult(name, False, outside)
+    outside = proof_point_outside_its_group(proof)
+    if outside is not None:
+        point, group, problem = outside
+        return CheckResult(name, False, f"proof.{point} {problem} of {group.upper()}")
     limbs = np.asarray(z_plain_one[0, 1 : circuit.num_inputs].get())
     public = limbs_to_ints(limbs) if circuit.num_inputs > 1 else []
     return CheckResult(name, verify(key.vk, public, proof))

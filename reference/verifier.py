@@ -11,13 +11,45 @@ Written as one product that must equal 1 in GT,
 it costs four Miller loops and a single final exponentiation (the final exponentiation is a
 homomorphism, so it can be applied once to the product of the Miller-loop values).
 """
-from py_ecc.optimized_bls12_381 import FQ12, add, multiply, neg
+from py_ecc.optimized_bls12_381 import FQ, FQ2, FQ12, add, multiply, neg
 from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pairing
 
 from .assemble import Proof
+from .curve import g1_is_on_curve, g2_is_on_curve
 from .errors import ScalarRangeError, SizeMismatchError
 from .field import R
 from .keys import VerifyingKey, check_verifying_key
+from .subgroup import g1_in_subgroup, g2_in_subgroup
+
+PROOF_POINT_GROUPS = (("a", "g1"), ("b", "g2"), ("c", "g1"))
+"""Each proof point and its group: A and C in G1, B in G2."""
+
+NOT_A_POINT, OFF_THE_CURVE, OUTSIDE_THE_SUBGROUP = "is not a point", "is off the curve", "lies outside the subgroup"
+"""The three ways a proof point fails its group (proof_point_outside_its_group)."""
+
+_GROUP_TESTS = {"g1": (FQ, g1_is_on_curve, g1_in_subgroup), "g2": (FQ2, g2_is_on_curve, g2_in_subgroup)}
+"""A group's py_ecc coordinate field, its curve test (reference/curve.py) and its subgroup test (reference/subgroup.py)."""
+
+
+def proof_point_outside_its_group(proof) -> tuple[str, str, str] | None:
+    """(name, group, problem) of the first of A, B, C that is not a point of its prime-order group, in the order of
+    PROOF_POINT_GROUPS; None when each is one. ``problem`` is NOT_A_POINT (not a py_ecc point of the group's field),
+    OFF_THE_CURVE or OUTSIDE_THE_SUBGROUP.
+
+    Groth16's equation presumes A, C in G1 and B in G2, and the pairing cannot check it: a point T of E(Fp) whose
+    order divides G1's cofactor pairs to 1 with G2, so A + T and C + T verify whenever A and C do
+    (tests/test_oracle_verdicts.py). A decoded proof has been held to its groups by its reader
+    (reference/encoding.py); every check of a computed proof calls this before ``verify``."""
+    for name, group in PROOF_POINT_GROUPS:
+        field_class, on_curve, in_subgroup = _GROUP_TESTS[group]
+        point = getattr(proof, name, None)
+        if not (isinstance(point, tuple) and len(point) == 3 and all(isinstance(c, field_class) for c in point)):
+            return name, group, NOT_A_POINT
+        if not on_curve(point):
+            return name, group, OFF_THE_CURVE
+        if not in_subgroup(point):
+            return name, group, OUTSIDE_THE_SUBGROUP
+    return None
 
 
 def check_public_inputs(vk: VerifyingKey, public_inputs: list[int], where: str = "public_inputs") -> None:

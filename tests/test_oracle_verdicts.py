@@ -289,4 +289,4 @@ def test_the_gpu_trapdoor_pairing_check_holds_proof_points_to_their_subgroups(na
         proof = dataclasses.replace(proof, **{name: add(getattr(proof, name), t)})
     result = check_pairing(key, circuit, witness, proof)
     assert result.ok == (name is None)
-    assert result.detail == ("" if name is None else f"proof.{name} lies outside {'G2' if name == 'b' else 'G1'}")
+    assert result.detail == ("" if name is None else f"proof.{name} lies outside the subgroup of {'G2' if name == 'b' else 'G1'}")
