@@ -90,23 +90,37 @@ def timing_document(tool: str, command: str, entries: list[dict], environment: d
 # ---------------------------------------------------------------------------------------------
 
 
-def _run_text(command: list[str], cwd: Path | None = None) -> str | None:
+def _run_output(command: list[str], cwd: Path | None = None) -> str | None:
+    """The command's standard output, stripped; None when it could not start, failed or timed out."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, cwd=cwd)
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _run_text(command: list[str], cwd: Path | None = None) -> str | None:
+    """The command's output, None when it failed or printed nothing."""
+    return _run_output(command, cwd) or None
+
+
+DIRTY, STATUS_UNKNOWN = "+dirty", "+status-unknown"
+"""commit()'s suffixes: the tree differs from HEAD; git could not say whether it does (a failed or timed-out
+`git status` must not pass for a clean tree)."""
 
 
 def commit() -> str | None:
-    """The commit measured: $BENCH_COMMIT, else git's HEAD (with '+dirty' for uncommitted changes), else None."""
+    """The commit measured: $BENCH_COMMIT, else git's HEAD (DIRTY for uncommitted changes, STATUS_UNKNOWN when
+    `git status` fails), else None."""
     if os.environ.get(COMMIT_ENV):
         return os.environ[COMMIT_ENV]
     head = _run_text(["git", "rev-parse", "--short=12", "HEAD"], REPO_ROOT)
     if head is None:
         return None
-    dirty = _run_text(["git", "status", "--porcelain", "--untracked-files=no"], REPO_ROOT)
-    return head + ("+dirty" if dirty else "")
+    status = _run_output(["git", "status", "--porcelain", "--untracked-files=no"], REPO_ROOT)
+    if status is None:
+        return head + STATUS_UNKNOWN
+    return head + (DIRTY if status else "")
 
 
 def cpu_model() -> str:

@@ -124,14 +124,15 @@ def test_a_record_without_an_environment_object_or_a_tool_name_is_refused(fields
 
 
 def _fake_commands(monkeypatch, answers: dict) -> list:
-    """_run_text answering each command (a tuple) from ``answers``; the calls, (command, cwd), are returned."""
+    """_run_output answering each command (a tuple) from ``answers``, None (a failed command) for any other; the calls,
+    (command, cwd), are returned."""
     calls = []
 
     def fake(command, cwd=None):
         calls.append((tuple(command), cwd))
         return answers.get(tuple(command))
 
-    monkeypatch.setattr(timing, "_run_text", fake)
+    monkeypatch.setattr(timing, "_run_output", fake)
     return calls
 
 
@@ -141,13 +142,15 @@ STATUS = ("git", "status", "--porcelain", "--untracked-files=no")
 
 def test_the_commit_is_bench_commit_else_heads_with_dirty_for_uncommitted_changes(monkeypatch):
     monkeypatch.setenv("BENCH_COMMIT", "feedface0123")
-    calls = _fake_commands(monkeypatch, {HEAD: "0123456789ab"})
+    calls = _fake_commands(monkeypatch, {HEAD: "0123456789ab", STATUS: ""})
     assert timing.commit() == "feedface0123" and calls == []
     monkeypatch.delenv("BENCH_COMMIT")
     assert timing.commit() == "0123456789ab"
     assert calls == [(HEAD, timing.REPO_ROOT), (STATUS, timing.REPO_ROOT)]
     _fake_commands(monkeypatch, {HEAD: "0123456789ab", STATUS: "M gpu/msm.py"})
     assert timing.commit() == "0123456789ab+dirty"
+    _fake_commands(monkeypatch, {HEAD: "0123456789ab"})  # git status failed or timed out: not a clean tree
+    assert timing.commit() == "0123456789ab+status-unknown"
     _fake_commands(monkeypatch, {STATUS: "M gpu/msm.py"})
     assert timing.commit() is None
 
@@ -181,6 +184,8 @@ def test_a_command_counts_only_when_it_succeeds_with_output(tmp_path, monkeypatc
     assert timing._run_text([py, "-c", "import os; print(os.getcwd())"], tmp_path) == str(tmp_path)
     assert timing._run_text([py, "-c", "print('partial'); raise SystemExit(3)"]) is None
     assert timing._run_text([py, "-c", "print('   ')"]) is None
+    assert timing._run_output([py, "-c", "print('   ')"]) == ""  # succeeded, printed nothing: a clean `git status`
+    assert timing._run_output([py, "-c", "raise SystemExit(128)"]) is None  # failed: not the same answer
     assert timing._run_text([str(tmp_path / "no-such-command")]) is None
     monkeypatch.setattr(timing, "COMMAND_TIMEOUT_S", 0.25)
     assert timing._run_text([py, "-c", "import time; time.sleep(5); print('late')"]) is None
