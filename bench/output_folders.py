@@ -70,8 +70,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for python_type, parse in _toolkit_cli().CANONICAL_TYPES.items():  # argparse looks a type up here first
-            self.register("type", python_type, parse)
+        _toolkit_cli().register_canonical_types(self)
 
     def error(self, message: str):
         field, problem = _toolkit_cli().argument_error_parts(message)

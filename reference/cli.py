@@ -52,7 +52,13 @@ def _decimal(pattern: str, convert, what: str):
 
 CANONICAL_TYPES = {int: _decimal(r"-?(0|[1-9][0-9]{0,19})", int, "a decimal integer (ASCII digits, no sign but '-')"),
                    float: _decimal(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", float, "a decimal number (ASCII digits and one '.')")}
-"""What ``type=int`` and ``type=float`` read in every toolkit command (ArgumentParser registers them)."""
+"""What ``type=int`` and ``type=float`` read in every toolkit command (register_canonical_types)."""
+
+
+def register_canonical_types(parser: argparse.ArgumentParser) -> None:
+    """Make ``type=int`` and ``type=float`` read CANONICAL_TYPES: argparse looks a type up in this registry first."""
+    for python_type, parse in CANONICAL_TYPES.items():
+        parser.register("type", python_type, parse)
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -63,8 +69,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for python_type, parse in CANONICAL_TYPES.items():  # argparse looks a type up in this registry first
-            self.register("type", python_type, parse)
+        register_canonical_types(self)
 
     def error(self, message: str):
         raise InvalidInputError(*argument_error_parts(message))
