@@ -148,6 +148,17 @@ def assert_usage_errors(name: str, cases) -> None:
         assert done.returncode == 2 and message in done.stderr, (argv, done.returncode, done.stderr[-400:])
 
 
+
+def vectors_refusal(argv, capsys) -> str:
+    """`python -m vectors ARGV` (in-process) refuses: exit 2, nothing on stdout, one 'error: ' line; returns it."""
+    from reference.cli import EXIT_BAD_INPUT, run_main
+    from vectors.__main__ import main as vectors_main
+
+    assert run_main(vectors_main, argv) == EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: ") and err.count("\n") == 1, (out, err)
+    return err
+
 @pytest.fixture
 def kernel_emulation():
     """``with kernel_emulation("msm.cu", ...):`` runs gpu/'s drivers on the host builds of those kernel files

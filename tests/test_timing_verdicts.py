@@ -28,7 +28,6 @@ survivors change.
 No product defect found. Times are exact binary fractions, so every median, sum and spread is written out by hand;
 the environment's commands (git, nvidia-smi, /proc/cpuinfo, CuPy) are replaced by fakes whose answers are given here.
 """
-import os
 import platform
 import sys
 import types
@@ -43,7 +42,7 @@ from conformance.timing import (
 )
 from reference.errors import InvalidInputError
 
-CPU_ENV = {"date": "2026-12-08T00:00:00+00:00", "commit": "abc", "gpu_sources": "0123456789abcdef" * 4,
+CPU_ENV = {"date": "2026-12-07T00:00:00+00:00", "commit": "abc", "gpu_sources": "0123456789abcdef" * 4,
            "cpu": "Xeon Gold", "gpu": None}
 
 

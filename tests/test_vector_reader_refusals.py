@@ -58,6 +58,14 @@ def test_a_sidecar_name_longer_than_255_characters_is_refused_by_the_name_rule(t
     assert err == f"error: proving_key.h: '{'a' * 79} {SIDECAR_NAME_RULE}"  # the name's repr, cut at 80 characters
 
 
+def test_tail_scalars_in_a_sidecar_are_refused_as_format_md_says(tmp_path, capsys):
+    """FORMAT.md: every array of scalars or points may be a sidecar but prep's tail scalars, always a JSON list. Moved
+    into a valid sidecar (right count, size and sha256), they are refused, naming the field."""
+    path = ("circuits", 0, "expected", "prep", "l", "tail_scalars")
+    err = _refused(tmp_path, to_sidecar(path, "scalar"), capsys)
+    assert err == "error: circuits[0].expected.prep.l.tail_scalars: must have one scalar per tail index (2)"
+
+
 def test_a_vector_id_longer_than_255_characters_is_refused(tmp_path, capsys):
     """FORMAT.md: an id is 1 to 255 letters, digits and ._-+ (a file name stem). 256 such characters were accepted
     with the length limit gone. Killed mutation: check_vector_id without `len(value) <= 255`."""

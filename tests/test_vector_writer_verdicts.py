@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import stat
-from pathlib import Path
 
 import pytest
 from py_ecc.bls.point_compression import compress_G1, compress_G2
@@ -50,7 +49,7 @@ from reference.prover import CircuitOutputs, Witness
 from reference.r1cs import R1CS, Density
 from reference.setup import Trapdoor
 from vectors.format import (
-    CircuitCase, Vector, bitmap_json, document_bytes, parse_vector, vector_document, write_files_atomically,
+    CircuitCase, Vector, bitmap_json, document_bytes, vector_document, write_files_atomically,
     write_vector,
 )
 from vectors.format import _scalars_hex as scalars_hex
@@ -457,18 +456,3 @@ def test_a_target_that_is_a_link_is_refused_before_anything_is_written(tmp_path)
         write_files_atomically({tmp_path / "a.json": b"a", link: b"b"})
     assert refused.value.field == str(link) and "symbolic link" in refused.value.problem
     assert [p.name for p in tmp_path.iterdir()] == ["b.json"] and link.is_symlink()
-
-
-def test_a_reader_refuses_tail_scalars_in_a_sidecar_as_format_md_says(tmp_path):
-    """FORMAT.md: prep's tail scalars are always a JSON list. In a bundled vector that reads (porep-log05), a sidecar
-    reference there is refused, naming the field, with its file beside the JSON holding the same scalars."""
-    source = Path(__file__).resolve().parent.parent / "vectors" / "data" / "porep-log05.json"
-    doc = json.loads(source.read_text())
-    parse_vector(copy.deepcopy(doc), tmp_path)  # the vector as bundled reads (its arrays inline)
-    prep_l = doc["circuits"][0]["expected"]["prep"]["l"]
-    data = b"".join(bytes.fromhex(x) for x in prep_l["tail_scalars"])
-    (tmp_path / "v.tail.bin").write_bytes(data)
-    prep_l["tail_scalars"] = _sidecar("v.tail.bin", data, len(data) // 32, "scalar")
-    with pytest.raises(InvalidInputError) as error:
-        parse_vector(doc, tmp_path)
-    assert error.value.field == "circuits[0].expected.prep.l.tail_scalars"

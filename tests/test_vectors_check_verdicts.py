@@ -27,8 +27,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import vectors_refusal
 
-from reference.cli import EXIT_BAD_INPUT, EXIT_OK, run_main
+from reference.cli import EXIT_OK, run_main
 from reference.msm import REFERENCE_CURVE
 from vectors.__main__ import main as vectors_main
 from vectors.bundled import DATA_DIR
@@ -53,14 +54,6 @@ def _write(folder: Path, doc, name: str = "v.json") -> Path:
     return path
 
 
-def _exit_2(argv, capsys) -> str:
-    """`vectors check` refuses: exit 2, no verdict on stdout, one 'error: ' line; returns it."""
-    assert run_main(vectors_main, argv) == EXIT_BAD_INPUT
-    out, err = capsys.readouterr()
-    assert out == "" and err.startswith("error: ") and err.count("\n") == 1, (out, err)
-    return err
-
-
 # ----------------------------------------------------------------------------------------------
 # Every circuit's stated values are compared, and the refusal names the circuit
 
@@ -70,7 +63,7 @@ def test_full_check_compares_the_second_circuits_outputs(tmp_path, capsys):
     assert len(doc["circuits"]) == 2
     assert doc["circuits"][1]["expected"]["evaluate"]["a"][0] != OTHER_SCALAR
     doc["circuits"][1]["expected"]["evaluate"]["a"][0] = OTHER_SCALAR
-    err = _exit_2(["check", str(_write(tmp_path, doc)), "--quiet"], capsys)
+    err = vectors_refusal(["check", str(_write(tmp_path, doc)), "--quiet"], capsys)
     assert err == "error: circuits[1].expected.evaluate.a[0]: is not what the reference prover computes from the vector's inputs\n"
 
 
@@ -86,7 +79,7 @@ def test_fast_check_judges_and_names_the_second_circuit(phase, path, expected, t
         target = target[key]
     assert target[path[-1]] != OTHER_SCALAR
     target[path[-1]] = OTHER_SCALAR
-    err = _exit_2(["check", "--fast", str(_write(tmp_path, doc)), "--quiet"], capsys)
+    err = vectors_refusal(["check", "--fast", str(_write(tmp_path, doc)), "--quiet"], capsys)
     assert err.startswith(expected), err
 
 
@@ -109,7 +102,7 @@ def test_check_refuses_a_proving_key_point_the_trapdoor_does_not_give(extra, que
     for case in doc["circuits"]:
         del case["expected"]
     del doc["prep"]
-    err = _exit_2(["check", *extra, str(_write(tmp_path, doc)), "--quiet"], capsys)
+    err = vectors_refusal(["check", *extra, str(_write(tmp_path, doc)), "--quiet"], capsys)
     assert err.startswith(expected), err
 
 
@@ -119,7 +112,7 @@ def test_check_refuses_a_proving_key_point_the_trapdoor_does_not_give(extra, que
 
 def test_check_without_a_vector_is_refused(capsys):
     """A run that checked nothing is an error (exit 2 naming the missing argument), not an empty verdict and exit 0."""
-    assert _exit_2(["check", "--quiet"], capsys) == "error: vectors: is required\n"
+    assert vectors_refusal(["check", "--quiet"], capsys) == "error: vectors: is required\n"
 
 
 def test_the_verdict_names_each_vector_its_size_and_what_was_checked(capsys):
@@ -233,5 +226,5 @@ def test_union_one_and_nonboolean_needs_the_one_in_the_bitmap_with_tail_scalar_z
 
 def test_check_refuses_fast_with_reference(capsys):
     """--reference recomputes; --fast judges by the oracles: together they are bad input, not an 'ok' by either."""
-    err = _exit_2(["check", "--fast", "--reference", str(SMALL), "--quiet"], capsys)
+    err = vectors_refusal(["check", "--fast", "--reference", str(SMALL), "--quiet"], capsys)
     assert err == "error: --reference: recomputes every value; --fast judges by the oracles instead: choose one\n"

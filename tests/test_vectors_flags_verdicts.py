@@ -34,11 +34,10 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from conftest import vectors_refusal
 
-from reference.cli import EXIT_BAD_INPUT, run_main
 from reference.curve import multiply
 from reference.r1cs import R1CS
-from vectors.__main__ import main as vectors_main
 from vectors.bundled import DATA_DIR
 from vectors.flags import FlagDoesNotHold, check_flag, flag_holds
 from vectors.format import load_vector
@@ -95,14 +94,6 @@ def _with_tail_value(v, old: int, new: int):
                for q in "lab"}
     assert any(getattr(prep, q) != queries[q] for q in "lab"), "old is in no tail"
     return _replace(v, expected_prep=_replace(prep, **queries))
-
-
-def _exit_2(argv, capsys) -> str:
-    """`vectors` refuses: exit 2, nothing on stdout, one 'error: ' line; returns it."""
-    assert run_main(vectors_main, argv) == EXIT_BAD_INPUT
-    out, err = capsys.readouterr()
-    assert out == "" and err.startswith("error: ") and err.count("\n") == 1, (out, err)
-    return err
 
 
 # ----------------------------------------------------------------------------------------------
@@ -222,7 +213,7 @@ def test_bellman_import_refuses_an_identity_l_point_anywhere(tmp_path, capsys):
     doc["flags"] = ["bellman-import"]
     path = tmp_path / "v.json"
     path.write_text(json.dumps(doc))
-    assert _exit_2(["check", str(path), "--quiet"], capsys) == (
+    assert vectors_refusal(["check", str(path), "--quiet"], capsys) == (
         "error: flags[0]: 'bellman-import' does not hold: proving_key.l[0] is the identity, which a bellman "
         "Parameters file cannot hold\n")
 
@@ -492,10 +483,10 @@ def test_a_tag_near_a_flag_is_no_flag(tag, tmp_path, capsys):
     doc["flags"] = ["shape-porep", tag]
     path = tmp_path / "v.json"
     path.write_text(json.dumps(doc))
-    assert _exit_2(["check", "--fast", str(path), "--quiet"], capsys) == (
+    assert vectors_refusal(["check", "--fast", str(path), "--quiet"], capsys) == (
         f"error: flags[1]: {tag!r} is not a flag of vectors/FORMAT.md, so its claim cannot be checked\n")
     argv = ["generate", "--log-n", "2", "--seed", "s", "--flag", tag, "--out", str(tmp_path / "g.json"), "--quiet"]
-    assert _exit_2(argv, capsys) == f"error: --flag: {tag!r} is not a flag of vectors/FORMAT.md (section Flags)\n"
+    assert vectors_refusal(argv, capsys) == f"error: --flag: {tag!r} is not a flag of vectors/FORMAT.md (section Flags)\n"
     assert not (tmp_path / "g.json").exists()
     with pytest.raises(KeyError):
         check_flag(_load("porep-log01"), tag)
