@@ -148,7 +148,6 @@ def assert_usage_errors(name: str, cases) -> None:
         assert done.returncode == 2 and message in done.stderr, (argv, done.returncode, done.stderr[-400:])
 
 
-
 def vectors_refusal(argv, capsys) -> str:
     """`python -m vectors ARGV` (in-process) refuses: exit 2, nothing on stdout, one 'error: ' line; returns it."""
     from reference.cli import EXIT_BAD_INPUT, run_main
@@ -156,8 +155,9 @@ def vectors_refusal(argv, capsys) -> str:
 
     assert run_main(vectors_main, argv) == EXIT_BAD_INPUT
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith("error: ") and err.count("\n") == 1, (out, err)
+    assert out == "" and err.startswith("error: ") and err.endswith("\n") and err.count("\n") == 1, (out, err)
     return err
+
 
 @pytest.fixture
 def kernel_emulation():

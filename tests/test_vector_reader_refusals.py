@@ -9,10 +9,9 @@ reader's code.
 from pathlib import Path
 
 import pytest
+from conftest import vectors_refusal
 
-from reference.cli import EXIT_BAD_INPUT, run_main
 from reference.errors import InvalidInputError
-from vectors.__main__ import main as vectors_main
 from vectors.format import load_vector
 from vectors.invalid import SMALL, InvalidCase, materialize, to_sidecar
 
@@ -23,10 +22,7 @@ SIDECAR_NAME_RULE = ("must be a plain file name in the vector's folder: letters,
 def _refused(tmp_path: Path, mutate, capsys) -> str:
     """`vectors check` on porep-log03 broken by ``mutate``: exit 2, no output; returns the one stderr line."""
     path = materialize(InvalidCase("mutation-gap", SMALL, mutate, InvalidInputError, "", ""), tmp_path)
-    assert run_main(vectors_main, ["check", str(path), "--quiet"]) == EXIT_BAD_INPUT
-    out, err = capsys.readouterr()
-    assert out == "" and err.endswith("\n") and err.count("\n") == 1, (out, err)
-    return err[:-1]
+    return vectors_refusal(["check", str(path), "--quiet"], capsys)[:-1]
 
 
 def _sidecar_renamed(name: str):
