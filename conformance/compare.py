@@ -14,7 +14,7 @@ Two outputs are equal exactly when every field and every value is equal.
 """
 from dataclasses import dataclass
 
-from reference.curve import FQ, FQ2, g1_is_on_curve, g2_is_on_curve
+from reference.curve import FQ, FQ2, g1_is_on_curve, g2_is_on_curve, is_py_ecc_point
 from reference.encoding import encode_g1, encode_g2
 from reference.field import R
 from reference.keys import QUERIES
@@ -83,7 +83,7 @@ def scalar_text(value) -> str:
 def point_text(point, group: str) -> str:
     """The compressed encoding of a point on its curve; a marked form for anything else."""
     field_class, on_curve, encode = (FQ, g1_is_on_curve, encode_g1) if group == "g1" else (FQ2, g2_is_on_curve, encode_g2)
-    if not (isinstance(point, tuple) and len(point) == 3 and all(isinstance(c, field_class) for c in point)):
+    if not is_py_ecc_point(point, field_class):
         return f"not a {group.upper()} point: {type(point).__name__} {point!r:.60}"
     if not on_curve(point):
         return f"off the curve: ({point[0]}, {point[1]}, {point[2]})"

@@ -37,7 +37,7 @@ from .fq import FQ2_INTS, FQ_INTS
 
 __all__ = [
     "FQ", "FQ2", "G1", "G2", "Z1", "Z2", "add", "double", "multiply", "neg", "normalize",
-    "is_identity", "g1_eq", "g2_eq", "to_affine_batch", "affine_ints",
+    "is_py_ecc_point", "is_identity", "g1_eq", "g2_eq", "to_affine_batch", "affine_ints",
     "g1_is_on_curve", "g2_is_on_curve", "Jacobian", "G1_INTS", "G2_INTS",
 ]
 
@@ -45,6 +45,13 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 # py_ecc points: identity, equality, affine form, curve membership
 # ---------------------------------------------------------------------------------------------
+
+
+def is_py_ecc_point(value, coordinate_field) -> bool:
+    """True when ``value`` has the shape of a py_ecc projective point over ``coordinate_field`` (FQ for G1, FQ2 for
+    G2): a tuple of three elements of that field. Curve arithmetic on anything else raises or, for a G2 point where a
+    G1 point belongs, computes in the wrong field; so a backend's output and a writer's input are held to it first."""
+    return isinstance(value, tuple) and len(value) == 3 and all(isinstance(c, coordinate_field) for c in value)
 
 
 def is_identity(point) -> bool:

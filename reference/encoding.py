@@ -17,7 +17,7 @@ reference/curve.py's, the subgroup test reference/subgroup.py's.
 from dataclasses import dataclass
 from typing import Callable
 
-from .curve import FQ, FQ2, G1_INTS, G2_INTS, Z1, Z2, Jacobian, affine_ints
+from .curve import FQ, FQ2, G1_INTS, G2_INTS, Z1, Z2, Jacobian, affine_ints, is_py_ecc_point
 from .errors import PointEncodingError
 from .field import P
 from .subgroup import g1_affine_in_subgroup, g2_affine_in_subgroup
@@ -86,7 +86,7 @@ G2_WIRE = WireGroup("G2", G2_INTS, 2, FQ2, Z2, g2_affine_in_subgroup, "4(u + 1)"
 def _require_point(point, group: WireGroup, field: str) -> None:
     """Refuse anything but a py_ecc projective tuple of the group's field (catches G1/G2 mix-ups)."""
     cls = group.py_ecc_field
-    if not (isinstance(point, tuple) and len(point) == 3 and all(isinstance(c, cls) for c in point)):
+    if not is_py_ecc_point(point, cls):
         raise PointEncodingError(
             field, f"expected a py_ecc {group.name} point (a tuple of 3 {cls.__name__}), got {type(point).__name__}"
         )

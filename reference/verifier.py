@@ -15,7 +15,7 @@ from py_ecc.optimized_bls12_381 import FQ, FQ2, FQ12, add, multiply, neg
 from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, pairing
 
 from .assemble import Proof
-from .curve import g1_is_on_curve, g2_is_on_curve
+from .curve import g1_is_on_curve, g2_is_on_curve, is_py_ecc_point
 from .errors import ScalarRangeError, SizeMismatchError
 from .field import R
 from .keys import VerifyingKey, check_verifying_key
@@ -43,7 +43,7 @@ def proof_point_outside_its_group(proof) -> tuple[str, str, str] | None:
     for name, group in PROOF_POINT_GROUPS:
         field_class, on_curve, in_subgroup = _GROUP_TESTS[group]
         point = getattr(proof, name, None)
-        if not (isinstance(point, tuple) and len(point) == 3 and all(isinstance(c, field_class) for c in point)):
+        if not is_py_ecc_point(point, field_class):
             return name, group, NOT_A_POINT
         if not on_curve(point):
             return name, group, OFF_THE_CURVE

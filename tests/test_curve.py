@@ -21,7 +21,7 @@ from py_ecc.bls.point_compression import (
     modular_squareroot_in_FQ2,
 )
 from py_ecc.optimized_bls12_381 import eq as py_ecc_eq
-from py_ecc.optimized_bls12_381 import is_inf
+from py_ecc.optimized_bls12_381 import FQ12, is_inf
 
 from reference.curve import (
     FQ,
@@ -39,6 +39,7 @@ from reference.curve import (
     g2_eq,
     g2_is_on_curve,
     is_identity,
+    is_py_ecc_point,
     multiply,
     neg,
     normalize,
@@ -450,6 +451,31 @@ def test_encoding_refuses_a_point_of_the_other_group():
         g1_to_bytes(G2)
     with pytest.raises(PointEncodingError, match="expected a py_ecc G2 point"):
         encode_g2_many([G2, G1])
+
+
+
+@pytest.mark.parametrize(
+    "value, coordinate_field, expected",
+    [
+        pytest.param(G1, FQ, True, id="g1-generator"),
+        pytest.param(Z1, FQ, True, id="g1-identity"),
+        pytest.param(G2, FQ2, True, id="g2-generator"),
+        pytest.param(Z2, FQ2, True, id="g2-identity"),
+        pytest.param(G2, FQ, False, id="g2-point-as-g1"),
+        pytest.param(G1, FQ2, False, id="g1-point-as-g2"),
+        pytest.param(list(G1), FQ, False, id="list-not-tuple"),
+        pytest.param(G1[:2], FQ, False, id="two-coordinates"),
+        pytest.param(G1 + (FQ.one(),), FQ, False, id="four-coordinates"),
+        pytest.param((1, 2, 1), FQ, False, id="plain-ints"),
+        pytest.param((FQ12.one(),) * 3, FQ2, False, id="fq12-coordinates"),
+        pytest.param(None, FQ, False, id="none"),
+    ],
+)
+def test_a_py_ecc_point_is_a_tuple_of_three_elements_of_its_coordinate_field(value, coordinate_field, expected):
+    """is_py_ecc_point: the shape test that the writer (encoding), conformance's comparison and the proof-point check
+    (verifier) share. The points are py_ecc's own generators and identities; an FQ12 coordinate is not an FQ2 one
+    although both are py_ecc FQP. Killed mutations: a list accepted, any length accepted, the field not compared."""
+    assert is_py_ecc_point(value, coordinate_field) is expected
 
 
 # --- square roots, equality ---------------------------------------------------------------------

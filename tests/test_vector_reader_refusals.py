@@ -56,10 +56,10 @@ def test_a_sidecar_name_longer_than_255_characters_is_refused_by_the_name_rule(t
 
 def test_tail_scalars_in_a_sidecar_are_refused_as_format_md_says(tmp_path, capsys):
     """FORMAT.md: every array of scalars or points may be a sidecar but prep's tail scalars, always a JSON list. Moved
-    into a valid sidecar (right count, size and sha256), they are refused, naming the field."""
+    into a valid sidecar (right count, size and sha256), they are refused, naming the field and the rule."""
     path = ("circuits", 0, "expected", "prep", "l", "tail_scalars")
     err = _refused(tmp_path, to_sidecar(path, "scalar"), capsys)
-    assert err == "error: circuits[0].expected.prep.l.tail_scalars: must have one scalar per tail index (2)"
+    assert err == "error: circuits[0].expected.prep.l.tail_scalars: expected a JSON list of hex scalars (tail scalars are never a sidecar)"
 
 
 def test_a_vector_id_longer_than_255_characters_is_refused(tmp_path, capsys):

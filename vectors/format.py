@@ -590,7 +590,9 @@ def _parse_prep(shared, circuits_doc: list, r1cs: R1CS, pk: ProvingKey) -> Prep:
             _bitmap(_get(cq, "bitmap", cw), f"{cw}.bitmap", lengths[q])  # validates length and padding
             bitmaps.append(bytes.fromhex(cq["bitmap"]["hex"]))
             tail = _get(cq, "tail_scalars", cw)
-            if not isinstance(tail, list) or len(tail) != len(indices):
+            if not isinstance(tail, list):
+                raise InvalidInputError(f"{cw}.tail_scalars", "expected a JSON list of hex scalars (tail scalars are never a sidecar)")
+            if len(tail) != len(indices):
                 raise SizeMismatchError(f"{cw}.tail_scalars", f"must have one scalar per tail index ({len(indices)})")
             scalars.append(tuple(_scalar(x, f"{cw}.tail_scalars[{k}]") for k, x in enumerate(tail)))
         splits[q] = QuerySplit(split=split, tail_indices=tuple(indices), bitmaps=tuple(bitmaps), tail_scalars=tuple(scalars))
