@@ -118,9 +118,14 @@ def _import_meaning(kind: str):
     return meaning
 
 
+@functools.cache
+def _interop_vk():
+    return verifying_key_from_json(read_json_file(INTEROP / "verification_key.json"))
+
+
 def _snarkjs_verdict(vk=None, proofs=None, public=None) -> bool:
     """Whether `verify` says valid for the interop key, proofs and public signals, any of them replaced."""
-    vk = verifying_key_from_json(read_json_file(INTEROP / "verification_key.json")) if vk is None else vk
+    vk = _interop_vk() if vk is None else vk
     proofs = _load_any_proofs(INTEROP / "proof.json") if proofs is None else proofs
     public = _load_public(INTEROP / "public.json") if public is None else public
     if len(proofs) != len(public):

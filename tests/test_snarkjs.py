@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import iden3_rebuilt
-from py_ecc.optimized_bls12_381 import FQ, FQ2, normalize
+from py_ecc.optimized_bls12_381 import FQ, FQ2, FQ12, multiply, normalize, pairing
 
 from reference.__main__ import main as reference_main
 from reference.cli import EXIT_BAD_INPUT, EXIT_INVALID_PROOF, EXIT_OK, run_main
@@ -30,9 +30,11 @@ from vectors.format import document_bytes, load_vector, vector_document
 from vectors.generate import synthetic_circuit, synthetic_witness
 from vectors.snarkjs import (
     g1_from_zkey,
+    g1_to_json,
     g1_to_zkey,
     g2_from_zkey,
     g2_to_zkey,
+    gt_from_json,
     import_snarkjs,
     parse_r1cs,
     parse_wtns,
@@ -41,6 +43,7 @@ from vectors.snarkjs import (
     proof_to_json,
     proving_key_from_zkey,
     public_from_json,
+    snarkjs_pairing,
     split_witness,
     vector_from_key,
     verifying_key_from_json,
@@ -266,6 +269,75 @@ def test_our_verifier_accepts_snarkjs_own_proof(vector):
     assert verify(vk, public, proof)
     assert verify(vector.pk.vk, public, proof)  # the vector's key is the zkey's
     assert not verify(vk, [public[0] + 1, *public[1:]], proof)
+
+
+# ----------------------------------------------------------------------------------------------
+# vk_alphabeta_12: e(alpha, beta) in snarkjs's pairing and Fp12 tower, checked against snarkjs's own file
+
+
+def _snarkjs_fp12(element: FQ12) -> list:
+    """gt_from_json's inverse, written from py_ecc's side: the coefficients c_k and c_(k+6) of w^k (k < 6) are the Fp2
+    value (c_k + c_(k+6)) + c_(k+6)·u at v^(k // 2)·w^(k % 2), since w⁶ = u + 1 and w² = v."""
+    c = [int(x) for x in element.coeffs]
+    return [[[str((c[2 * i + j] + c[2 * i + j + 6]) % P), str(c[2 * i + j + 6])] for i in range(3)] for j in range(2)]
+
+
+def test_vk_alphabeta_12_is_snarkjs_own_pairing_value():
+    doc = fixture_json("verification_key.json")
+    vk = verifying_key_from_json(doc)
+    stated = gt_from_json(doc["vk_alphabeta_12"], "vk_alphabeta_12")
+    assert stated == snarkjs_pairing(vk.alpha_g1, vk.beta_g2)
+    assert stated != pairing(vk.beta_g2, vk.alpha_g1)  # snarkjs's pairing is not py_ecc's
+    assert stated ** R == FQ12.one()  # in GT
+    assert _snarkjs_fp12(stated) == doc["vk_alphabeta_12"]
+    without = {k: v for k, v in doc.items() if k != "vk_alphabeta_12"}
+    assert verifying_key_from_json(without) == vk  # checked where given, as nPublic
+
+
+def _alphabeta_changes():
+    def py_ecc_value(doc, vk):
+        return {**doc, "vk_alphabeta_12": _snarkjs_fp12(pairing(vk.beta_g2, vk.alpha_g1))}
+
+    def halves_swapped(doc, vk):
+        return {**doc, "vk_alphabeta_12": doc["vk_alphabeta_12"][::-1]}
+
+    def other_alpha(doc, vk):
+        return {**doc, "vk_alpha_1": g1_to_json(multiply(vk.alpha_g1, 2))}
+
+    def coefficient_p(doc, vk):
+        ab = json.loads(json.dumps(doc["vk_alphabeta_12"]))
+        ab[1][2][0] = str(P)
+        return {**doc, "vk_alphabeta_12": ab}
+
+    def five_fp6_entries(doc, vk):
+        ab = doc["vk_alphabeta_12"]
+        return {**doc, "vk_alphabeta_12": [ab[0], ab[1][:2]]}
+
+    mismatch = ("verification_key.vk_alphabeta_12", "is not e(vk_alpha_1, vk_beta_2) as snarkjs computes it")
+    return [
+        pytest.param(py_ecc_value, *mismatch, id="py_ecc-pairing"),
+        pytest.param(halves_swapped, *mismatch, id="halves-swapped"),
+        pytest.param(other_alpha, *mismatch, id="alpha-doubled"),
+        pytest.param(coefficient_p, "verification_key.vk_alphabeta_12[1][2][0]", f"{P} is not < p", id="coefficient-p"),
+        pytest.param(five_fp6_entries, "verification_key.vk_alphabeta_12[1]", "expected a list of 3 entries", id="short-fp6"),
+    ]
+
+
+@pytest.mark.parametrize("change, field, problem", _alphabeta_changes())
+def test_a_vk_alphabeta_12_that_is_not_e_alpha_beta_is_refused(change, field, problem):
+    doc = fixture_json("verification_key.json")
+    with pytest.raises(InvalidInputError) as refused:
+        verifying_key_from_json(change(doc, verifying_key_from_json(doc)))
+    assert str(refused.value) == f"{field}: {problem}"
+
+
+def test_verify_cli_refuses_a_key_whose_vk_alphabeta_12_is_wrong(tmp_path, capsys):
+    doc = fixture_json("verification_key.json")
+    key = tmp_path / "vk.json"
+    key.write_text(json.dumps({**doc, "vk_alphabeta_12": doc["vk_alphabeta_12"][::-1]}))
+    args = ["verify", str(key), str(fixture("proof.json")), "--public", str(fixture("public.json"))]
+    assert run_main(reference_main, args) == EXIT_BAD_INPUT
+    assert capsys.readouterr() == ("", "error: vk.json.vk_alphabeta_12: is not e(vk_alpha_1, vk_beta_2) as snarkjs computes it\n")
 
 
 def test_prove_and_verify_cli_in_snarkjs_format(vector, tmp_path, capsys):

@@ -28,6 +28,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from py_ecc.optimized_bls12_381 import FQ12, pairing
+
 from reference.assemble import Proof
 from reference.curve import Z1, Z2, is_identity, to_affine_batch
 from reference.encoding import INFINITY_FLAG, g1_from_bytes, g2_from_bytes
@@ -105,7 +107,8 @@ SNARKJS_VK_POINTS = ("vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"
 SNARKJS_TAGS = ("protocol", "curve")
 """Read where given: they must name Groth16 on BLS12-381 (this toolkit's only protocol and curve)."""
 SNARKJS_VK_DERIVED = ("nPublic", "vk_alphabeta_12")
-"""Keys of verification_key.json that follow from the others: nPublic is checked against IC; vk_alphabeta_12 is not read."""
+"""Keys of verification_key.json that follow from the others, checked where given: nPublic against IC,
+vk_alphabeta_12 against e(vk_alpha_1, vk_beta_2) (snarkjs_pairing)."""
 SNARKJS_PROOF_KEYS = frozenset(SNARKJS_PROOF_POINTS + SNARKJS_TAGS)
 SNARKJS_VK_KEYS = frozenset(SNARKJS_VK_POINTS + SNARKJS_TAGS + SNARKJS_VK_DERIVED)
 """Every key snarkjs 0.7.6 writes in proof.json (src/groth16_prove.js) and a Groth16 verification_key.json
@@ -428,6 +431,35 @@ def g2_from_json(value, where: str) -> tuple:
     return g2_from_bytes(_coordinates_be([x1, x0, y1, y0]), where, compressed=False)
 
 
+def gt_from_json(value, where: str) -> FQ12:
+    """An Fp12 element from snarkjs JSON [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]], each an Fp2 pair of decimals.
+
+    ffjavascript's tower (iden3/wasmcurves src/bls12381/build_bls12381.js) is Fp2 = Fp[u]/(u² + 1),
+    Fp6 = Fp2[v]/(v³ − (u + 1)), Fp12 = Fp6[w]/(w² − v); py_ecc's FQ12 is Fp[w]/(w¹² − 2w⁶ + 2), in which
+    v = w² and u = w⁶ − 1. So the Fp2 coefficient a + b·u of v^i·w^j = w^(2i + j) adds (a − b)·w^(2i + j) + b·w^(2i + j + 6).
+    """
+    coefficients = [0] * 12
+    for j, half in enumerate(_json_list(value, 2, where)):
+        for i, pair in enumerate(_json_list(half, 3, f"{where}[{j}]")):
+            a, b = (_decimal(c, f"{where}[{j}][{i}][{k}]", P, "p") for k, c in enumerate(_json_list(pair, 2, f"{where}[{j}][{i}]")))
+            power = 2 * i + j
+            coefficients[power] += a - b
+            coefficients[power + 6] += b
+    return FQ12(coefficients)
+
+
+def snarkjs_pairing(p1, q2) -> FQ12:
+    """e(P, Q) as snarkjs 0.7.6 computes it: py_ecc's pairing(Q, P) to the power −3.
+
+    Measured on snarkjs's own verification_key.json (tests/test_snarkjs.py). ffjavascript's BLS12-381 pairing
+    (iden3/wasmcurves src/bls12381/build_bls12381.js, isLoopNegative, buildFinalExponentiation) conjugates the
+    Miller loop for the curve's negative parameter z, which py_ecc does not (the sign), and the hard part of its final
+    exponentiation raises to 3·Φ₁₂(p)/r = (z − 1)²(z + p)(z² + p² − 1) + 3 (Hayashida, Hayasaka, Teruya, eprint
+    2020/875, p. 14), where py_ecc's raises to Φ₁₂(p)/r (the 3).
+    """
+    return pairing(q2, p1).inv() ** 3
+
+
 def g1_to_json(point) -> list[str]:
     """snarkjs JSON of a G1 point: [x, y, "1"] in decimal, or ["0", "1", "0"] for the identity."""
     affine = to_affine_batch([point])[0]
@@ -675,7 +707,8 @@ class SnarkjsVerifyingKey:
 def verifying_key_from_json(doc, where: str = "verification_key") -> SnarkjsVerifyingKey:
     """Decode snarkjs verification_key.json (vk_alpha_1, vk_beta_2, vk_gamma_2, vk_delta_2, IC; nPublic = len(IC) - 1).
 
-    vk_alphabeta_12 = e(alpha, beta) is not read: it is derived data, and snarkjs's own verifier ignores it too.
+    vk_alphabeta_12, where given, must be snarkjs_pairing(vk_alpha_1, vk_beta_2): snarkjs's own verifier ignores it,
+    but it is a claim the file makes, and `verify` says valid only when every claim was checked.
     No other key than SNARKJS_VK_KEYS is accepted.
     """
     if not isinstance(doc, dict) or not set(SNARKJS_VK_POINTS) <= set(doc):
@@ -696,6 +729,8 @@ def verifying_key_from_json(doc, where: str = "verification_key") -> SnarkjsVeri
     )
     snarkjs_names = {"alpha_g1": "vk_alpha_1", "beta_g2": "vk_beta_2", "gamma_g2": "vk_gamma_2", "delta_g2": "vk_delta_2", "ic": "IC"}
     check_verifying_key(vk, {k: f"{where}.{v}" for k, v in snarkjs_names.items()})
+    if "vk_alphabeta_12" in doc and gt_from_json(doc["vk_alphabeta_12"], f"{where}.vk_alphabeta_12") != snarkjs_pairing(vk.alpha_g1, vk.beta_g2):
+        raise InvalidInputError(f"{where}.vk_alphabeta_12", "is not e(vk_alpha_1, vk_beta_2) as snarkjs computes it")
     return vk
 
 
