@@ -453,7 +453,6 @@ def test_encoding_refuses_a_point_of_the_other_group():
         encode_g2_many([G2, G1])
 
 
-
 @pytest.mark.parametrize(
     "value, coordinate_field, expected",
     [
