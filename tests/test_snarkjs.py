@@ -309,7 +309,7 @@ def _alphabeta_changes():
         ab[1][2][0] = str(P)
         return {**doc, "vk_alphabeta_12": ab}
 
-    def five_fp6_entries(doc, vk):
+    def short_fp6(doc, vk):
         ab = doc["vk_alphabeta_12"]
         return {**doc, "vk_alphabeta_12": [ab[0], ab[1][:2]]}
 
@@ -319,7 +319,7 @@ def _alphabeta_changes():
         pytest.param(halves_swapped, *mismatch, id="halves-swapped"),
         pytest.param(other_alpha, *mismatch, id="alpha-doubled"),
         pytest.param(coefficient_p, "verification_key.vk_alphabeta_12[1][2][0]", f"{P} is not < p", id="coefficient-p"),
-        pytest.param(five_fp6_entries, "verification_key.vk_alphabeta_12[1]", "expected a list of 3 entries", id="short-fp6"),
+        pytest.param(short_fp6, "verification_key.vk_alphabeta_12[1]", "expected a list of 3 entries", id="short-fp6"),
     ]
 
 
